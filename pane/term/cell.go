@@ -1,0 +1,106 @@
+package term
+
+// Color is a terminal colour: the default colour, a palette index (0-255) or a
+// 24-bit RGB value. The zero value is the default colour, so a zero Cell is a
+// blank cell in default colours.
+type Color uint32
+
+const (
+	colorIndexed Color = 1 << 24
+	colorRGB     Color = 2 << 24
+	colorKind    Color = 3 << 24
+)
+
+// ColorDefault is the terminal's default foreground or background.
+const ColorDefault Color = 0
+
+// Indexed returns palette colour i (0-15 the ANSI colours, 16-255 the xterm cube and greys).
+func Indexed(i uint8) Color { return colorIndexed | Color(i) }
+
+// RGB returns a truecolour value.
+func RGB(r, g, b uint8) Color { return colorRGB | Color(r)<<16 | Color(g)<<8 | Color(b) }
+
+// IsDefault reports whether c is the default colour.
+func (c Color) IsDefault() bool { return c&colorKind == 0 }
+
+// Index returns the palette index when c is a palette colour.
+func (c Color) Index() (uint8, bool) { return uint8(c), c&colorKind == colorIndexed }
+
+// RGB returns the components when c is a truecolour value.
+func (c Color) RGB() (r, g, b uint8, ok bool) {
+	return uint8(c >> 16), uint8(c >> 8), uint8(c), c&colorKind == colorRGB
+}
+
+// Attr is a set of text attributes.
+type Attr uint16
+
+const (
+	AttrBold Attr = 1 << iota
+	AttrDim
+	AttrItalic
+	AttrUnderline
+	AttrBlink
+	AttrReverse
+	AttrHidden
+	AttrStrike
+)
+
+// Cell is one screen cell. A wide character occupies two cells: the first has
+// Width 2 and holds the rune, the second has Width 0 and no rune (a
+// continuation). Comb holds combining marks that follow Rune in the same cell.
+// A blank cell has Rune 0 or ' ' and Width 1.
+type Cell struct {
+	Rune  rune
+	Comb  string
+	Width uint8
+	FG    Color
+	BG    Color
+	Attr  Attr
+}
+
+// CursorShape is the DECSCUSR cursor style an application asked for.
+type CursorShape uint8
+
+const (
+	CursorDefault CursorShape = iota
+	CursorBlockBlink
+	CursorBlock
+	CursorUnderlineBlink
+	CursorUnderline
+	CursorBarBlink
+	CursorBar
+)
+
+// Modes are the terminal modes an application has set that matter to whoever
+// feeds the pane input or draws it.
+type Modes struct {
+	AppCursor      bool // DECCKM: cursor keys send ESC O x
+	AppKeypad      bool // DECKPAM
+	BracketedPaste bool // 2004
+	AltScreen      bool // 47/1047/1049
+	SyncOutput     bool // 2026: a frame is being drawn, do not show it half done
+	MouseX10       bool // 9
+	MouseButton    bool // 1000
+	MouseDrag      bool // 1002
+	MouseMotion    bool // 1003
+	MouseSGR       bool // 1006
+	FocusEvents    bool // 1004
+	CursorHidden   bool // DECTCEM reset
+	Insert         bool // IRM
+}
+
+// Cursor is where the cursor is and how it looks.
+type Cursor struct {
+	X, Y    int
+	Visible bool
+	Shape   CursorShape
+}
+
+// Screen is a copy of the visible screen, safe to keep and read without locks.
+type Screen struct {
+	Cols, Rows int
+	Cells      [][]Cell // Rows rows of Cols cells
+	Cursor     Cursor
+	Title      string
+	Modes      Modes
+}
