@@ -1,0 +1,211 @@
+package proto
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Version is the protocol version; client and server must agree exactly.
+const Version = 1
+
+// MaxLine is the largest request line the server accepts (1 MiB): big enough
+// for any send_keys text a person or model would type, small enough that a
+// runaway client cannot make the server buffer without bound.
+const MaxLine = 1 << 20
+
+// Modes a connection can take after the hello.
+const (
+	ModeControl = "control"
+	ModeAttach  = "attach"
+)
+
+// Hello is the first line a client sends.
+type Hello struct {
+	Version   int    `json:"version"`
+	Mode      string `json:"mode"`
+	Term      string `json:"term,omitempty"`      // attach: the client's $TERM
+	ColorTerm string `json:"colorterm,omitempty"` // attach: the client's $COLORTERM
+	Cols      int    `json:"cols,omitempty"`      // attach: the client's terminal size
+	Rows      int    `json:"rows,omitempty"`
+}
+
+// Welcome is the server's answer to a hello.
+type Welcome struct {
+	Version int    `json:"version"`
+	Session string `json:"session,omitempty"`
+	PID     int    `json:"pid,omitempty"`
+	Error   *Error `json:"error,omitempty"`
+}
+
+// Request is one control-mode call.
+type Request struct {
+	ID     int64           `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Response answers the Request with the same ID: exactly one of Result and Error is set.
+type Response struct {
+	ID     int64           `json:"id"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
+
+// Error is an error value on the wire. Code is stable and meant for programs;
+// Message is for people and names what was wrong and what is allowed.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Error codes. Callers branch on these.
+const (
+	CodeBadRequest      = "bad_request"       // not JSON, or not a request object
+	CodeTooLarge        = "request_too_large" // a line over MaxLine
+	CodeUnknownMethod   = "unknown_method"
+	CodeBadParams       = "bad_params"   // a missing or wrongly typed parameter
+	CodeNoSuchPane      = "no_such_pane" // the pane id does not exist
+	CodeTimeout         = "timeout"      // a wait ran out of time
+	CodeVersionMismatch = "version_mismatch"
+	CodeInternal        = "internal" // a recovered panic or an I/O failure in the server
+	CodeFailed          = "failed"   // the operation itself failed (e.g. the command could not start)
+)
+
+// Errorf builds an Error.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrLineTooLong is returned by LineReader.ReadLine for a line over the limit;
+// the rest of that line has been discarded, so the stream stays in step.
+var ErrLineTooLong = errors.New("line too long")
+
+// LineReader reads newline-terminated lines with a size limit.
+type LineReader struct {
+	r     *bufio.Reader
+	limit int
+}
+
+// NewLineReader reads lines of at most limit bytes from r.
+func NewLineReader(r io.Reader, limit int) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// ReadLine returns the next line without its newline. A line longer than the
+// limit is skipped to its end and reported as ErrLineTooLong.
+func (lr *LineReader) ReadLine() ([]byte, error) {
+	var line []byte
+	tooLong := false
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > lr.limit+1 {
+				tooLong = true
+				line = nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			if tooLong {
+				return nil, ErrLineTooLong
+			}
+			return bytes.TrimRight(line, "\r\n"), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(line) > 0 && !tooLong:
+			return bytes.TrimRight(line, "\r\n"), nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// WriteJSON writes v as one JSON line.
+func WriteJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// Frame types of attach mode.
+const (
+	FrameInput  byte = 'i' // client → server: bytes typed at the client terminal
+	FrameResize byte = 'r' // client → server: 4 bytes, cols and rows as big-endian uint16
+	FrameOutput byte = 'o' // server → client: bytes for the client terminal
+	FrameExit   byte = 'x' // server → client: the client should leave; payload is the reason
+)
+
+// MaxFrame bounds a frame's payload.
+const MaxFrame = 1 << 20
+
+// WriteFrame writes one frame: type, big-endian uint32 length, payload.
+func WriteFrame(w io.Writer, typ byte, payload []byte) error {
+	if len(payload) > MaxFrame {
+		return fmt.Errorf("frame of %d bytes exceeds the %d byte limit", len(payload), MaxFrame)
+	}
+	buf := make([]byte, 5+len(payload))
+	buf[0] = typ
+	binary.BigEndian.PutUint32(buf[1:5], uint32(len(payload)))
+	copy(buf[5:], payload)
+	_, err := w.Write(buf)
+	return err
+}
+
+// ReadFrame reads one frame into buf (grown as needed) and returns its type and payload.
+func ReadFrame(r io.Reader, buf []byte) (byte, []byte, error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[1:5])
+	if n > MaxFrame {
+		return 0, nil, fmt.Errorf("frame of %d bytes exceeds the %d byte limit", n, MaxFrame)
+	}
+	if cap(buf) < int(n) {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return 0, nil, err
+	}
+	return hdr[0], buf, nil
+}
+
+// ResizePayload encodes a terminal size for FrameResize.
+func ResizePayload(cols, rows int) []byte {
+	var b [4]byte
+	binary.BigEndian.PutUint16(b[0:2], uint16(clamp(cols)))
+	binary.BigEndian.PutUint16(b[2:4], uint16(clamp(rows)))
+	return b[:]
+}
+
+// ParseResize decodes a FrameResize payload.
+func ParseResize(p []byte) (cols, rows int, err error) {
+	if len(p) != 4 {
+		return 0, 0, fmt.Errorf("resize frame has %d bytes, want 4", len(p))
+	}
+	return int(binary.BigEndian.Uint16(p[0:2])), int(binary.BigEndian.Uint16(p[2:4])), nil
+}
+
+func clamp(n int) int {
+	if n < 0 {
+		return 0
+	}
+	if n > 0xffff {
+		return 0xffff
+	}
+	return n
+}
