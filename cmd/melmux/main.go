@@ -113,7 +113,7 @@ func takeSessionFlag(g *globals, args []string) ([]string, error) {
 
 func dispatch(g *globals, args []string) error {
 	if len(args) == 0 {
-		return verbs["attach"].run(g, nil)
+		return attachOrCreate(g)
 	}
 	name := args[0]
 	switch name {
@@ -146,6 +146,9 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "usage: melmux [-s NAME] [VERB [ARGS]]")
 	fmt.Fprintln(w, "With no verb, attach to the session (creating it). Verbs:")
 	for _, n := range verbNames() {
+		if strings.HasPrefix(n, "__") {
+			continue
+		}
 		v := verbs[n]
 		fmt.Fprintf(w, "  %-12s %s\n", n, v.summary)
 	}

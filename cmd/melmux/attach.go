@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
+)
+
+func init() {
+	register(&verb{
+		name:    "attach",
+		usage:   "",
+		summary: "attach this terminal to the session (`melmux` alone also creates it)",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "attach")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			if fs.NArg() > 0 {
+				return usagef("attach takes no arguments, got %q", strings.Join(fs.Args(), " "))
+			}
+			return attach(g)
+		},
+	})
+}
+
+// attachOrCreate is `melmux` with no verb: attach, creating the session first
+// when there is none.
+func attachOrCreate(g *globals) error {
+	c, err := dial(g)
+	if err == nil {
+		c.Close()
+		return attach(g)
+	}
+	if !errors.Is(err, client.ErrNoServer) {
+		return err
+	}
+	cols, rows, _ := terminalSize()
+	if err := startSession(g, nil, cols, rows); err != nil {
+		return err
+	}
+	return attach(g)
+}
+
+func attach(g *globals) error {
+	if os.Getenv("MELMUX_PANE") != "" && g.session == "" {
+		return fmt.Errorf("already inside melmux pane %s: attaching here would nest the session in itself (use -s NAME for another session)", os.Getenv("MELMUX_PANE"))
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
+		return fmt.Errorf("attach needs a terminal on stdin and stdout")
+	}
+	reason, err := client.Attach(proto.SocketPath(g.session), os.Stdin, os.Stdout)
+	if reason != "" {
+		fmt.Fprintf(g.stdout, "[%s]\n", reason)
+	}
+	return err
+}
+
+func terminalSize() (int, int, error) {
+	return term.GetSize(int(os.Stdout.Fd()))
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+func init() {
+	register(&verb{
+		name:    "list-panes",
+		usage:   "[--json]",
+		summary: "list every pane",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "list-panes")
+			asJSON := fs.Bool("json", false, "print a JSON array")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			if fs.NArg() > 0 {
+				return usagef("list-panes takes no arguments, got %q", strings.Join(fs.Args(), " "))
+			}
+			var panes []proto.PaneInfo
+			if err := call(g, "list_panes", nil, &panes); err != nil {
+				return err
+			}
+			if *asJSON {
+				return printJSON(g.stdout, panes)
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTAB\tSIZE\tSTATUS\tACTIVITY\tCOMMAND\tTITLE")
+			for _, p := range panes {
+				status := p.Status
+				switch {
+				case p.Signal != nil:
+					status += " " + *p.Signal
+				case p.ExitCode != nil:
+					status += fmt.Sprintf(" %d", *p.ExitCode)
+				}
+				mark := ""
+				if p.Focused {
+					mark = "*"
+				}
+				activity := p.Activity
+				if p.Activity == "idle" {
+					activity += " " + (time.Duration(p.IdleMS) * time.Millisecond).Round(time.Second).String()
+				}
+				fmt.Fprintf(tw, "%d%s\t%d\t%dx%d\t%s\t%s\t%s\t%s\n", p.ID, mark, p.Tab, p.Cols, p.Rows, status, activity, p.Command, p.Title)
+			}
+			return tw.Flush()
+		},
+	})
+}

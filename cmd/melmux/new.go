@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
+)
+
+func init() {
+	register(&verb{
+		name:    "new",
+		usage:   "[-d] [-x COLS -y ROWS] [-- CMD...]",
+		summary: "start a session (-d: stay detached, default size 200x50)",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "new")
+			detached := fs.Bool("d", false, "do not attach")
+			cols := fs.Int("x", 0, "columns (default 200 detached, else the terminal's)")
+			rows := fs.Int("y", 0, "rows (default 50 detached, else the terminal's)")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			if *cols < 0 || *rows < 0 || *cols > 10000 || *rows > 10000 {
+				return usagef("new: -x and -y must be between 1 and 10000")
+			}
+			if (*cols > 0 && *cols < 2) || (*rows > 0 && *rows < 2) {
+				return usagef("new: a session needs at least 2 columns and 2 rows")
+			}
+			if !*detached && (*cols == 0 || *rows == 0) {
+				if c, r, err := terminalSize(); err == nil {
+					if *cols == 0 {
+						*cols = c
+					}
+					if *rows == 0 {
+						*rows = r
+					}
+				}
+			}
+			if err := startSession(g, fs.Args(), *cols, *rows); err != nil {
+				return err
+			}
+			if *detached {
+				return nil
+			}
+			return attach(g)
+		},
+	})
+}
+
+// startSession starts a daemon for the session and creates its first pane.
+func startSession(g *globals, argv []string, cols, rows int) error {
+	name := proto.SessionName(g.session)
+	if err := proto.ValidateSessionName(name); err != nil {
+		return usagef("%v", err)
+	}
+	sock := proto.SocketPath(g.session)
+	if c, err := client.Dial(sock); err == nil {
+		c.Close()
+		return fmt.Errorf("session %q already exists (socket %s); attach with `melmux -s %s attach` or end it with `melmux -s %s kill-server`", name, sock, name, name)
+	}
+	if err := spawnDaemon(name, sock); err != nil {
+		return err
+	}
+	c, err := client.Dial(sock)
+	if err != nil {
+		return fmt.Errorf("the new session did not answer: %w", err)
+	}
+	defer c.Close()
+	cwd, _ := os.Getwd()
+	err = c.Call(context.Background(), "new", proto.NewParams{Command: argv, Cwd: cwd, Cols: cols, Rows: rows, Env: os.Environ()}, nil)
+	if err != nil {
+		// Best effort: a session whose first pane failed is of no use.
+		_ = c.Call(context.Background(), "kill-server", nil, nil)
+		return err
+	}
+	return nil
+}
+
+// spawnDaemon runs `melmux __serve` in its own process session and waits for
+// it to say it listens (or why it cannot).
+func spawnDaemon(name, sock string) error {
+	exe, err := selfPath()
+	if err != nil {
+		return err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer pr.Close()
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		pw.Close()
+		return err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(exe, "__serve", "-s", name, "--socket", sock, "--ready-fd", "3")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
+	cmd.ExtraFiles = []*os.File{pw}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return fmt.Errorf("start the session server: %w", err)
+	}
+	pw.Close()
+	// The daemon is on its own; do not leave a zombie if it dies early.
+	go func() { _ = cmd.Wait() }()
+	type answer struct {
+		line string
+		err  error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		line, err := bufio.NewReader(pr).ReadString('\n')
+		ch <- answer{line, err}
+	}()
+	select {
+	case a := <-ch:
+		line := strings.TrimSpace(a.line)
+		if line == "ok" {
+			return nil
+		}
+		if line == "" {
+			return fmt.Errorf("the session server exited before it was ready (see %s)", logPath(name))
+		}
+		return fmt.Errorf("the session server could not start: %s", line)
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("the session server did not become ready within 10s (see %s)", logPath(name))
+	}
+}
+
+// selfPath finds this program so the daemon runs the same binary. The name it
+// was started by comes first: it is the binary a test harness put on PATH, and
+// a symlinked install resolves to the same file anyway.
+func selfPath() (string, error) {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs, nil
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the melmux binary: %w", err)
+	}
+	return exe, nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+func init() {
+	register(&verb{
+		name:    "open-pane",
+		usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--json] [-- CMD...]",
+		summary: "open a pane running CMD (default $SHELL); prints the new pane id",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "open-pane")
+			lay := fs.String("layout", "", "right, down or tab (anything else means tab)")
+			target := fs.String("t", "", "the pane to split (default: this pane inside melmux, else the focused one)")
+			cwd := fs.String("cwd", "", "working directory (default: the current directory)")
+			title := fs.String("title", "", "pane title")
+			asJSON := fs.Bool("json", false, "print the result as JSON")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			p := proto.OpenPaneParams{Layout: *lay, Cwd: *cwd, Title: *title, Argv: fs.Args(), NoWait: !*asJSON}
+			if len(p.Argv) == 1 {
+				p.Command, p.Argv = p.Argv[0], nil
+			}
+			if *target != "" {
+				id, err := paneFlag("open-pane", *target)
+				if err != nil {
+					return err
+				}
+				p.Target = id
+			} else {
+				p.Target = envPane()
+			}
+			if p.Cwd == "" {
+				p.Cwd, _ = os.Getwd()
+			}
+			var res proto.OpenPaneResult
+			if err := call(g, "open_pane", p, &res); err != nil {
+				return err
+			}
+			if *asJSON {
+				return printJSON(g.stdout, res)
+			}
+			if res.Note != "" {
+				fmt.Fprintf(g.stderr, "melmux: %s\n", res.Note)
+			}
+			fmt.Fprintln(g.stdout, res.ID)
+			return nil
+		},
+	})
+}

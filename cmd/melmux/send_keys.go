@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+func init() {
+	register(&verb{
+		name:    "send-keys",
+		usage:   "-t PANE [--screen] TEXT...",
+		summary: "type TEXT into a pane (\\n is Enter; <Up>, <C-c> ... are keys)",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "send-keys")
+			target := fs.String("t", "", "the pane")
+			screen := fs.Bool("screen", false, "wait for the output to settle and print the screen")
+			asJSON := fs.Bool("json", false, "with --screen, print the result as JSON")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			id, err := paneFlag("send-keys", *target)
+			if err != nil {
+				return err
+			}
+			if fs.NArg() == 0 {
+				return usagef("send-keys: TEXT is missing (usage: melmux send-keys -t PANE TEXT)")
+			}
+			p := proto.SendKeysParams{Pane: id, Text: unescape(strings.Join(fs.Args(), " ")), NoWait: !*screen}
+			var res proto.SendKeysResult
+			if err := call(g, "send_keys", p, &res); err != nil {
+				return err
+			}
+			switch {
+			case *screen && *asJSON:
+				return printJSON(g.stdout, res)
+			case *screen:
+				for _, l := range res.Lines {
+					fmt.Fprintln(g.stdout, l)
+				}
+			}
+			return nil
+		},
+	})
+}

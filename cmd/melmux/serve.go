@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/server"
+)
+
+// __serve is the session daemon itself; `melmux new` starts it.
+func init() {
+	register(&verb{
+		name:    "__serve",
+		usage:   "-s NAME --socket PATH [--ready-fd N]",
+		summary: "run a session server in the foreground (started by `melmux new`)",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "__serve")
+			sock := fs.String("socket", "", "socket path")
+			readyFD := fs.Int("ready-fd", -1, "write \"ok\" or the error to this fd once listening")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			name := proto.SessionName(g.session)
+			if *sock == "" {
+				*sock = proto.SocketPath(g.session)
+			}
+			var ready *os.File
+			if *readyFD >= 0 {
+				ready = os.NewFile(uintptr(*readyFD), "ready")
+			}
+			tell := func(msg string) {
+				if ready != nil {
+					fmt.Fprintln(ready, msg)
+					ready.Close()
+					ready = nil
+				}
+			}
+			logger, closeLog, err := openLog(name)
+			if err != nil {
+				tell(err.Error())
+				return err
+			}
+			defer closeLog()
+			signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+			srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger})
+			if err := srv.Listen(); err != nil {
+				tell(err.Error())
+				return err
+			}
+			logger.Info("session started", "session", name, "socket", *sock, "pid", os.Getpid())
+			tell("ok")
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+			go func() {
+				select {
+				case s := <-sigs:
+					srv.Shutdown("signal " + s.String())
+				case <-srv.Done():
+				}
+			}()
+			err = srv.Serve()
+			logger.Info("session ended", "session", name)
+			return err
+		},
+	})
+}
+
+// logPath is $XDG_STATE_HOME/melmux/NAME.log (default ~/.local/state).
+func logPath(name string) string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "melmux", name+".log")
+}
+
+func openLog(name string) (*slog.Logger, func(), error) {
+	p := logPath(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, nil, fmt.Errorf("log directory: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log file: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// dial connects to the session named by -s / $MELMUX_SESSION / $MELMUX_SOCKET.
+func dial(g *globals) (*client.Client, error) {
+	if g.session != "" {
+		if err := proto.ValidateSessionName(g.session); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
+	c, err := client.Dial(proto.SocketPath(g.session))
+	if errors.Is(err, client.ErrNoServer) {
+		return nil, fmt.Errorf("no session %q: %w", proto.SessionName(g.session), err)
+	}
+	return c, err
+}
+
+// call runs one command on the session and decodes its result.
+func call(g *globals, method string, params, result any) error {
+	c, err := dial(g)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Call(context.Background(), method, params, result)
+}
+
+// paneFlag parses -t PANE: a pane id, optionally written %N as tmux users type.
+func paneFlag(verb, s string) (int, error) {
+	if s == "" {
+		if env := os.Getenv("MELMUX_PANE"); env != "" {
+			s = env
+		} else {
+			return 0, usagef("%s: -t PANE is required (a pane id from `melmux list-panes`)", verb)
+		}
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "%"))
+	if err != nil || n <= 0 {
+		return 0, usagef("%s: -t %q is not a pane id (a positive integer from `melmux list-panes`)", verb, s)
+	}
+	return n, nil
+}
+
+// envPane is the pane this command runs in, if it runs inside melmux.
+func envPane() int {
+	n, err := strconv.Atoi(os.Getenv("MELMUX_PANE"))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// unescape turns the C escapes people type in shell-quoted text into bytes:
+// \n \r \t \e \\ \xHH. Anything else after a backslash stays as typed.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'e':
+			b.WriteByte(0x1b)
+		case '\\':
+			b.WriteByte('\\')
+		case 'x':
+			if i+2 < len(s) {
+				if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+					b.WriteByte(byte(v))
+					i += 2
+					continue
+				}
+			}
+			b.WriteString(`\x`)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}

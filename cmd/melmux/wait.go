@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+func init() {
+	register(&verb{
+		name:    "wait",
+		usage:   "-t PANE (--exit | --idle DUR | --match REGEX | --state S) [--timeout DUR]",
+		summary: "block until the condition holds; exit 0, or 1 on timeout",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "wait")
+			target := fs.String("t", "", "the pane")
+			exit := fs.Bool("exit", false, "until the pane's process exits")
+			idle := fs.Duration("idle", 0, "until no output for DUR")
+			match := fs.String("match", "", "until a screen line matches the RE2 pattern")
+			state := fs.String("state", "", "until the pane is in state S (running, exited, busy, idle)")
+			timeout := fs.Duration("timeout", 0, "give up after DUR (exit 1)")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			id, err := paneFlag("wait", *target)
+			if err != nil {
+				return err
+			}
+			n := 0
+			for _, set := range []bool{*exit, *idle != 0, *match != "", *state != ""} {
+				if set {
+					n++
+				}
+			}
+			if n != 1 {
+				return usagef("wait: give exactly one of --exit, --idle DUR, --match REGEX, --state S")
+			}
+			if *idle < 0 || *timeout < 0 {
+				return usagef("wait: durations must be positive (e.g. 500ms, 10s, 2m)")
+			}
+			p := proto.WaitParams{Pane: id, Exit: *exit, IdleMS: idle.Milliseconds(), Match: *match, State: *state,
+				TimeoutMS: timeout.Milliseconds()}
+			if *idle > 0 && p.IdleMS == 0 {
+				p.IdleMS = 1
+			}
+			if *timeout > 0 && p.TimeoutMS == 0 {
+				p.TimeoutMS = 1
+			}
+			var res proto.WaitResult
+			err = call(g, "wait", p, &res)
+			var pe *proto.Error
+			if errors.As(err, &pe) && pe.Code == proto.CodeTimeout {
+				return &exitError{code: 1, msg: pe.Message}
+			}
+			if err != nil {
+				return err
+			}
+			if res.Line != "" {
+				fmt.Fprintln(g.stdout, res.Line)
+			}
+			return nil
+		},
+	})
+}

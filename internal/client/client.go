@@ -1,0 +1,182 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// ErrNoServer means no session server listens on the socket.
+var ErrNoServer = errors.New("no melmux session")
+
+// ErrClosed is returned by Call once the connection is gone.
+var ErrClosed = errors.New("connection to the session closed")
+
+// Client is a control connection to a session.
+type Client struct {
+	conn    net.Conn
+	lr      *proto.LineReader
+	Session string // the server's session name
+	PID     int    // the server's process id
+
+	wmu sync.Mutex // guards writes to conn
+
+	mu      sync.Mutex // guards nextID, pending, err
+	nextID  int64
+	pending map[int64]chan proto.Response
+	err     error // set when the reader stopped
+}
+
+// Dial connects to the socket and performs the hello.
+func Dial(sock string) (*Client, error) {
+	conn, err := net.DialTimeout("unix", sock, 5*time.Second)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+			return nil, fmt.Errorf("%w on %s (start one with `melmux new -d`)", ErrNoServer, sock)
+		}
+		return nil, fmt.Errorf("connect to %s: %w", sock, err)
+	}
+	lr, w, err := Handshake(conn, proto.Hello{Version: proto.Version, Mode: proto.ModeControl})
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c := &Client{conn: conn, lr: lr, Session: w.Session, PID: w.PID, pending: map[int64]chan proto.Response{}}
+	go c.readLoop()
+	return c, nil
+}
+
+// Handshake sends the hello on conn and reads the welcome.
+func Handshake(conn net.Conn, h proto.Hello) (*proto.LineReader, proto.Welcome, error) {
+	var w proto.Welcome
+	if err := proto.WriteJSON(conn, h); err != nil {
+		return nil, w, fmt.Errorf("hello: %w", err)
+	}
+	lr := proto.NewLineReader(conn, proto.MaxLine*4)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := lr.ReadLine()
+	_ = conn.SetReadDeadline(time.Time{})
+	if err != nil {
+		return nil, w, fmt.Errorf("hello: no answer from the server: %w", err)
+	}
+	if err := json.Unmarshal(line, &w); err != nil {
+		return nil, w, fmt.Errorf("hello: the server answered something that is not a welcome: %w", err)
+	}
+	if w.Error != nil {
+		return nil, w, w.Error
+	}
+	return lr, w, nil
+}
+
+func (c *Client) readLoop() {
+	var err error
+	for {
+		var line []byte
+		line, err = c.lr.ReadLine()
+		if err != nil {
+			break
+		}
+		var r proto.Response
+		if json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		c.mu.Lock()
+		ch, ok := c.pending[r.ID]
+		delete(c.pending, r.ID)
+		c.mu.Unlock()
+		if ok {
+			ch <- r
+		}
+	}
+	c.mu.Lock()
+	c.err = fmt.Errorf("%w: %v", ErrClosed, err)
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+}
+
+// Call sends method with params and decodes the result into result (if not
+// nil). A server error value is returned as *proto.Error.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := c.CallRaw(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("%s: decode result: %w", method, err)
+	}
+	return nil
+}
+
+// CallRaw is Call returning the undecoded result.
+func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var praw json.RawMessage
+	switch p := params.(type) {
+	case nil:
+	case json.RawMessage:
+		praw = p
+	default:
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode params: %w", method, err)
+		}
+		praw = b
+	}
+	ch := make(chan proto.Response, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.nextID++
+	id := c.nextID
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	c.wmu.Lock()
+	err := proto.WriteJSON(c.conn, proto.Request{ID: id, Method: method, Params: praw})
+	c.wmu.Unlock()
+	if err != nil {
+		c.forget(id)
+		return nil, fmt.Errorf("%s: send: %w", method, err)
+	}
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			c.mu.Lock()
+			err := c.err
+			c.mu.Unlock()
+			return nil, err
+		}
+		if r.Error != nil {
+			return nil, r.Error
+		}
+		return r.Result, nil
+	case <-ctx.Done():
+		c.forget(id)
+		return nil, ctx.Err()
+	}
+}
+
+func (c *Client) forget(id int64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// Close ends the connection.
+func (c *Client) Close() error { return c.conn.Close() }

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// new creates the first pane of a fresh session at the session size.
+func init() {
+	register(&Command{Name: "new", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.NewParams
+		if err := decodeParams("new", raw, &p); err != nil {
+			return nil, err
+		}
+		if p.Cols < 0 || p.Rows < 0 || p.Cols > 10000 || p.Rows > 10000 {
+			return nil, errorf(proto.CodeBadParams, "new: size %dx%d is out of range (1-10000 each)", p.Cols, p.Rows)
+		}
+		s.mu.Lock()
+		if s.started {
+			s.mu.Unlock()
+			return nil, errorf(proto.CodeFailed, "session %q already exists", s.name)
+		}
+		if p.Cols > 0 {
+			s.cols = p.Cols
+		}
+		if p.Rows > 0 {
+			s.rows = p.Rows
+		}
+		s.mu.Unlock()
+		argv := p.Command
+		command := strings.Join(argv, " ")
+		if len(argv) == 1 {
+			argv = commandArgv(s.shell, argv[0])
+		}
+		if len(argv) == 0 {
+			argv = []string{s.shell}
+			command = s.shell
+		}
+		env := p.Env
+		if env == nil {
+			env = s.env
+		}
+		e, res, err := s.spawn(spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), env: env, layout: "tab"})
+		if err != nil {
+			return nil, err
+		}
+		cols, rows := e.p.Size()
+		return proto.OpenPaneResult{ID: e.p.ID(), Tab: res.Tab, Layout: string(res.Used), Cols: cols, Rows: rows}, nil
+	}})
+}

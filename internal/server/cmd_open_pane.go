@@ -1,0 +1,63 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// open_pane runs a command in a new pane split from a target pane (or in a new
+// tab) and answers with its first screen, so a lead agent need not poll.
+func init() {
+	register(&Command{Name: "open_pane", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.OpenPaneParams
+		if err := decodeParams("open_pane", raw, &p); err != nil {
+			return nil, err
+		}
+		if p.Target < 0 {
+			return nil, errorf(proto.CodeBadParams, "open_pane: target %d is not a pane id", p.Target)
+		}
+		var argv []string
+		command := p.Command
+		switch {
+		case len(p.Argv) > 0 && p.Command != "":
+			return nil, errorf(proto.CodeBadParams, "open_pane: give command or argv, not both")
+		case len(p.Argv) > 0:
+			argv = p.Argv
+			command = strings.Join(p.Argv, " ")
+		default:
+			argv = commandArgv(s.shell, p.Command)
+			if command == "" {
+				command = s.shell
+			}
+		}
+		since := time.Now()
+		e, res, err := s.spawn(spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), title: p.Title,
+			env: s.env, target: p.Target, layout: p.Layout})
+		if err != nil {
+			return nil, err
+		}
+		if !p.NoWait {
+			waitFirstScreen(ctx, e.p, since)
+		}
+		cols, rows := e.p.Size()
+		out := proto.OpenPaneResult{ID: e.p.ID(), Tab: res.Tab, Layout: string(res.Used), Note: res.Note, Cols: cols, Rows: rows}
+		if !p.NoWait {
+			out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+		}
+		return out, nil
+	}})
+}
+
+// trimTrailingEmpty drops the blank rows under the last line of text, which
+// carry nothing for a reader.
+func trimTrailingEmpty(lines []string) []string {
+	n := len(lines)
+	for n > 0 && lines[n-1] == "" {
+		n--
+	}
+	return lines[:n]
+}

@@ -1,0 +1,63 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane"
+)
+
+// Bounds of the settle wait of send_keys.
+const (
+	defaultSettle  = 300 * time.Millisecond
+	defaultMaxWait = 5 * time.Second
+	maxMaxWait     = 60 * time.Second
+	firstOutput    = time.Second
+)
+
+// send_keys types text (the key notation of the contract) into a pane and
+// answers with the screen once the output settled, within a bound.
+func init() {
+	register(&Command{Name: "send_keys", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.SendKeysParams
+		if err := decodeParams("send_keys", raw, &p); err != nil {
+			return nil, err
+		}
+		if err := paneParam("send_keys", p.Pane); err != nil {
+			return nil, err
+		}
+		if p.SettleMS < 0 || p.MaxWaitMS < 0 {
+			return nil, errorf(proto.CodeBadParams, "send_keys: settle_ms and max_wait_ms must not be negative")
+		}
+		e, err := s.lookup(p.Pane)
+		if err != nil {
+			return nil, err
+		}
+		since := time.Now()
+		n, err := e.p.SendKeys(p.Text)
+		switch {
+		case errors.Is(err, pane.ErrExited):
+			st := e.p.Status()
+			return nil, errorf(proto.CodeFailed, "pane %d has exited (%s); it takes no input. read_pane shows its last screen; kill_pane removes it", p.Pane, exitWords(st))
+		case err != nil:
+			return nil, errorf(proto.CodeFailed, "send_keys to pane %d: %v", p.Pane, err)
+		}
+		out := proto.SendKeysResult{Pane: p.Pane, Bytes: n}
+		if !p.NoWait {
+			settle, maxWait := defaultSettle, defaultMaxWait
+			if p.SettleMS > 0 {
+				settle = time.Duration(p.SettleMS) * time.Millisecond
+			}
+			if p.MaxWaitMS > 0 {
+				maxWait = min(time.Duration(p.MaxWaitMS)*time.Millisecond, maxMaxWait)
+			}
+			out.Settled = e.p.WaitSettled(ctx, since, settle, firstOutput, maxWait)
+			out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+		}
+		out.Status = statusWord(e.p.Status())
+		return out, nil
+	}})
+}

@@ -1,0 +1,250 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/layout"
+	"github.com/melmux/melmux/pane"
+)
+
+// busyWindow is how recent output must be for a pane to count as busy.
+const busyWindow = time.Second
+
+// paneAreaLocked is the window area panes share: the session size less the
+// status line.
+func (s *Server) paneAreaLocked() (w, h int) {
+	h = s.rows - 1
+	if h < 1 {
+		h = 1
+	}
+	return max(s.cols, 1), h
+}
+
+// lookupLocked finds a pane or returns the error value that names the panes
+// that do exist.
+func (s *Server) lookupLocked(id int) (*paneEntry, error) {
+	if e, ok := s.panes[id]; ok {
+		return e, nil
+	}
+	return nil, s.noSuchPaneLocked(id)
+}
+
+func (s *Server) noSuchPaneLocked(id int) *proto.Error {
+	ids := make([]int, 0, len(s.panes))
+	for pid := range s.panes {
+		ids = append(ids, pid)
+	}
+	sort.Ints(ids)
+	list := make([]string, len(ids))
+	for i, pid := range ids {
+		list[i] = strconv.Itoa(pid)
+	}
+	existing := "none"
+	if len(list) > 0 {
+		existing = strings.Join(list, ", ")
+	}
+	return errorf(proto.CodeNoSuchPane, "pane %d does not exist (panes: %s)", id, existing)
+}
+
+// lookup is lookupLocked for callers not holding the lock.
+func (s *Server) lookup(id int) (*paneEntry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lookupLocked(id)
+}
+
+// spawnSpec says what a new pane runs and where it goes.
+type spawnSpec struct {
+	argv    []string
+	command string // as shown in list_panes
+	cwd     string
+	title   string
+	env     []string
+	target  int    // pane to split; 0 = focused
+	layout  string // as requested
+}
+
+// spawn creates a pane and places it. The layout decides the size first so
+// the process starts at its real size.
+func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
+	if spec.cwd != "" {
+		if fi, err := os.Stat(spec.cwd); err != nil || !fi.IsDir() {
+			return nil, layout.AddResult{}, errorf(proto.CodeBadParams, "cwd %q is not a directory", spec.cwd)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown {
+		return nil, layout.AddResult{}, errorf(proto.CodeFailed, "the session is ending")
+	}
+	target := spec.target
+	if target == 0 {
+		target = s.layout.Focused()
+	} else if _, ok := s.panes[target]; !ok {
+		return nil, layout.AddResult{}, s.noSuchPaneLocked(target)
+	}
+	id := s.nextID
+	w, h := s.paneAreaLocked()
+	res, err := s.layout.Add(target, id, spec.layout, w, h)
+	if err != nil {
+		return nil, res, errorf(proto.CodeFailed, "place pane: %v", err)
+	}
+	var cols, rows int
+	for _, pl := range s.layout.Place(res.Tab, w, h) {
+		if pl.Pane == id {
+			cols, rows = pl.Content.W, pl.Content.H
+		}
+	}
+	if spec.cwd == "" {
+		if t, ok := s.panes[target]; ok {
+			spec.cwd = t.p.Cwd()
+		}
+	}
+	if spec.cwd == "" {
+		spec.cwd, _ = os.Getwd()
+	}
+	env := append(append([]string(nil), spec.env...),
+		"MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(id), "MELMUX_SESSION="+s.name)
+	p, err := pane.Start(pane.Config{
+		ID: id, Argv: spec.argv, Dir: spec.cwd, Env: env, Cols: cols, Rows: rows,
+		Scrollback: s.scroll,
+		OnOutput:   s.invalidate,
+		OnExit:     func() { s.paneExited(id) },
+		Logf: func(format string, args ...any) {
+			s.log.Warn(fmt.Sprintf(format, args...))
+		},
+	})
+	if err != nil {
+		// Best effort: the pane was never there, give its space back.
+		_ = s.layout.Remove(id)
+		s.relayoutLocked()
+		return nil, res, errorf(proto.CodeFailed, "%v", err)
+	}
+	s.nextID++
+	s.started = true
+	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd}
+	s.panes[id] = e
+	s.relayoutLocked()
+	s.log.Info("pane opened", "pane", id, "command", spec.command, "cols", cols, "rows", rows, "layout", res.Used)
+	return e, res, nil
+}
+
+// relayoutLocked gives every pane the size its tab's layout says.
+func (s *Server) relayoutLocked() {
+	w, h := s.paneAreaLocked()
+	for _, t := range s.layout.Tabs() {
+		for _, pl := range s.layout.Place(t.Index, w, h) {
+			if e, ok := s.panes[pl.Pane]; ok {
+				if err := e.p.Resize(pl.Content.W, pl.Content.H); err != nil {
+					s.log.Warn("resize pane", "pane", pl.Pane, "err", err)
+				}
+			}
+		}
+	}
+	s.invalidateLocked()
+}
+
+// removePane closes a pane and takes it out of the layout; the last pane's
+// removal ends the session.
+func (s *Server) removePane(id int) error {
+	s.mu.Lock()
+	e, err := s.lookupLocked(id)
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	delete(s.panes, id)
+	// Best effort: the layout and the pane table agree, so this cannot fail.
+	_ = s.layout.Remove(id)
+	s.relayoutLocked()
+	last := len(s.panes) == 0
+	s.mu.Unlock()
+	e.p.Close()
+	s.log.Info("pane killed", "pane", id)
+	if last {
+		go s.Shutdown("last pane killed")
+	}
+	return nil
+}
+
+// paneExited runs when a pane's process ends; the pane stays, readable.
+func (s *Server) paneExited(id int) {
+	s.mu.Lock()
+	e, ok := s.panes[id]
+	s.mu.Unlock()
+	if ok {
+		st := e.p.Status()
+		s.log.Info("pane exited", "pane", id, "code", st.ExitCode, "signal", st.Signal)
+	}
+	s.invalidate()
+}
+
+// paneInfoLocked builds a list_panes row.
+func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
+	st := e.p.Status()
+	cols, rows := e.p.Size()
+	tab, _ := s.layout.TabOf(id)
+	idle := time.Since(e.p.LastOutput())
+	info := proto.PaneInfo{
+		ID: id, Tab: tab, Title: e.title, Command: e.command, Cwd: e.cwd, PID: st.PID,
+		Status: statusWord(st), ExitCode: st.ExitCode, Signal: st.Signal,
+		Cols: cols, Rows: rows, Focused: s.layout.Focused() == id,
+		Activity: "idle", IdleMS: idle.Milliseconds(),
+	}
+	if info.Title == "" {
+		info.Title = e.p.Term().Title()
+	}
+	if st.Running {
+		if cwd := e.p.Cwd(); cwd != "" {
+			info.Cwd = cwd
+		}
+		if idle < busyWindow {
+			info.Activity = "busy"
+		}
+	}
+	return info
+}
+
+func statusWord(st pane.Status) string {
+	if st.Running {
+		return "running"
+	}
+	return "exited"
+}
+
+// commandArgv turns a command line into an argv: a plain word list runs
+// directly; anything with shell syntax runs under sh -c.
+func commandArgv(shell, line string) []string {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return []string{shell}
+	}
+	if strings.ContainsAny(line, "\"'`$\\|&;<>(){}*?[]~=#!\n\t") {
+		return []string{"/bin/sh", "-c", line}
+	}
+	return strings.Fields(line)
+}
+
+// waitFirstScreen gives a new pane's program a moment to draw, so open_pane
+// can answer with its first screen.
+func waitFirstScreen(ctx context.Context, p *pane.Pane, since time.Time) {
+	p.WaitSettled(ctx, since, 200*time.Millisecond, 1500*time.Millisecond, 3*time.Second)
+}
+
+func absDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return dir
+}

@@ -1,0 +1,379 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/layout"
+	"github.com/melmux/melmux/pane"
+)
+
+// Default session size when nobody gave one (the contract's 200x50).
+const (
+	DefaultCols = 200
+	DefaultRows = 50
+)
+
+// Config starts a server.
+type Config struct {
+	Name       string
+	SocketPath string
+	Log        *slog.Logger
+	Cols, Rows int
+	Scrollback int    // history lines per pane; 0 = the emulator's default
+	Shell      string // default program for a pane; "" = $SHELL or /bin/sh
+	Env        []string
+}
+
+// Server is one session.
+type Server struct {
+	name    string
+	sock    string
+	log     *slog.Logger
+	created time.Time
+	shell   string
+	env     []string
+	scroll  int
+
+	ln       net.Listener
+	done     chan struct{} // closed when the session ends
+	doneOnce sync.Once
+	conns    sync.WaitGroup
+
+	mu       sync.Mutex // guards everything below
+	panes    map[int]*paneEntry
+	layout   *layout.Layout
+	nextID   int
+	cols     int // the session size: pane area plus the status line
+	rows     int
+	clients  map[*client]struct{}
+	started  bool // a first pane has existed: the end of the last pane ends the session
+	shutdown bool
+}
+
+// paneEntry is what the server keeps about a pane beyond the pane itself.
+type paneEntry struct {
+	p       *pane.Pane
+	title   string
+	command string
+	cwd     string
+}
+
+// New prepares a server; Serve starts it.
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if cfg.Cols <= 0 {
+		cfg.Cols = DefaultCols
+	}
+	if cfg.Rows <= 0 {
+		cfg.Rows = DefaultRows
+	}
+	if cfg.Shell == "" {
+		cfg.Shell = os.Getenv("SHELL")
+	}
+	if cfg.Shell == "" {
+		cfg.Shell = "/bin/sh"
+	}
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	return &Server{
+		name:    cfg.Name,
+		sock:    cfg.SocketPath,
+		log:     cfg.Log,
+		created: time.Now(),
+		shell:   cfg.Shell,
+		env:     cfg.Env,
+		scroll:  cfg.Scrollback,
+		done:    make(chan struct{}),
+		panes:   map[int]*paneEntry{},
+		layout:  layout.New(),
+		nextID:  1,
+		cols:    cfg.Cols,
+		rows:    cfg.Rows,
+		clients: map[*client]struct{}{},
+	}
+}
+
+// Listen creates the socket directory (0700) and the socket (0600). A live
+// server already on the path is an error; a stale socket file is replaced.
+func (s *Server) Listen() error {
+	dir := filepath.Dir(s.sock)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	if fi, err := os.Stat(dir); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+			return fmt.Errorf("socket directory %s belongs to uid %d, not to you (uid %d)", dir, st.Uid, os.Getuid())
+		}
+		if fi.Mode().Perm()&0o077 != 0 && filepath.Base(dir) != "." {
+			if err := os.Chmod(dir, 0o700); err != nil {
+				return fmt.Errorf("socket directory %s: %w", dir, err)
+			}
+		}
+	}
+	if c, err := net.DialTimeout("unix", s.sock, time.Second); err == nil {
+		c.Close()
+		return fmt.Errorf("session %q already runs on %s", s.name, s.sock)
+	}
+	_ = os.Remove(s.sock) // Best effort: a stale socket from a dead server.
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", s.sock)
+	syscall.Umask(old)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.sock, err)
+	}
+	if err := os.Chmod(s.sock, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("socket %s: %w", s.sock, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	s.ln = ln
+	return nil
+}
+
+// Serve accepts connections until the session ends.
+func (s *Server) Serve() error {
+	if s.ln == nil {
+		if err := s.Listen(); err != nil {
+			return err
+		}
+	}
+	go func() {
+		<-s.done
+		s.ln.Close()
+	}()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			select {
+			case <-s.done:
+				s.conns.Wait()
+				return nil
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		s.conns.Add(1)
+		go func() {
+			defer s.conns.Done()
+			s.handleConn(c)
+		}()
+	}
+}
+
+// Done is closed when the session has ended.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Shutdown ends the session: every pane's process, every client.
+func (s *Server) Shutdown(reason string) {
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		return
+	}
+	s.shutdown = true
+	entries := make([]*paneEntry, 0, len(s.panes))
+	for _, e := range s.panes {
+		entries = append(entries, e)
+	}
+	clients := make([]*client, 0, len(s.clients))
+	for c := range s.clients {
+		clients = append(clients, c)
+	}
+	s.mu.Unlock()
+	s.log.Info("session ending", "reason", reason)
+	var wg sync.WaitGroup
+	for _, e := range entries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.p.Close()
+		}()
+	}
+	wg.Wait()
+	for _, c := range clients {
+		c.exit(reason)
+	}
+	s.doneOnce.Do(func() { close(s.done) })
+}
+
+// peerUID returns the uid of the process on the other end of a unix socket.
+func peerUID(c net.Conn) (int, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return -1, errors.New("not a unix socket")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if cerr != nil {
+		return -1, cerr
+	}
+	return int(cred.Uid), nil
+}
+
+func (s *Server) handleConn(c net.Conn) {
+	defer c.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("connection panic", "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	if uid, err := peerUID(c); err != nil || uid != os.Getuid() {
+		s.log.Warn("refused peer", "uid", uid, "err", err)
+		_ = proto.WriteJSON(c, proto.Welcome{Version: proto.Version,
+			Error: errorf("forbidden", "this session belongs to uid %d; peer uid %d refused", os.Getuid(), uid)})
+		return
+	}
+	lr := proto.NewLineReader(c, proto.MaxLine)
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := lr.ReadLine()
+	if err != nil {
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	var hello proto.Hello
+	if err := json.Unmarshal(line, &hello); err != nil {
+		_ = proto.WriteJSON(c, proto.Welcome{Version: proto.Version,
+			Error: errorf(proto.CodeBadRequest, "the first line must be a JSON hello {\"version\":%d,\"mode\":\"control\"|\"attach\"}: %v", proto.Version, err)})
+		return
+	}
+	if hello.Version != proto.Version {
+		_ = proto.WriteJSON(c, proto.Welcome{Version: proto.Version,
+			Error: errorf(proto.CodeVersionMismatch, "protocol version %d is not supported; this server speaks version %d (upgrade the melmux client or server so they match)", hello.Version, proto.Version)})
+		return
+	}
+	switch hello.Mode {
+	case proto.ModeControl:
+		if err := proto.WriteJSON(c, proto.Welcome{Version: proto.Version, Session: s.name, PID: os.Getpid()}); err != nil {
+			return
+		}
+		s.serveControl(c, lr)
+	case proto.ModeAttach:
+		s.serveAttach(c, lr, hello)
+	default:
+		_ = proto.WriteJSON(c, proto.Welcome{Version: proto.Version,
+			Error: errorf(proto.CodeBadRequest, "unknown mode %q (modes: control, attach)", hello.Mode)})
+	}
+}
+
+// serveControl answers JSON-line requests. Each request runs on its own
+// goroutine so a long wait does not hold up the next request; responses are
+// written whole under a mutex.
+func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wmu sync.Mutex // guards writes to c
+	var inflight sync.WaitGroup
+	defer inflight.Wait()
+	respond := func(r proto.Response) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		if err := proto.WriteJSON(c, r); err != nil {
+			cancel()
+		}
+	}
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		line, err := lr.ReadLine()
+		if errors.Is(err, proto.ErrLineTooLong) {
+			respond(proto.Response{Error: errorf(proto.CodeTooLarge, "request exceeds the %d byte limit", proto.MaxLine)})
+			continue
+		}
+		if err != nil {
+			return
+		}
+		if len(line) == 0 {
+			continue
+		}
+		var req proto.Request
+		if err := json.Unmarshal(line, &req); err != nil {
+			respond(proto.Response{Error: errorf(proto.CodeBadRequest, "request is not a JSON object {\"id\":N,\"method\":M,\"params\":{...}}: %v", err)})
+			continue
+		}
+		inflight.Add(1)
+		go func() {
+			defer inflight.Done()
+			respond(s.call(ctx, req))
+		}()
+	}
+}
+
+// call runs one request through the command table, confining any panic to it.
+func (s *Server) call(ctx context.Context, req proto.Request) (resp proto.Response) {
+	resp.ID = req.ID
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("command panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			resp.Result = nil
+			resp.Error = errorf(proto.CodeInternal, "%s failed inside the server: %v (the session goes on)", req.Method, r)
+		}
+	}()
+	cmd, ok := commands[req.Method]
+	if !ok {
+		resp.Error = unknownMethod(req.Method)
+		return resp
+	}
+	res, err := cmd.Run(ctx, s, req.Params)
+	if err != nil {
+		var pe *proto.Error
+		if errors.As(err, &pe) {
+			resp.Error = pe
+		} else {
+			resp.Error = errorf(proto.CodeFailed, "%s: %v", req.Method, err)
+		}
+		return resp
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		resp.Error = errorf(proto.CodeInternal, "%s: encode result: %v", req.Method, err)
+		return resp
+	}
+	resp.Result = b
+	return resp
+}
+
+// Call runs a command in-process, for the server's own use (the first pane).
+func (s *Server) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	resp := s.call(ctx, proto.Request{Method: method, Params: b})
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	return resp.Result, nil
+}

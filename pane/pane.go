@@ -1,0 +1,440 @@
+package pane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/melmux/melmux/pane/keys"
+	"github.com/melmux/melmux/pane/term"
+)
+
+// TERM is the terminal type every pane's program sees (see the package doc).
+const TERM = "screen-256color"
+
+// Errors callers branch on.
+var (
+	// ErrExited is returned when input is sent to a pane whose process ended.
+	ErrExited = errors.New("pane process has exited")
+	// ErrInputFull is returned when the program has not read its input for
+	// so long that the bounded input queue is full.
+	ErrInputFull = errors.New("pane input queue is full (the program is not reading its input)")
+	// ErrClosed is returned after Close.
+	ErrClosed = errors.New("pane is closed")
+)
+
+// inputQueue is how many writes may wait for a program that does not read.
+const inputQueue = 256
+
+// Config says what to run and how.
+type Config struct {
+	ID         int
+	Argv       []string // the program and its arguments; must not be empty
+	Dir        string
+	Env        []string // the whole environment; TERM, COLORTERM are set over it
+	Cols, Rows int
+	Scrollback int // history lines; 0 means the emulator's default
+	// OnOutput is called after each chunk of output reached the emulator. It
+	// runs on the reader goroutine and must not block.
+	OnOutput func()
+	// OnExit is called once when the process has ended and its status is known.
+	OnExit func()
+	Logf   func(format string, args ...any)
+}
+
+// Status is the state of the pane's process.
+type Status struct {
+	Running  bool
+	PID      int
+	ExitCode *int    // set once exited normally
+	Signal   *string // set once killed by a signal
+}
+
+// Pane is one program in a PTY with its emulator.
+type Pane struct {
+	id   int
+	cmd  *exec.Cmd
+	ptmx *os.File
+	term *term.Terminal
+	logf func(string, ...any)
+
+	input     chan []byte
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: stops the writer
+	exited    chan struct{} // closed when the process has ended
+	readDone  chan struct{} // closed when the reader goroutine returned
+
+	lastOutput atomic.Int64 // unix nanoseconds of the last output; start time before any
+
+	mu       sync.Mutex // guards the fields below
+	status   Status
+	cols     int
+	rows     int
+	changed  chan struct{} // closed and replaced on every output
+	onOutput func()
+	onExit   func()
+}
+
+// Start runs cfg.Argv in a new PTY of exactly cfg.Cols x cfg.Rows.
+func Start(cfg Config) (*Pane, error) {
+	if len(cfg.Argv) == 0 || cfg.Argv[0] == "" {
+		return nil, fmt.Errorf("pane %d: no command to run", cfg.ID)
+	}
+	if cfg.Cols < 1 || cfg.Rows < 1 {
+		return nil, fmt.Errorf("pane %d: size %dx%d is not positive", cfg.ID, cfg.Cols, cfg.Rows)
+	}
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	p := &Pane{
+		id:       cfg.ID,
+		logf:     logf,
+		input:    make(chan []byte, inputQueue),
+		closed:   make(chan struct{}),
+		exited:   make(chan struct{}),
+		readDone: make(chan struct{}),
+		cols:     cfg.Cols,
+		rows:     cfg.Rows,
+		changed:  make(chan struct{}),
+		onOutput: cfg.OnOutput,
+		onExit:   cfg.OnExit,
+	}
+	p.term = term.New(cfg.Cols, cfg.Rows, term.Options{
+		Scrollback: cfg.Scrollback,
+		Reply:      p.reply,
+		Logf: func(format string, args ...any) {
+			logf("pane %d: "+format, append([]any{cfg.ID}, args...)...)
+		},
+	})
+
+	path, err := exec.LookPath(cfg.Argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("pane %d: cannot run %q: %w", cfg.ID, cfg.Argv[0], err)
+	}
+	cmd := exec.Command(path, cfg.Argv[1:]...)
+	cmd.Args[0] = cfg.Argv[0]
+	cmd.Dir = cfg.Dir
+	cmd.Env = withTermEnv(cfg.Env)
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cfg.Cols), Rows: uint16(cfg.Rows)})
+	if err != nil {
+		return nil, fmt.Errorf("pane %d: start %q: %w", cfg.ID, cfg.Argv[0], err)
+	}
+	p.cmd = cmd
+	p.ptmx = ptmx
+	p.status = Status{Running: true, PID: cmd.Process.Pid}
+	p.lastOutput.Store(time.Now().UnixNano())
+
+	go p.readLoop()
+	go p.writeLoop()
+	go p.waitLoop()
+	return p, nil
+}
+
+func withTermEnv(env []string) []string {
+	out := make([]string, 0, len(env)+2)
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "COLORTERM=") ||
+			strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "TERM="+TERM, "COLORTERM=truecolor")
+}
+
+// ID is the pane's id.
+func (p *Pane) ID() int { return p.id }
+
+// Term is the pane's emulator, for snapshots.
+func (p *Pane) Term() *term.Terminal { return p.term }
+
+// readLoop feeds the emulator until the PTY reports the other side gone. A
+// panic here is confined to this pane: the emulator already recovers its own,
+// and anything else ends the reader, leaving the pane readable.
+func (p *Pane) readLoop() {
+	defer close(p.readDone)
+	defer func() {
+		if r := recover(); r != nil {
+			p.logf("pane %d: reader panic: %v", p.id, r)
+		}
+	}()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := p.ptmx.Read(buf)
+		if n > 0 {
+			p.term.Write(buf[:n])
+			p.lastOutput.Store(time.Now().UnixNano())
+			p.mu.Lock()
+			close(p.changed)
+			p.changed = make(chan struct{})
+			cb := p.onOutput
+			p.mu.Unlock()
+			if cb != nil {
+				cb()
+			}
+		}
+		if err != nil {
+			// EIO once every slave descriptor is closed: the normal end.
+			return
+		}
+	}
+}
+
+func (p *Pane) writeLoop() {
+	for {
+		select {
+		case b := <-p.input:
+			if _, err := p.ptmx.Write(b); err != nil {
+				p.logf("pane %d: write: %v", p.id, err)
+			}
+		case <-p.closed:
+			return
+		}
+	}
+}
+
+func (p *Pane) waitLoop() {
+	err := p.cmd.Wait()
+	st := Status{PID: p.cmd.Process.Pid}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		code := 0
+		st.ExitCode = &code
+	case errors.As(err, &ee):
+		ws, ok := ee.Sys().(syscall.WaitStatus)
+		if ok && ws.Signaled() {
+			sig := signalName(ws.Signal())
+			st.Signal = &sig
+		} else {
+			code := ee.ExitCode()
+			st.ExitCode = &code
+		}
+	default:
+		code := -1
+		st.ExitCode = &code
+		p.logf("pane %d: wait: %v", p.id, err)
+	}
+	// Let the reader drain what the program wrote before it ended, so the
+	// final screen is complete when the exit is reported. A background child
+	// may hold the PTY open; do not wait for it forever.
+	select {
+	case <-p.readDone:
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.mu.Lock()
+	p.status = st
+	close(p.changed)
+	p.changed = make(chan struct{})
+	cb := p.onExit
+	p.mu.Unlock()
+	close(p.exited)
+	if cb != nil {
+		cb()
+	}
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
+		syscall.SIGILL: "SIGILL", syscall.SIGABRT: "SIGABRT", syscall.SIGFPE: "SIGFPE",
+		syscall.SIGKILL: "SIGKILL", syscall.SIGSEGV: "SIGSEGV", syscall.SIGPIPE: "SIGPIPE",
+		syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM", syscall.SIGBUS: "SIGBUS",
+		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
+	}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("SIG%d", int(s))
+}
+
+// reply queues the emulator's answers to device queries. It must not block:
+// the emulator calls it from inside Write.
+func (p *Pane) reply(b []byte) {
+	c := append([]byte(nil), b...)
+	select {
+	case p.input <- c:
+	default:
+		p.logf("pane %d: dropped a %d byte terminal reply: input queue full", p.id, len(b))
+	}
+}
+
+// Write queues raw bytes for the program's input.
+func (p *Pane) Write(b []byte) error {
+	select {
+	case <-p.closed:
+		return ErrClosed
+	case <-p.exited:
+		return ErrExited
+	default:
+	}
+	c := append([]byte(nil), b...)
+	select {
+	case p.input <- c:
+		return nil
+	default:
+		return ErrInputFull
+	}
+}
+
+// SendKeys types text in the key notation of the contract, encoded for the
+// modes the program has set (cursor keys, bracketed paste). It returns the
+// number of bytes queued.
+func (p *Pane) SendKeys(text string) (int, error) {
+	m := p.term.Modes()
+	b := keys.Encode(text, keys.Modes{AppCursor: m.AppCursor, AppKeypad: m.AppKeypad, BracketedPaste: m.BracketedPaste})
+	if len(b) == 0 {
+		return 0, nil
+	}
+	return len(b), p.Write(b)
+}
+
+// Resize changes the PTY and emulator size; the program gets SIGWINCH.
+func (p *Pane) Resize(cols, rows int) error {
+	if cols < 1 || rows < 1 {
+		return fmt.Errorf("pane %d: size %dx%d is not positive", p.id, cols, rows)
+	}
+	p.mu.Lock()
+	same := cols == p.cols && rows == p.rows
+	p.cols, p.rows = cols, rows
+	p.mu.Unlock()
+	if same {
+		return nil
+	}
+	p.term.Resize(cols, rows)
+	if err := pty.Setsize(p.ptmx, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}); err != nil {
+		select {
+		case <-p.exited:
+			return nil // the size of a finished program's PTY no longer matters
+		default:
+		}
+		return fmt.Errorf("pane %d: resize pty: %w", p.id, err)
+	}
+	return nil
+}
+
+// Size is the pane's current size.
+func (p *Pane) Size() (cols, rows int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cols, p.rows
+}
+
+// Status is the process state.
+func (p *Pane) Status() Status {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status
+}
+
+// Exited is closed when the process has ended and Status holds its exit.
+func (p *Pane) Exited() <-chan struct{} { return p.exited }
+
+// LastOutput is when output last arrived (the start time before any).
+func (p *Pane) LastOutput() time.Time { return time.Unix(0, p.lastOutput.Load()) }
+
+// Changed returns a channel closed at the next output or exit.
+func (p *Pane) Changed() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.changed
+}
+
+// Cwd is the program's current directory, read from /proc; "" if unknown.
+func (p *Pane) Cwd() string {
+	st := p.Status()
+	if !st.Running {
+		return ""
+	}
+	dir, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", st.PID))
+	if err != nil {
+		return ""
+	}
+	return dir
+}
+
+// WaitSettled waits for output to go quiet for settle, giving the program
+// up to firstOutput to start answering at all, and returns whether it settled
+// before max ran out (or the process exited).
+func (p *Pane) WaitSettled(ctx context.Context, since time.Time, settle, firstOutput, max time.Duration) bool {
+	deadline := time.NewTimer(max)
+	defer deadline.Stop()
+	for {
+		last := p.LastOutput()
+		quietFor := settle
+		if !last.After(since) {
+			// Nothing yet since the input: allow the program time to react.
+			quietFor = firstOutput
+			last = since
+		}
+		wait := time.Until(last.Add(quietFor))
+		if wait <= 0 {
+			return true
+		}
+		ch := p.Changed()
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-deadline.C:
+			t.Stop()
+			return false
+		case <-p.exited:
+			t.Stop()
+			return true
+		case <-ch:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// Kill ends the process: SIGHUP to its process group as a closing terminal
+// would, then SIGKILL if it has not ended within grace.
+func (p *Pane) Kill(grace time.Duration) {
+	st := p.Status()
+	if !st.Running {
+		return
+	}
+	pid := p.cmd.Process.Pid
+	// Best effort: the group may already be gone.
+	_ = syscall.Kill(-pid, syscall.SIGHUP)
+	_ = p.cmd.Process.Signal(syscall.SIGHUP)
+	select {
+	case <-p.exited:
+		return
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = p.cmd.Process.Kill()
+	select {
+	case <-p.exited:
+	case <-time.After(grace):
+		p.logf("pane %d: process %d did not end after SIGKILL", p.id, pid)
+	}
+}
+
+// Close kills the process if needed and releases the PTY. The emulator stays
+// readable.
+func (p *Pane) Close() {
+	p.Kill(time.Second)
+	p.closeOnce.Do(func() {
+		close(p.closed)
+		// Best effort: the reader returns once the master is closed.
+		_ = p.ptmx.Close()
+	})
+}
+
+var _ io.Writer = (*term.Terminal)(nil)
