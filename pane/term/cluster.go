@@ -1,0 +1,131 @@
+package term
+
+import (
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
+)
+
+// vt10x stores one rune per cell. Two things need more: a wide character's
+// second cell, and a character with combining marks. Both are encoded as
+// runes of Unicode's Supplementary Private Use Area-B, which vt10x stores
+// like any other character and which this package decodes when reading cells.
+const (
+	// contRune marks the continuation (second) cell of a wide character.
+	contRune rune = 0x10FFFD
+	// clusterBase..clusterEnd-1 are codes of interned clusters: a base
+	// character with its combining marks, or an input character that is
+	// itself in this range (so that input can never forge a code).
+	clusterBase rune = 0x100000
+	clusterEnd  rune = 0x10FFFC
+	// maxClusterBytes caps the marks one cell keeps (tmux keeps a few too);
+	// further marks are dropped, so a flood of them cannot grow a cell.
+	maxClusterBytes = 32
+)
+
+// widthCond fixes the width rules: not East Asian (ambiguous characters are
+// narrow, as glibc's wcwidth in a UTF-8 locale, which tmux uses) and emoji
+// presentation characters wide.
+var widthCond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
+
+// runeWidth is the number of cells r takes: 0 for combining marks, joiners
+// and variation selectors, 2 for wide characters, else 1.
+func runeWidth(r rune) int {
+	switch {
+	case r < 0x20:
+		return 0
+	case r < 0x7f:
+		return 1
+	case r < 0xa0:
+		return 0
+	case r < 0x300:
+		return 1
+	case r >= clusterBase:
+		return 1 // private use: narrow, as wcwidth says
+	}
+	return widthCond.RuneWidth(r)
+}
+
+// clusterTable interns cluster strings as private-use codes. It only grows
+// (the cells holding codes cannot all be enumerated: vt10x hides the inactive
+// screen); when full, combining marks are dropped instead.
+type clusterTable struct {
+	codes map[string]rune
+	texts []string
+}
+
+// code returns the vt10x rune for the character r.
+func (c *clusterTable) code(r rune) rune {
+	if r < clusterBase {
+		return r
+	}
+	if code, ok := c.intern(string(r)); ok {
+		return code
+	}
+	return utf8.RuneError
+}
+
+func (c *clusterTable) intern(s string) (rune, bool) {
+	if code, ok := c.codes[s]; ok {
+		return code, true
+	}
+	if len(c.texts) >= int(clusterEnd-clusterBase) {
+		return 0, false
+	}
+	if c.codes == nil {
+		c.codes = make(map[string]rune)
+	}
+	code := clusterBase + rune(len(c.texts))
+	c.texts = append(c.texts, s)
+	c.codes[s] = code
+	return code, true
+}
+
+// text returns what a stored rune stands for; blank cells read as a space.
+func (c *clusterTable) text(code rune) string {
+	switch {
+	case code == 0:
+		return " "
+	case code >= clusterBase && code < clusterEnd:
+		if i := int(code - clusterBase); i < len(c.texts) {
+			return c.texts[i]
+		}
+		return "\uFFFD"
+	}
+	return string(code)
+}
+
+// base returns the first character of what a stored rune stands for.
+func (c *clusterTable) base(code rune) rune {
+	if code >= clusterBase && code < clusterEnd {
+		if i := int(code - clusterBase); i < len(c.texts) {
+			r, _ := utf8.DecodeRuneInString(c.texts[i])
+			return r
+		}
+		return utf8.RuneError
+	}
+	return code
+}
+
+// split returns the base character and the combining marks of a stored rune.
+func (c *clusterTable) split(code rune) (rune, string) {
+	if code >= clusterBase && code < clusterEnd {
+		if i := int(code - clusterBase); i < len(c.texts) {
+			s := c.texts[i]
+			r, n := utf8.DecodeRuneInString(s)
+			return r, s[n:]
+		}
+		return utf8.RuneError, ""
+	}
+	return code, ""
+}
+
+// combine returns the code for the cell content code followed by mark; false
+// when the cell is full or the table is.
+func (c *clusterTable) combine(code, mark rune) (rune, bool) {
+	s := c.text(code)
+	if len(s)+utf8.RuneLen(mark) > maxClusterBytes {
+		return 0, false
+	}
+	return c.intern(s + string(mark))
+}

@@ -1,0 +1,671 @@
+package term
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hinshun/vt10x"
+)
+
+// vt10x cursor state bits (unexported there; state.go:23-27 of the pinned version).
+const (
+	vtCursorWrapNext = 1 << 1
+	vtCursorOrigin   = 1 << 2
+	// vtAttrWrap marks the last glyph of a line that auto-wrapped.
+	vtAttrWrap = 1 << 6
+)
+
+// Answers to device queries. DA1 says VT100 with advanced video, like tmux
+// and screen; DA2 says VT220, firmware 10.
+const (
+	replyDA1 = "\x1b[?1;2c"
+	replyDA2 = "\x1b[>1;10;0c"
+	replyDSR = "\x1b[0n"
+)
+
+// flushLocked feeds the pending normalised bytes to vt10x.
+func (t *Terminal) flushLocked() {
+	if len(t.out) == 0 {
+		return
+	}
+	b := t.out
+	t.guard(func() { _, _ = t.vt.Write(b) })
+	t.out = t.out[:0]
+}
+
+// syncCursorLocked flushes and reads the cursor and modes back from vt10x.
+func (t *Terminal) syncCursorLocked() {
+	if t.curValid && len(t.out) == 0 {
+		return
+	}
+	t.flushLocked()
+	var c vt10x.Cursor
+	t.guard(func() {
+		c = t.vt.Cursor()
+		t.vmode = t.vt.Mode()
+	})
+	t.cx = min(max(c.X, 0), t.cols-1)
+	t.cy = min(max(c.Y, 0), t.rows-1)
+	t.wrapNext = c.State&vtCursorWrapNext != 0
+	t.origin = c.State&vtCursorOrigin != 0
+	t.curValid = true
+}
+
+func (t *Terminal) altLocked() bool {
+	var m vt10x.ModeFlag
+	t.guard(func() { m = t.vt.Mode() })
+	return m&vt10x.ModeAltScreen != 0
+}
+
+// scrollsIntoHistoryLocked reports whether a line feed at the cursor now
+// would push row 0 off the primary screen: the cursor is on the bottom row
+// of a full-screen scroll region, as in tmux. The cursor must be in sync.
+func (t *Terminal) scrollsIntoHistoryLocked() bool {
+	return t.cy == t.bottom && t.top == 0 && t.bottom == t.rows-1 && t.vmode&vt10x.ModeAltScreen == 0
+}
+
+// emit queues a sequence for vt10x; the cursor must be read back afterwards.
+func (t *Terminal) emit(s string) {
+	t.out = append(t.out, s...)
+	t.curValid = false
+}
+
+func appendCSI1(b []byte, n int, final byte) []byte {
+	b = append(b, 0x1b, '[')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, final)
+}
+
+func (t *Terminal) emitCSI1(n int, final byte) {
+	t.out = appendCSI1(t.out, n, final)
+	t.curValid = false
+}
+
+// printASCIILocked prints a run of printable ASCII. Between line ends it is
+// a plain append; at a line end the auto-wrap is checked for history.
+func (t *Terminal) printASCIILocked(b []byte) {
+	if t.insert {
+		for _, c := range b {
+			t.printRuneLocked(rune(c))
+		}
+		return
+	}
+	for len(b) > 0 {
+		t.syncCursorLocked()
+		if t.wrapNext {
+			if t.vmode&vt10x.ModeWrap == 0 {
+				// No auto-wrap: every byte overwrites the last column.
+				t.out = append(t.out, b[len(b)-1])
+				t.lastPrint, t.lastWidth = rune(b[len(b)-1]), 1
+				return
+			}
+			if t.scrollsIntoHistoryLocked() {
+				t.captureRowsLocked(0, 1)
+			}
+			// vt10x wraps on the next glyph; the new position is read back.
+			t.out = append(t.out, b[0])
+			t.lastPrint, t.lastWidth = rune(b[0]), 1
+			t.curValid = false
+			b = b[1:]
+			continue
+		}
+		room := t.cols - t.cx
+		n := min(room, len(b))
+		t.out = append(t.out, b[:n]...)
+		t.lastPrint, t.lastWidth = rune(b[n-1]), 1
+		t.cx += n
+		if t.cx >= t.cols {
+			t.cx = t.cols - 1
+			t.wrapNext = true
+		}
+		b = b[n:]
+	}
+}
+
+// textRuneLocked prints one decoded non-ASCII rune.
+func (t *Terminal) textRuneLocked(r rune) {
+	if r >= 0x80 && r < 0xa0 {
+		return // C1 controls encoded in UTF-8: ignored, as tmux does
+	}
+	t.printRuneLocked(r)
+}
+
+// printRuneLocked places one rune: wide runes get a continuation cell,
+// zero-width runes join the previous cell, insert mode shifts the line.
+func (t *Terminal) printRuneLocked(r rune) {
+	w := runeWidth(r)
+	if w == 0 {
+		t.combineLocked(r)
+		return
+	}
+	t.placeLocked(t.clusters.code(r), w)
+}
+
+// placeLocked puts the vt10x rune code (a character or an interned cluster)
+// of width w at the cursor, doing the wrap itself where vt10x would not do
+// it as tmux does.
+func (t *Terminal) placeLocked(code rune, w int) {
+	t.syncCursorLocked()
+	if w > t.cols {
+		return // can never fit
+	}
+	autowrap := t.vmode&vt10x.ModeWrap != 0
+	if !autowrap && w == 2 && (t.wrapNext || t.cx > t.cols-2) {
+		return // does not fit and may not wrap: dropped, as tmux does
+	}
+	if t.insert && !t.wrapNext {
+		t.emitCSI1(w, '@')
+		t.syncCursorLocked()
+	}
+	switch {
+	case t.wrapNext && autowrap:
+		if t.scrollsIntoHistoryLocked() {
+			t.captureRowsLocked(0, 1)
+		}
+		if t.insert {
+			// Wrap by hand so that the insertion happens on the new line.
+			t.emit("\n\r")
+			t.emitCSI1(w, '@')
+		}
+		t.curValid = false
+	case w == 2 && t.cx == t.cols-1:
+		// A wide rune does not fit in the last column: the line wraps
+		// and the last column keeps what it had, as in tmux.
+		if t.scrollsIntoHistoryLocked() {
+			t.captureRowsLocked(0, 1)
+		}
+		t.emit("\n\r")
+		if t.insert {
+			t.emitCSI1(w, '@')
+		}
+	}
+	t.out = utf8.AppendRune(t.out, code)
+	if w == 2 {
+		t.out = utf8.AppendRune(t.out, contRune)
+	}
+	t.lastPrint, t.lastWidth = code, w
+	if !t.curValid || t.wrapNext {
+		// Unknown position, or no auto-wrap: the glyph replaced the last
+		// column and nothing moved.
+		return
+	}
+	t.cx += w
+	if t.cx >= t.cols {
+		t.cx = t.cols - 1
+		t.wrapNext = true
+	}
+}
+
+// combineLocked joins a zero-width rune to the cell before the cursor (the
+// cursor's own cell while a wrap is pending), as tmux does; with no such cell
+// it is dropped.
+func (t *Terminal) combineLocked(r rune) {
+	t.syncCursorLocked()
+	px := t.cx - 1
+	if t.wrapNext {
+		px = t.cx
+	}
+	if px < 0 {
+		return
+	}
+	py := t.cy
+	var g, left vt10x.Glyph
+	var cur vt10x.Cursor
+	if !t.guard(func() {
+		g = t.vt.Cell(px, py)
+		if px > 0 {
+			left = t.vt.Cell(px-1, py)
+		}
+		cur = t.vt.Cursor()
+	}) {
+		return
+	}
+	if g.Char == contRune && px > 0 && runeWidth(t.clusters.base(left.Char)) == 2 {
+		px--
+		g = left
+	}
+	code, ok := t.clusters.combine(g.Char, r)
+	if !ok {
+		return // the cell holds all the marks it may
+	}
+	// Reprint the cell with its own attributes, then put the pen and the
+	// cursor back (including a pending wrap).
+	t.out = appendSGRForGlyph(t.out, g, true)
+	t.out = appendCSI1(t.out, px+1, 'G')
+	t.out = utf8.AppendRune(t.out, code)
+	wide := runeWidth(t.clusters.base(code)) == 2
+	if wide && t.wrapNext && px == t.cols-2 {
+		// Rewriting the continuation in the last column restores the pending wrap.
+		t.out = utf8.AppendRune(t.out, contRune)
+	}
+	t.out = appendSGRForGlyph(t.out, cur.Attr, false)
+	if !t.wrapNext {
+		t.out = appendCSI1(t.out, t.cx+1, 'G')
+	}
+	t.curValid = false
+	if t.lastPrint != 0 {
+		t.lastPrint = code
+	}
+}
+
+// appendSGRForGlyph appends an SGR that makes vt10x's pen produce g. vt10x
+// stores glyphs after swapping for reverse video, so a stored glyph (stored
+// true) is swapped back; bold brightening is a fixed point for stored colours.
+func appendSGRForGlyph(b []byte, g vt10x.Glyph, stored bool) []byte {
+	fg, bg := g.FG, g.BG
+	if stored && g.Mode&1 != 0 {
+		fg, bg = bg, fg
+	}
+	b = append(b, "\x1b[0"...)
+	for _, m := range [...]struct {
+		bit int16
+		sgr string
+	}{{4, ";1"}, {16, ";3"}, {2, ";4"}, {32, ";5"}, {1, ";7"}} {
+		if g.Mode&m.bit != 0 {
+			b = append(b, m.sgr...)
+		}
+	}
+	b = appendVTColor(b, fg, 38)
+	b = appendVTColor(b, bg, 48)
+	return append(b, 'm')
+}
+
+func appendVTColor(b []byte, c vt10x.Color, base int) []byte {
+	switch {
+	case c >= vt10x.DefaultFG:
+		return b
+	case c < 256:
+		b = append(b, ';')
+		b = strconv.AppendInt(b, int64(base), 10)
+		b = append(b, ";5;"...)
+		return strconv.AppendInt(b, int64(c), 10)
+	default:
+		b = append(b, ';')
+		b = strconv.AppendInt(b, int64(base), 10)
+		b = append(b, ";2;"...)
+		b = strconv.AppendInt(b, int64(c>>16&0xff), 10)
+		b = append(b, ';')
+		b = strconv.AppendInt(b, int64(c>>8&0xff), 10)
+		b = append(b, ';')
+		return strconv.AppendInt(b, int64(c&0xff), 10)
+	}
+}
+
+// controlLocked executes a C0 control in the ground state.
+func (t *Terminal) controlLocked(b byte) {
+	switch b {
+	case 0x07:
+		t.bells++
+		return // REP keeps its character across a bell
+	case 0x08:
+		t.syncCursorLocked()
+		switch {
+		case t.wrapNext:
+			// tmux's cursor sits past the last column while a wrap is
+			// pending, so one step back lands on the last column.
+			t.emitCSI1(t.cols, 'G')
+		case t.cx == 0 && t.cy > 0 && t.rowWrappedLocked(t.cy-1):
+			// Backspace at the start of a wrapped line goes to the end of
+			// the line above, as in tmux.
+			t.emit("\x1b[A")
+			t.emitCSI1(t.cols, 'G')
+		default:
+			t.emit("\b")
+		}
+	case 0x09:
+		t.syncCursorLocked()
+		if t.wrapNext || t.cx >= t.cols-1 {
+			// tmux does not tab past the end; vt10x would clear a pending wrap.
+			break
+		}
+		t.emit("\t")
+	case 0x0a, 0x0b, 0x0c:
+		t.lineFeedLocked("\n")
+	case 0x0d:
+		t.emit("\r")
+	case 0x1b:
+		t.sc.state = stEsc
+		return
+	default:
+		// NUL, ENQ, SO, SI and the rest: ignored.
+		return
+	}
+	t.lastPrint = 0
+}
+
+// lineFeedLocked forwards a line feed (or IND/NEL), first saving row 0 to
+// history when it is about to scroll off the primary screen.
+func (t *Terminal) lineFeedLocked(seq string) {
+	t.syncCursorLocked()
+	if t.scrollsIntoHistoryLocked() {
+		t.captureRowsLocked(0, 1)
+	}
+	t.emit(seq)
+}
+
+func (t *Terminal) rowWrappedLocked(y int) bool {
+	var g vt10x.Glyph
+	t.guard(func() { g = t.vt.Cell(t.cols-1, y) })
+	return g.Mode&vtAttrWrap != 0
+}
+
+// escDispatchLocked handles ESC [inter] final.
+func (t *Terminal) escDispatchLocked(inter, b byte) {
+	t.lastPrint = 0
+	if inter != 0 {
+		if inter == '(' {
+			switch b {
+			case '0', 'B', 'A', '<', '5', 'C', 'K':
+				t.emit("\x1b(" + string(rune(b)))
+			}
+		}
+		if inter == '#' && b == '8' {
+			t.emit("\x1b#8")
+		}
+		// G1-G3 designations, ESC % G and the rest: ignored.
+		return
+	}
+	switch b {
+	case 'D':
+		t.lineFeedLocked("\x1bD")
+	case 'E':
+		t.lineFeedLocked("\x1bE")
+	case 'M', 'H', '7', '8', '=', '>':
+		t.emit("\x1b" + string(rune(b)))
+	case 'Z': // DECID
+		t.replies = append(t.replies, replyDA1...)
+	case 'c':
+		t.risLocked()
+	}
+}
+
+// risLocked performs a full reset: back to the primary screen, the screen
+// scrolled into history (tmux's scroll-on-clear), everything cleared and
+// homed (vt10x alone clears only part of the screen).
+func (t *Terminal) risLocked() {
+	t.syncCursorLocked()
+	if t.vmode&vt10x.ModeAltScreen != 0 {
+		t.emit("\x1b[?1047l")
+		t.syncCursorLocked()
+	}
+	t.scrollOnClearLocked()
+	t.emit("\x1bc\x1b[H\x1b[2J")
+	t.top, t.bottom = 0, t.rows-1
+	t.insert, t.bracketed, t.syncOutput = false, false, false
+	t.shape = CursorDefault
+}
+
+// oscDispatchLocked handles a complete OSC string: titles are kept in full,
+// everything else is ignored.
+func (t *Terminal) oscDispatchLocked() {
+	s := &t.sc
+	if s.oscOverflow {
+		return
+	}
+	p := s.osc
+	n := 0
+	i := 0
+	for i < len(p) && p[i] >= '0' && p[i] <= '9' && n < 1000 {
+		n = n*10 + int(p[i]-'0')
+		i++
+	}
+	if i == 0 || (i < len(p) && p[i] != ';') {
+		return
+	}
+	if n != 0 && n != 2 {
+		return
+	}
+	title := ""
+	if i < len(p) {
+		title = strings.ToValidUTF8(string(p[i+1:]), "\uFFFD")
+	}
+	t.title = title
+}
+
+// The CSI dispatcher. Every count is clamped to what the screen can use, so
+// that vt10x never sees a negative, zero-meaning-default or huge value.
+func (t *Terminal) csiDispatchLocked(final byte) {
+	s := &t.sc
+	rep := false
+	defer func() {
+		if !rep {
+			t.lastPrint = 0
+		}
+	}()
+	if s.ninter > 0 {
+		if s.ninter == 1 && s.inter[0] == ' ' && final == 'q' && s.prefix == 0 {
+			if n := s.param(0, 0); n <= int(CursorBar) {
+				t.shape = CursorShape(n)
+			}
+		}
+		return // DECSTR, DECRQM and other intermediates: ignored
+	}
+	for i := 1; i < s.nparams; i++ {
+		if s.colon[i] && final != 'm' {
+			return // sub-parameters mean nothing outside SGR
+		}
+	}
+	switch s.prefix {
+	case '?':
+		if final == 'h' || final == 'l' {
+			t.privateModesLocked(final == 'h')
+		}
+		return // ?u (kitty keyboard query), DECSED, ?n and the rest: dropped
+	case '>':
+		if final == 'c' && s.param(0, 0) == 0 {
+			t.replies = append(t.replies, replyDA2...)
+		}
+		return
+	case '<', '=':
+		return
+	}
+	cols, rows := t.cols, t.rows
+	count := func(limit int) int { return min(max(s.param(0, 1), 1), limit) }
+	switch final {
+	case '@', 'P', 'X':
+		t.emitCSI1(count(cols), final)
+	case 'A', 'B', 'e', 'E', 'F', 'L', 'M', 'T':
+		t.emitCSI1(count(rows), final)
+	case 'C', 'D', 'a', 'Z':
+		t.emitCSI1(count(cols), final)
+	case 'I':
+		// CHT: ignored, as tmux 3.3a (the reference) does; vt10x's own
+		// version loops once per requested stop.
+	case 'G', '`':
+		t.emitCSI1(min(max(s.param(0, 1), 1), cols), final)
+	case 'd':
+		t.emitCSI1(min(max(s.param(0, 1), 1), rows), final)
+	case 'H', 'f':
+		t.out = append(t.out, 0x1b, '[')
+		t.out = strconv.AppendInt(t.out, int64(min(max(s.param(0, 1), 1), rows)), 10)
+		t.out = append(t.out, ';')
+		t.out = strconv.AppendInt(t.out, int64(min(max(s.param(1, 1), 1), cols)), 10)
+		t.emit("H")
+	case 'J':
+		t.eraseDisplayLocked(s.param(0, 0))
+	case 'K':
+		if n := s.param(0, 0); n <= 2 {
+			t.emitCSI1(n, 'K')
+		}
+	case 'S':
+		n := count(rows)
+		t.syncCursorLocked()
+		if t.top == 0 && t.bottom == rows-1 && t.vmode&vt10x.ModeAltScreen == 0 {
+			t.captureRowsLocked(0, n)
+		}
+		t.emitCSI1(n, 'S')
+	case 'b':
+		rep = true
+		t.repeatLocked(s.param(0, 1))
+	case 'c':
+		if s.param(0, 0) == 0 {
+			t.replies = append(t.replies, replyDA1...)
+		}
+	case 'g':
+		if n := s.param(0, 0); n == 0 || n == 3 {
+			t.emitCSI1(n, 'g')
+		}
+	case 'h', 'l':
+		t.ansiModesLocked(final == 'h')
+	case 'm':
+		t.sgrLocked()
+	case 'n':
+		switch s.param(0, 0) {
+		case 5:
+			t.replies = append(t.replies, replyDSR...)
+		case 6:
+			t.syncCursorLocked()
+			y := t.cy
+			if t.origin {
+				y -= t.top
+			}
+			t.replies = append(t.replies, 0x1b, '[')
+			t.replies = strconv.AppendInt(t.replies, int64(y+1), 10)
+			t.replies = append(t.replies, ';')
+			t.replies = strconv.AppendInt(t.replies, int64(t.cx+1), 10)
+			t.replies = append(t.replies, 'R')
+		}
+	case 'r':
+		top := min(max(s.param(0, 1), 1), rows) - 1
+		bottom := s.param(1, rows)
+		if bottom == 0 {
+			bottom = rows
+		}
+		bottom = min(bottom, rows) - 1
+		if top >= bottom {
+			return // an empty or inverted region is ignored, as tmux does
+		}
+		t.top, t.bottom = top, bottom
+		t.out = append(t.out, 0x1b, '[')
+		t.out = strconv.AppendInt(t.out, int64(top+1), 10)
+		t.out = append(t.out, ';')
+		t.out = strconv.AppendInt(t.out, int64(bottom+1), 10)
+		t.emit("r")
+	case 's', 'u':
+		if s.nparams == 0 {
+			t.emit("\x1b[" + string(rune(final)))
+		}
+	}
+}
+
+// eraseDisplayLocked handles ED. Clearing the whole primary screen (2J, or
+// 0J from the home position) first scrolls its used lines into history, as
+// tmux's scroll-on-clear (on by default) does; 3J clears the history.
+func (t *Terminal) eraseDisplayLocked(n int) {
+	switch n {
+	case 0:
+		t.syncCursorLocked()
+		if t.cx == 0 && t.cy == 0 {
+			t.scrollOnClearLocked()
+		}
+		t.emit("\x1b[J")
+	case 1:
+		t.syncCursorLocked()
+		t.emit("\x1b[1J")
+		if t.cy == 1 && (!t.origin || t.top == 0) {
+			// vt10x leaves row 0 alone when the cursor is on row 1.
+			t.emit("\x1b[A\x1b[2K\x1b[B")
+			t.emitCSI1(t.cx+1, 'G')
+		}
+	case 2:
+		t.syncCursorLocked()
+		t.scrollOnClearLocked()
+		t.emit("\x1b[2J")
+	case 3:
+		t.h.clear()
+	}
+}
+
+// scrollOnClearLocked moves the used rows of the primary screen (up to the
+// last one holding anything) into history. The cursor must be in sync.
+func (t *Terminal) scrollOnClearLocked() {
+	if t.vmode&vt10x.ModeAltScreen != 0 || t.h.limit == 0 {
+		return
+	}
+	last := -1
+	t.guard(func() {
+		for y := t.rows - 1; y >= 0 && last < 0; y-- {
+			for x := 0; x < t.cols; x++ {
+				if !blankGlyph(t.vt.Cell(x, y)) {
+					last = y
+					break
+				}
+			}
+		}
+	})
+	if last >= 0 {
+		t.captureRowsLocked(0, last+1)
+	}
+}
+
+// repeatLocked is REP: the last printed character again, n times, never past
+// the end of the line (tmux's rule).
+func (t *Terminal) repeatLocked(n int) {
+	if t.lastPrint == 0 {
+		return
+	}
+	t.syncCursorLocked()
+	if t.wrapNext {
+		return
+	}
+	n = min(max(n, 1), t.cols-t.cx)
+	code, w := t.lastPrint, t.lastWidth
+	for range n {
+		t.placeLocked(code, w)
+	}
+}
+
+// privateModesLocked handles DECSET/DECRST.
+func (t *Terminal) privateModesLocked(set bool) {
+	s := &t.sc
+	for i := 0; i < s.nparams; i++ {
+		m := s.params[i]
+		switch m {
+		case 2004:
+			t.bracketed = set
+		case 2026:
+			t.syncOutput = set
+		case 47, 1047, 1049:
+			t.syncCursorLocked()
+			alt := t.vmode&vt10x.ModeAltScreen != 0
+			if alt == set {
+				// Leaving a screen one is not on (or entering the one one is
+				// on) is a no-op; vt10x would switch screens.
+				continue
+			}
+			t.emitPrivateMode(m, set)
+			t.curValid = false
+		case 1, 5, 6, 7, 9, 25, 1000, 1002, 1003, 1004, 1006, 1048:
+			t.emitPrivateMode(m, set)
+		}
+	}
+}
+
+func (t *Terminal) emitPrivateMode(m int, set bool) {
+	t.out = append(t.out, "\x1b[?"...)
+	t.out = strconv.AppendInt(t.out, int64(m), 10)
+	if set {
+		t.emit("h")
+	} else {
+		t.emit("l")
+	}
+}
+
+// ansiModesLocked handles SM/RM. Insert mode is implemented here (vt10x only
+// records it); LNM is forwarded.
+func (t *Terminal) ansiModesLocked(set bool) {
+	s := &t.sc
+	for i := 0; i < s.nparams; i++ {
+		switch s.params[i] {
+		case 4:
+			t.insert = set
+		case 20:
+			if set {
+				t.emit("\x1b[20h")
+			} else {
+				t.emit("\x1b[20l")
+			}
+		}
+	}
+}

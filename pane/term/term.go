@@ -1,0 +1,333 @@
+package term
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/hinshun/vt10x"
+)
+
+// DefaultScrollback is the number of history lines kept when
+// Options.Scrollback is zero.
+const DefaultScrollback = 10000
+
+// Size limits. vt10x keeps two full screens of 16-byte glyphs, so an
+// unbounded size from a confused caller could ask for gigabytes; these bounds
+// are far beyond any real window.
+const (
+	MaxCols = 2000
+	MaxRows = 1000
+)
+
+// writeChunk bounds how many input bytes are processed under one lock hold,
+// so that a reader calling Snapshot never waits behind a megabyte write.
+const writeChunk = 4096
+
+// Options configure a Terminal.
+type Options struct {
+	// Scrollback is the number of history lines kept: 0 means
+	// DefaultScrollback, a negative value keeps none.
+	Scrollback int
+	// Reply receives answers to device queries (DA1, DA2, DSR, CPR). It is
+	// called synchronously from Write, after the terminal's lock has been
+	// released, and must not block: the caller queues the bytes for the PTY.
+	Reply func([]byte)
+	// Logf receives recovered emulator panics and clamped sizes; nil discards.
+	Logf func(format string, args ...any)
+}
+
+// Terminal is one emulated screen: a scanner that conditions the byte stream,
+// hinshun/vt10x holding the cells, and a scrollback ring.
+type Terminal struct {
+	reply func([]byte)
+	logf  func(format string, args ...any)
+
+	// mu guards every field below, the vt10x instance included: vt10x's own
+	// lock is never taken by this package except inside vt10x's Write and
+	// Resize, which lock themselves, and this mutex serialises those calls
+	// with the unlocked getters (Cell, Cursor, Mode).
+	mu sync.Mutex
+	vt vt10x.Terminal
+	sc scanner
+	h  history
+
+	cols, rows int
+	out        []byte // normalised bytes waiting to be fed to vt10x
+
+	// Cursor knowledge between flushes: valid only while curValid is set;
+	// printing updates it by simulation so that plain text needs no flush.
+	curValid bool
+	cx, cy   int
+	wrapNext bool
+	origin   bool
+	vmode    vt10x.ModeFlag
+
+	top, bottom int // scroll region, tracked here because vt10x does not expose it
+
+	insert     bool
+	bracketed  bool
+	syncOutput bool
+	shape      CursorShape
+	title      string
+	bells      uint64
+
+	lastPrint rune // the last printed cell content for REP; 0 after anything else
+	lastWidth int
+
+	clusters clusterTable
+
+	// Scratch buffers reused across reads of rows, so that capturing a
+	// line into history costs one string and no per-cell allocation.
+	glyphBuf []vt10x.Glyph
+	scratch  []Cell
+	textBuf  []byte
+
+	replies []byte   // replies produced during a Write, delivered after unlock
+	logs    []string // log lines produced during a Write, delivered after unlock
+}
+
+// New returns a terminal of cols x rows cells. Sizes are clamped to
+// 1..MaxCols and 1..MaxRows (a clamp is logged).
+func New(cols, rows int, opts Options) *Terminal {
+	t := &Terminal{reply: opts.Reply, logf: opts.Logf}
+	limit := opts.Scrollback
+	if limit == 0 {
+		limit = DefaultScrollback
+	}
+	if limit < 0 {
+		limit = 0
+	}
+	t.h.limit = limit
+	t.cols, t.rows = t.clampSizeLocked(cols, rows)
+	t.newEmulatorLocked()
+	t.deliver()
+	return t
+}
+
+func (t *Terminal) clampSizeLocked(cols, rows int) (int, int) {
+	c := min(max(cols, 1), MaxCols)
+	r := min(max(rows, 1), MaxRows)
+	if c != cols || r != rows {
+		t.logs = append(t.logs, fmt.Sprintf("term: size %dx%d clamped to %dx%d (allowed 1..%d x 1..%d)", cols, rows, c, r, MaxCols, MaxRows))
+	}
+	return c, r
+}
+
+// newEmulatorLocked replaces the vt10x instance with a fresh one of the
+// current size and resets what this package tracks about it. History, title
+// and bell count survive: they are the pane's, not the emulator's.
+func (t *Terminal) newEmulatorLocked() {
+	t.vt = vt10x.New(vt10x.WithSize(t.cols, t.rows))
+	t.out = t.out[:0]
+	t.top, t.bottom = 0, t.rows-1
+	t.insert, t.bracketed, t.syncOutput = false, false, false
+	t.shape = CursorDefault
+	t.lastPrint, t.lastWidth = 0, 0
+	t.curValid = false
+	t.sc.reset()
+}
+
+// Write feeds program output to the terminal. It consumes all of p and always
+// returns len(p), nil: malformed input is repaired or dropped, never refused.
+func (t *Terminal) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		chunk := p
+		if len(chunk) > writeChunk {
+			chunk = chunk[:writeChunk]
+		}
+		p = p[len(chunk):]
+		t.mu.Lock()
+		t.scanLocked(chunk)
+		t.flushLocked()
+		t.mu.Unlock()
+		t.deliver()
+	}
+	return n, nil
+}
+
+// deliver hands queued replies and log lines to the callbacks. It runs
+// without the lock so that a callback may call back into the Terminal.
+func (t *Terminal) deliver() {
+	t.mu.Lock()
+	replies, logs := t.replies, t.logs
+	t.replies, t.logs = nil, nil
+	t.mu.Unlock()
+	if len(replies) > 0 && t.reply != nil {
+		t.reply(replies)
+	}
+	if t.logf != nil {
+		for _, l := range logs {
+			t.logf("%s", l)
+		}
+	}
+}
+
+// Resize changes the screen size. Lines pushed off the top of the primary
+// screen by a shrink go to history; history itself is kept as it is (no
+// reflow); tab stops are reset to every 8 columns of the new width.
+func (t *Terminal) Resize(cols, rows int) {
+	t.mu.Lock()
+	t.resizeLocked(cols, rows)
+	t.mu.Unlock()
+	t.deliver()
+}
+
+func (t *Terminal) resizeLocked(cols, rows int) {
+	cols, rows = t.clampSizeLocked(cols, rows)
+	if cols == t.cols && rows == t.rows {
+		return
+	}
+	t.syncCursorLocked()
+	// vt10x slides the screen up so that the cursor stays visible; those
+	// rows would be lost, so they become history first, as in tmux.
+	if slide := t.cy - rows + 1; slide > 0 && !t.altLocked() {
+		t.captureRowsLocked(0, slide)
+	}
+	t.guard(func() { t.vt.Resize(cols, rows) })
+	t.cols, t.rows = cols, rows
+	t.top, t.bottom = 0, rows-1
+	t.curValid = false
+	t.syncCursorLocked()
+	// vt10x keeps the old stops and adds none beyond the old width: reset
+	// them all for the new width without touching the saved cursor.
+	t.out = append(t.out, "\x1b[3g"...)
+	for x := 8; x < cols; x += 8 {
+		t.out = appendCSI1(t.out, x+1, 'G')
+		t.out = append(t.out, "\x1bH"...)
+	}
+	t.out = appendCSI1(t.out, t.cx+1, 'G')
+	t.curValid = false
+	t.flushLocked()
+}
+
+// Size returns the screen size in cells.
+func (t *Terminal) Size() (cols, rows int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cols, t.rows
+}
+
+// Modes returns the modes the program has set.
+func (t *Terminal) Modes() Modes {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.modesLocked()
+}
+
+func (t *Terminal) modesLocked() Modes {
+	var m vt10x.ModeFlag
+	t.guard(func() { m = t.vt.Mode() })
+	return Modes{
+		AppCursor:      m&vt10x.ModeAppCursor != 0,
+		AppKeypad:      m&vt10x.ModeAppKeypad != 0,
+		BracketedPaste: t.bracketed,
+		AltScreen:      m&vt10x.ModeAltScreen != 0,
+		SyncOutput:     t.syncOutput,
+		MouseX10:       m&vt10x.ModeMouseX10 != 0,
+		MouseButton:    m&vt10x.ModeMouseButton != 0,
+		MouseDrag:      m&vt10x.ModeMouseMotion != 0,
+		MouseMotion:    m&vt10x.ModeMouseMany != 0,
+		MouseSGR:       m&vt10x.ModeMouseSgr != 0,
+		FocusEvents:    m&vt10x.ModeFocus != 0,
+		CursorHidden:   m&vt10x.ModeHide != 0,
+		Insert:         t.insert,
+	}
+}
+
+// Title returns the last title set with OSC 0 or 2, in full.
+func (t *Terminal) Title() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.title
+}
+
+// Bells returns how many BEL characters were seen outside strings.
+func (t *Terminal) Bells() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.bells
+}
+
+// Cursor returns the cursor position (0-based, always inside the screen),
+// visibility and shape.
+func (t *Terminal) Cursor() Cursor {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cursorLocked()
+}
+
+func (t *Terminal) cursorLocked() Cursor {
+	var c vt10x.Cursor
+	var vis bool
+	t.guard(func() {
+		c = t.vt.Cursor()
+		vis = t.vt.CursorVisible()
+	})
+	return Cursor{
+		X:       min(max(c.X, 0), t.cols-1),
+		Y:       min(max(c.Y, 0), t.rows-1),
+		Visible: vis,
+		Shape:   t.shape,
+	}
+}
+
+// HistoryLen returns the number of lines in the scrollback.
+func (t *Terminal) HistoryLen() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.h.n
+}
+
+// History returns the last n history lines (all of them when n < 0), oldest
+// first, as text like Lines.
+func (t *Terminal) History(n int) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n < 0 || n > t.h.n {
+		n = t.h.n
+	}
+	out := make([]string, n)
+	for i := range n {
+		out[i] = t.h.at(t.h.n - n + i).textTrimmed()
+	}
+	return out
+}
+
+// HistoryCells returns up to n history rows starting at index from (0 is the
+// oldest line), with attributes. Each row has as many cells as the screen had
+// columns when the line was saved, or the current width if that is larger.
+// Out-of-range requests are clipped; an empty result means nothing matched.
+func (t *Terminal) HistoryCells(from, n int) [][]Cell {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if from < 0 {
+		from = 0
+	}
+	if n < 0 || from+n > t.h.n {
+		n = t.h.n - from
+	}
+	if n <= 0 {
+		return nil
+	}
+	out := make([][]Cell, n)
+	for i := range n {
+		out[i] = t.h.at(from + i).cells(t.cols)
+	}
+	return out
+}
+
+// guard runs a vt10x call and turns a panic inside it into a reset of the
+// emulator (same size, history kept) and a log line, so that no input can
+// take the pane, let alone the server, down.
+func (t *Terminal) guard(f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.logs = append(t.logs, fmt.Sprintf("term: emulator panic recovered, emulator reset: %v", r))
+			t.newEmulatorLocked()
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
