@@ -1,0 +1,504 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+	"github.com/melmux/melmux/pane/term"
+)
+
+// widths measures text we draw ourselves (titles, status line). It is fixed
+// rather than read from the environment so that every client measures the
+// same way the pane emulator does (ambiguous characters are narrow).
+var widths = &runewidth.Condition{EastAsianWidth: false}
+
+// asciiStr holds one-rune strings for ASCII so drawing plain text does not
+// allocate a string per cell.
+var asciiStr = func() (t [128]string) {
+	for i := range t {
+		t[i] = string(rune(i))
+	}
+	return t
+}()
+
+// Draw paints the scene on s and calls s.Show. It never fails: anything that
+// does not fit is clipped.
+func Draw(s tcell.Screen, sc *Scene) {
+	st := sc.StatusStyle.orDefault()
+	s.Fill(' ', tcell.StyleDefault)
+	cols, rows := sc.Cols, sc.Rows
+	if w, h := s.Size(); cols <= 0 || cols > w || rows <= 0 || rows > h {
+		cols, rows = w, h
+	}
+	bounds := Rect{0, 0, cols, rows - 1}
+	for i := range sc.Panes {
+		p := &sc.Panes[i]
+		drawTitle(s, p, st, bounds)
+		drawContent(s, p, bounds)
+	}
+	drawSeparators(s, sc, st, bounds)
+	if rows > 0 {
+		drawStatus(s, sc, st, cols, rows-1)
+	}
+	if sc.Help {
+		drawHelp(s, sc, st, cols, rows-1)
+	}
+	placeCursor(s, sc, cols, rows)
+	s.Show()
+}
+
+// clip intersects r with b.
+func clip(r, b Rect) Rect {
+	x0, y0 := max(r.X, b.X), max(r.Y, b.Y)
+	x1, y1 := min(r.X+r.W, b.X+b.W), min(r.Y+r.H, b.Y+b.H)
+	if x1 <= x0 || y1 <= y0 {
+		return Rect{}
+	}
+	return Rect{x0, y0, x1 - x0, y1 - y0}
+}
+
+// putStr draws str from x on row y, stopping before maxX, and returns where it
+// stopped. Wide runes that would straddle maxX are not drawn.
+func putStr(s tcell.Screen, x, y, maxX int, str string, style tcell.Style) int {
+	for _, r := range str {
+		w := widths.RuneWidth(r)
+		if w == 0 {
+			continue // a lone combining mark or control: nothing to place
+		}
+		if x+w > maxX {
+			break
+		}
+		if r < 128 {
+			s.Put(x, y, asciiStr[r], style)
+		} else {
+			s.SetContent(x, y, r, nil, style)
+		}
+		x += w
+	}
+	return x
+}
+
+// exitText is "[exited 1]", "[exited SIGKILL]" or "[exited]".
+func exitText(p *PaneView) string {
+	switch {
+	case p.Signal != "":
+		return "[exited " + p.Signal + "]"
+	case p.ExitCode != nil:
+		return "[exited " + strconv.Itoa(*p.ExitCode) + "]"
+	}
+	return "[exited]"
+}
+
+// drawTitle draws the pane's top border: "─ 3 claude · busy ─────".
+func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
+	f := clip(Rect{p.Frame.X, p.Frame.Y, p.Frame.W, min(1, p.Frame.H)}, b)
+	if f.W == 0 {
+		return
+	}
+	line := tcell.StyleDefault.Foreground(tcolor(st.Border))
+	text := line
+	if p.Focused {
+		line = tcell.StyleDefault.Foreground(tcolor(st.Focus)).Bold(true)
+		text = line
+	}
+	end := f.X + f.W
+	for x := f.X; x < end; x++ {
+		s.SetContent(x, f.Y, '─', nil, line)
+	}
+	name := p.Title
+	if name == "" {
+		name = p.Command
+	}
+	id := " " + strconv.Itoa(p.ID) + " "
+	suffix := ""
+	if p.Exited {
+		suffix = exitText(p) + " "
+	} else if p.State != "" {
+		suffix = "· " + p.State + " "
+	}
+	// When space is short the name is shortened down to a few characters,
+	// then the state goes; the id and the exit status always stay.
+	avail := f.W - 2
+	room := avail - widths.StringWidth(id) - widths.StringWidth(suffix)
+	if !p.Exited && room < min(widths.StringWidth(name)+1, 5) {
+		suffix = ""
+		room = avail - widths.StringWidth(id)
+	}
+	switch w := widths.StringWidth(name); {
+	case name == "" || room < 2:
+		name = ""
+	case w+1 > room:
+		name = widths.Truncate(name, room-2, "…") + " "
+	default:
+		name += " "
+	}
+	label := id + name + suffix
+	if widths.StringWidth(label) > avail && avail > 0 {
+		label = widths.Truncate(label, avail-1, "…") + " "
+	}
+	putStr(s, f.X+1, f.Y, end-1, label, text)
+}
+
+// drawContent draws the pane's screen (or its copy-mode view) into Content.
+func drawContent(s tcell.Screen, p *PaneView, b Rect) {
+	c := clip(p.Content, b)
+	if c.W == 0 {
+		return
+	}
+	var rows [][]term.Cell
+	if p.Copy != nil {
+		rows = p.Copy.Rows
+	} else if p.Screen != nil {
+		rows = p.Screen.Cells
+	}
+	// The content rect may be clipped on the left or top by the bounds; keep
+	// screen coordinates relative to the unclipped origin.
+	dx, dy := c.X-p.Content.X, c.Y-p.Content.Y
+	var cache styleCache
+	for y := 0; y < c.H; y++ {
+		ry := y + dy
+		if ry >= len(rows) {
+			break
+		}
+		row := rows[ry]
+		selFrom, selTo := p.Copy.selection(ry, p.Content.W)
+		for x := 0; x < c.W; x++ {
+			rx := x + dx
+			if rx >= len(row) {
+				break
+			}
+			cell := &row[rx]
+			style := cache.get(cell.FG, cell.BG, cell.Attr)
+			if rx >= selFrom && rx < selTo {
+				style = style.Reverse(cell.Attr&term.AttrReverse == 0)
+			}
+			sx, sy := c.X+x, c.Y+y
+			switch {
+			case cell.Width == 0, cell.Width == 2 && x+1 >= c.W:
+				// An orphan continuation or a wide rune cut by the edge:
+				// a blank keeps the columns right.
+				s.Put(sx, sy, " ", style)
+			case cell.Comb != "":
+				s.Put(sx, sy, string(cell.Rune)+cell.Comb, style)
+			case cell.Rune == 0:
+				s.Put(sx, sy, " ", style)
+			case cell.Rune < 128:
+				if cell.Rune < ' ' || cell.Rune == 0x7f {
+					s.Put(sx, sy, " ", style)
+				} else {
+					s.Put(sx, sy, asciiStr[cell.Rune], style)
+				}
+			default:
+				s.SetContent(sx, sy, cell.Rune, nil, style)
+			}
+			if cell.Width == 2 {
+				x++ // the continuation cell belongs to this rune
+			}
+		}
+	}
+	if p.Copy != nil && p.Copy.Position != "" {
+		pos := p.Copy.Position
+		x := c.X + c.W - widths.StringWidth(pos)
+		putStr(s, max(x, c.X), c.Y, c.X+c.W, pos, tcell.StyleDefault.Reverse(true))
+	}
+	if p.Exited && p.Copy == nil {
+		y := lastUsedRow(rows, c.H) + 1
+		if y >= c.H {
+			y = c.H - 1
+		}
+		putStr(s, c.X, c.Y+y, c.X+c.W, exitText(p), tcell.StyleDefault.Reverse(true))
+	}
+}
+
+// lastUsedRow is the index of the last row with any visible character, -1 if none.
+func lastUsedRow(rows [][]term.Cell, h int) int {
+	for y := min(len(rows), h) - 1; y >= 0; y-- {
+		for _, c := range rows[y] {
+			if c.Rune != 0 && c.Rune != ' ' {
+				return y
+			}
+		}
+	}
+	return -1
+}
+
+// styleCache remembers the last converted style: runs of equally styled
+// cells are the rule, and converting costs more than comparing.
+type styleCache struct {
+	ok     bool
+	fg, bg term.Color
+	attr   term.Attr
+	style  tcell.Style
+}
+
+func (c *styleCache) get(fg, bg term.Color, a term.Attr) tcell.Style {
+	if !c.ok || c.fg != fg || c.bg != bg || c.attr != a {
+		c.ok, c.fg, c.bg, c.attr = true, fg, bg, a
+		c.style = tstyle(fg, bg, a)
+	}
+	return c.style
+}
+
+// drawSeparators draws the vertical separators, joining them to the title
+// bars they cross and colouring the part beside the focused pane.
+func drawSeparators(s tcell.Screen, sc *Scene, st StatusStyle, b Rect) {
+	plain := tcell.StyleDefault.Foreground(tcolor(st.Border))
+	focus := tcell.StyleDefault.Foreground(tcolor(st.Focus))
+	fp := sc.Focused()
+	for _, r := range sc.Separators {
+		r = clip(r, b)
+		for y := r.Y; y < r.Y+r.H; y++ {
+			for x := r.X; x < r.X+r.W; x++ {
+				style := plain
+				if fp != nil && y >= fp.Frame.Y && y < fp.Frame.Y+fp.Frame.H &&
+					(fp.Frame.X+fp.Frame.W == x || fp.Frame.X == x+1) {
+					style = focus
+				}
+				ch := joint(isBorderAt(sc, x-1, y), isBorderAt(sc, x+1, y),
+					onSeparator(sc, x, y-1), onSeparator(sc, x, y+1))
+				s.SetContent(x, y, ch, nil, style)
+			}
+		}
+	}
+}
+
+// joint picks the box-drawing character for a separator cell from which
+// neighbours it connects to: title bars left and right, separator above and below.
+func joint(left, right, up, down bool) rune {
+	switch {
+	case left && right && up && down:
+		return '┼'
+	case left && right && down:
+		return '┬'
+	case left && right && up:
+		return '┴'
+	case left && (up || down):
+		return '┤'
+	case right && (up || down):
+		return '├'
+	}
+	return '│'
+}
+
+func onSeparator(sc *Scene, x, y int) bool {
+	for _, r := range sc.Separators {
+		if r.Contains(x, y) {
+			return true
+		}
+	}
+	return false
+}
+
+// isBorderAt reports whether (x, y) lies on some pane's title bar.
+func isBorderAt(sc *Scene, x, y int) bool {
+	for i := range sc.Panes {
+		f := sc.Panes[i].Frame
+		if f.H > 0 && y == f.Y && x >= f.X && x < f.X+f.W {
+			return true
+		}
+	}
+	return false
+}
+
+// statusSeg is one piece of the status line. Tab is the tab index a click on
+// it selects, or -1.
+type statusSeg struct {
+	X, W  int
+	Text  string
+	Style tcell.Style
+	Tab   int
+}
+
+// statusLayout places the status line: session and tabs from the left,
+// message after them, prefix indicator and size note on the right. Draw and
+// mouse hit-testing share it so clicks land on what is shown.
+func statusLayout(sc *Scene, st StatusStyle, cols int) []statusSeg {
+	base := tcell.StyleDefault.Foreground(tcolor(st.FG)).Background(tcolor(st.BG))
+	var segs []statusSeg
+	var right []statusSeg
+	if sc.PrefixActive {
+		right = append(right, statusSeg{Text: " PREFIX ", Style: base.Reverse(true).Bold(true), Tab: -1})
+	}
+	if sc.SizeNote != "" {
+		right = append(right, statusSeg{Text: " " + sc.SizeNote + " ", Style: base, Tab: -1})
+	}
+	rw := 0
+	for _, r := range right {
+		rw += widths.StringWidth(r.Text)
+	}
+	limit := max(cols-rw, 0)
+	x := 0
+	add := func(text string, style tcell.Style, tab int) {
+		w := widths.StringWidth(text)
+		if x+w > limit {
+			text = widths.Truncate(text, limit-x, "")
+			w = widths.StringWidth(text)
+		}
+		if w > 0 {
+			segs = append(segs, statusSeg{X: x, W: w, Text: text, Style: style, Tab: tab})
+			x += w
+		}
+	}
+	add("["+sc.Session+"] ", base.Bold(true), -1)
+	for _, t := range sc.Tabs {
+		label := fmt.Sprintf("%d:%s(%d)", t.Index, t.Name, t.Panes)
+		if t.Zoomed {
+			label += "Z"
+		}
+		if t.Attention {
+			label += "!"
+		}
+		style := base
+		if t.Active {
+			style = tcell.StyleDefault.Foreground(tcolor(st.ActiveFG)).Background(tcolor(st.ActiveBG)).Bold(true)
+			label += "*"
+		}
+		if t.Attention && !t.Active {
+			style = style.Foreground(tcolor(st.Attention)).Bold(true)
+		}
+		add(label, style, t.Index)
+		add(" ", base, -1)
+	}
+	if sc.Message != "" {
+		add(" "+sc.Message, base.Bold(true), -1)
+	}
+	x = limit
+	for _, r := range right {
+		r.W = widths.StringWidth(r.Text)
+		if x+r.W > cols {
+			break
+		}
+		r.X = x
+		segs = append(segs, r)
+		x += r.W
+	}
+	return segs
+}
+
+// drawStatus draws the last row: the prompt when one is open, else the status line.
+func drawStatus(s tcell.Screen, sc *Scene, st StatusStyle, cols, y int) {
+	base := tcell.StyleDefault.Foreground(tcolor(st.FG)).Background(tcolor(st.BG))
+	for x := 0; x < cols; x++ {
+		s.Put(x, y, " ", base)
+	}
+	if sc.Prompt != nil {
+		putStr(s, 0, y, cols, sc.Prompt.Label+sc.Prompt.Text, base)
+		return
+	}
+	for _, g := range statusLayout(sc, st, cols) {
+		putStr(s, g.X, y, g.X+g.W, g.Text, g.Style)
+	}
+}
+
+// helpBox is the rectangle of the help overlay for a screen of cols x rows.
+func helpBox(sc *Scene, cols, rows int) (Rect, int) {
+	keyw := 0
+	w := 0
+	for _, b := range sc.Bindings {
+		keyw = max(keyw, widths.StringWidth(b.Keys))
+	}
+	for _, b := range sc.Bindings {
+		w = max(w, keyw+2+widths.StringWidth(b.Command))
+	}
+	w = max(w, widths.StringWidth(helpTitle)) + 4
+	h := len(sc.Bindings) + 2
+	w, h = min(w, cols), min(h, rows)
+	return Rect{(cols - w) / 2, (rows - h) / 2, w, h}, keyw
+}
+
+const helpTitle = " keys (any key closes) "
+
+// drawHelp draws the help overlay: a box listing every binding.
+func drawHelp(s tcell.Screen, sc *Scene, st StatusStyle, cols, rows int) {
+	r, keyw := helpBox(sc, cols, rows)
+	if r.W < 4 || r.H < 3 {
+		return
+	}
+	frame := tcell.StyleDefault.Foreground(tcolor(st.Focus)).Bold(true)
+	body := tcell.StyleDefault
+	x1, y1 := r.X+r.W-1, r.Y+r.H-1
+	for y := r.Y; y <= y1; y++ {
+		for x := r.X; x <= x1; x++ {
+			ch, style := ' ', body
+			switch {
+			case y == r.Y && x == r.X:
+				ch, style = '┌', frame
+			case y == r.Y && x == x1:
+				ch, style = '┐', frame
+			case y == y1 && x == r.X:
+				ch, style = '└', frame
+			case y == y1 && x == x1:
+				ch, style = '┘', frame
+			case y == r.Y || y == y1:
+				ch, style = '─', frame
+			case x == r.X || x == x1:
+				ch, style = '│', frame
+			}
+			s.SetContent(x, y, ch, nil, style)
+		}
+	}
+	putStr(s, r.X+2, r.Y, x1, helpTitle, frame)
+	for i, b := range sc.Bindings {
+		y := r.Y + 1 + i
+		if y >= y1 {
+			break
+		}
+		x := putStr(s, r.X+2, y, x1, b.Keys, body.Bold(true))
+		x = max(x, r.X+2+keyw+2)
+		putStr(s, x, y, x1, b.Command, body)
+	}
+}
+
+var cursorStyles = [...]tcell.CursorStyle{
+	term.CursorDefault:        tcell.CursorStyleDefault,
+	term.CursorBlockBlink:     tcell.CursorStyleBlinkingBlock,
+	term.CursorBlock:          tcell.CursorStyleSteadyBlock,
+	term.CursorUnderlineBlink: tcell.CursorStyleBlinkingUnderline,
+	term.CursorUnderline:      tcell.CursorStyleSteadyUnderline,
+	term.CursorBarBlink:       tcell.CursorStyleBlinkingBar,
+	term.CursorBar:            tcell.CursorStyleSteadyBar,
+}
+
+// placeCursor puts the terminal cursor where the person is typing: the
+// prompt, the copy-mode cursor, or the focused pane's own cursor.
+func placeCursor(s tcell.Screen, sc *Scene, cols, rows int) {
+	if sc.Prompt != nil && rows > 0 {
+		x := widths.StringWidth(sc.Prompt.Label)
+		for i, r := range []rune(sc.Prompt.Text) {
+			if i >= sc.Prompt.Cursor {
+				break
+			}
+			x += widths.RuneWidth(r)
+		}
+		s.SetCursorStyle(tcell.CursorStyleDefault)
+		s.ShowCursor(min(x, cols-1), rows-1)
+		return
+	}
+	p := sc.Focused()
+	if sc.Help || p == nil {
+		s.HideCursor()
+		return
+	}
+	var x, y int
+	shape := tcell.CursorStyleDefault
+	switch {
+	case p.Copy != nil:
+		x, y = p.Copy.CursorX, p.Copy.CursorY
+	case p.Screen != nil && p.Screen.Cursor.Visible && !p.Screen.Modes.CursorHidden && !p.Exited:
+		x, y = p.Screen.Cursor.X, p.Screen.Cursor.Y
+		if int(p.Screen.Cursor.Shape) < len(cursorStyles) {
+			shape = cursorStyles[p.Screen.Cursor.Shape]
+		}
+	default:
+		s.HideCursor()
+		return
+	}
+	if x < 0 || y < 0 || x >= p.Content.W || y >= p.Content.H || p.Content.Y+y >= rows-1 || p.Content.X+x >= cols {
+		s.HideCursor()
+		return
+	}
+	s.SetCursorStyle(shape)
+	s.ShowCursor(p.Content.X+x, p.Content.Y+y)
+}

@@ -1,0 +1,166 @@
+package ui
+
+import (
+	"testing"
+
+	"github.com/melmux/melmux/pane/term"
+)
+
+const W, H = 40, 12 // client size in the golden scenes; the status line is row 11
+
+func intp(n int) *int { return &n }
+
+// pane builds a PaneView for a frame, its content being the frame minus the title row.
+func pane(id int, f Rect, focused bool, cmd string, lines ...string) PaneView {
+	c := Rect{f.X, f.Y + 1, f.W, f.H - 1}
+	return PaneView{ID: id, Frame: f, Content: c, Command: cmd, State: "idle", Focused: focused,
+		Screen: screenOf(c.W, c.H, lines...)}
+}
+
+func scene(tabs []TabView, panes ...PaneView) *Scene {
+	if tabs == nil {
+		tabs = []TabView{{Index: 0, Name: "main", Panes: len(panes), Active: true}}
+	}
+	return &Scene{Cols: W, Rows: H, Session: "main", Tabs: tabs, Panes: panes}
+}
+
+func TestDrawGolden(t *testing.T) {
+	full := Rect{0, 0, W, H - 1}
+	left, right := Rect{0, 0, 20, H - 1}, Rect{21, 0, 19, H - 1}
+	sep := Rect{20, 0, 1, H - 1}
+	top, bottom := Rect{0, 0, W, 5}, Rect{0, 5, W, 6}
+
+	onePane := scene(nil, pane(1, full, true, "bash", "$ ls", "a.txt  b.txt", "$ "))
+	onePane.Panes[0].Screen.Cursor = term.Cursor{X: 2, Y: 2, Visible: true, Shape: term.CursorBar}
+
+	splitRight := scene(nil, pane(1, left, false, "bash", "left side"), pane(2, right, true, "vim", "right side"))
+	splitRight.Separators = []Rect{sep}
+	splitRight.Panes[1].Title = "notes.md"
+
+	splitDown := scene(nil, pane(1, top, true, "bash", "top"), pane(2, bottom, false, "htop", "bottom"))
+	splitDown.Panes[1].State = "busy"
+
+	nested := scene(nil,
+		pane(1, left, false, "bash", "one"),
+		pane(2, Rect{21, 0, 19, 5}, false, "claude", "two"),
+		pane(3, Rect{21, 5, 19, 6}, true, "codex", "three"))
+	nested.Separators = []Rect{sep}
+	nested.Panes[1].State = "waiting"
+
+	tabs := scene([]TabView{
+		{Index: 0, Name: "shell", Panes: 1},
+		{Index: 1, Name: "agents", Panes: 3, Active: true},
+		{Index: 2, Name: "build", Panes: 2, Attention: true},
+	}, pane(4, full, true, "bash", "tab one"))
+
+	zoom := scene([]TabView{{Index: 0, Name: "main", Panes: 3, Active: true, Zoomed: true}},
+		pane(2, full, true, "claude", "zoomed in"))
+
+	markers := scene([]TabView{{Index: 0, Name: "main", Panes: 2, Active: true, Attention: true}},
+		pane(1, full, true, "bash"))
+	markers.PrefixActive = true
+	markers.SizeNote = "40x12"
+	markers.Message = "hello"
+
+	wide := scene(nil, pane(1, full, true, "cat", "日本語 text", "e\u0301 é", "🙂 emoji", "abcdefghijklmnopqrstuvwxyz0123456789abc日"))
+	wide.Panes[0].Screen.Cursor.Visible = false
+
+	exited := scene(nil, pane(1, left, false, "make", "build failed"), pane(2, right, true, "sleep", "zzz"))
+	exited.Separators = []Rect{sep}
+	exited.Panes[0].Exited, exited.Panes[0].ExitCode = true, intp(2)
+	exited.Panes[1].Exited, exited.Panes[1].Signal = true, "SIGKILL"
+
+	help := scene(nil, pane(1, full, true, "bash"))
+	in, err := NewInput("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	help.Help, help.Bindings = true, in.Bindings()
+
+	prompt := scene(nil, pane(1, full, true, "bash"))
+	prompt.Prompt = &PromptView{Label: ":", Text: "open-pane --layout right", Cursor: 9}
+
+	for _, tc := range []struct {
+		name string
+		sc   *Scene
+	}{
+		{"one_pane", onePane}, {"split_right", splitRight}, {"split_down", splitDown},
+		{"nested", nested}, {"tabs", tabs}, {"zoom", zoom}, {"status_markers", markers},
+		{"wide", wide}, {"exited", exited}, {"help", help}, {"prompt", prompt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSim(t, W, H)
+			if tc.name == "help" {
+				// the overlay lists every binding; give it a usual terminal height
+				s.SetSize(W, 24)
+				tc.sc.Rows = 24
+			}
+			Draw(s, tc.sc)
+			golden(t, tc.name, dump(s, tc.name == "tabs" || tc.name == "status_markers" || tc.name == "split_right"))
+		})
+	}
+}
+
+func TestDrawColours(t *testing.T) {
+	p := pane(1, Rect{0, 0, W, 7}, true, "colours")
+	row := p.Screen.Cells
+	x := putText(row[0], 0, "red", term.Cell{FG: term.Indexed(1)})
+	x = putText(row[0], x+1, "bgblue", term.Cell{BG: term.Indexed(12)})
+	putText(row[0], x+1, "c208", term.Cell{FG: term.Indexed(208), BG: term.Indexed(236)})
+	x = putText(row[1], 0, "rgb", term.Cell{FG: term.RGB(0x12, 0x34, 0x56), BG: term.RGB(0xff, 0xee, 0xdd)})
+	putText(row[1], x+1, "hid", term.Cell{FG: term.Indexed(1), BG: term.Indexed(2), Attr: term.AttrHidden})
+	attrs := []struct {
+		s string
+		a term.Attr
+	}{{"bold", term.AttrBold}, {"dim", term.AttrDim}, {"ital", term.AttrItalic}, {"undl", term.AttrUnderline},
+		{"blnk", term.AttrBlink}, {"rev", term.AttrReverse}, {"strk", term.AttrStrike}}
+	x = 0
+	for _, a := range attrs {
+		x = putText(row[2], x, a.s, term.Cell{Attr: a.a}) + 1
+	}
+	putText(row[3], 0, "all", term.Cell{FG: term.Indexed(3), Attr: term.AttrBold | term.AttrItalic | term.AttrUnderline | term.AttrReverse})
+	putText(row[4], 0, "宽", term.Cell{FG: term.Indexed(5)})
+	sc := scene(nil, p)
+	s := newSim(t, W, H)
+	Draw(s, sc)
+	golden(t, "colours", dump(s, true))
+}
+
+func TestDrawCopyModeSelection(t *testing.T) {
+	hist := CellRows(screenOf(W, 6, "old one", "old two", "old three", "", "", "").Cells[:3])
+	scr := screenOf(W, 10, "$ echo hello world", "hello world", "$ ")
+	var src CellRows
+	src = append(src, hist...)
+	src = append(src, scr.Cells...)
+	in, _ := NewInput("", nil)
+	EnterCopy{Pane: 1}.Start(in, src, W, 10, 2, 2)
+	cm := in.copy
+	cm.Scroll(-2) // show two history lines
+	cm.cur = Point{7, 3}
+	cm.StartSelection()
+	cm.Move(0, 1)
+	cm.LineEnd()
+	p := pane(1, Rect{0, 0, W, H - 1}, true, "bash")
+	p.Screen = scr
+	sc := scene(nil, p)
+	in.Decorate(sc)
+	s := newSim(t, W, H)
+	Draw(s, sc)
+	golden(t, "copy_selection", dump(s, true))
+	if got, want := cm.Selection(), "hello world\nhello world"; got != want {
+		t.Errorf("selection %q, want %q", got, want)
+	}
+}
+
+func TestDrawClipsToSmallScreen(t *testing.T) {
+	// A scene laid out for a larger client must not draw outside a smaller screen.
+	sc := scene(nil, pane(1, Rect{0, 0, 100, 40}, true, "bash", "x"))
+	sc.Cols, sc.Rows = 100, 41
+	s := newSim(t, 10, 4)
+	Draw(s, sc)
+	got := dump(s, false)
+	want := "─ 1 bash ─|\nx         |\n          |\n[main] 0:m|\ncursor 0,1\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

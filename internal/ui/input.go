@@ -1,0 +1,431 @@
+package ui
+
+import (
+	"strconv"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/melmux/melmux/pane/term"
+)
+
+// promptKind says what a submitted prompt line does.
+type promptKind int
+
+const (
+	promptCommand    promptKind = iota // ":" — a CLI verb line
+	promptConfirm                      // y/n before a destructive command
+	promptSearchDown                   // copy mode "/"
+	promptSearchUp                     // copy mode "?"
+)
+
+type prompt struct {
+	kind    promptKind
+	label   string
+	text    []rune
+	cursor  int
+	confirm Command // run when a confirm prompt gets "y"
+}
+
+// Input is one attached client's input state machine: prefix, prompt, help
+// overlay, copy mode and mouse drags. It is not safe for concurrent use; the
+// server calls it from the one goroutine that serves the client, always with
+// the Scene last drawn for that client, so clicks land on what the person saw.
+type Input struct {
+	keys     *keyTable
+	prefix   bool // the prefix key was pressed; the next key is a command
+	help     bool
+	prompt   *prompt
+	msg      string // a note for the status line (bad prompt input)
+	copy     *CopyMode
+	copyPane int
+	pasting  bool   // between tcell paste start and end events
+	pasteBuf []rune // the text pasted so far
+	mouse    mouseState
+}
+
+// NewInput builds the input state for one client with the given prefix key
+// (ParseKey notation, "" for DefaultPrefix) and bindings that override the
+// default table (key → command line, see ParseBinding).
+func NewInput(prefix string, bindings map[string]string) (*Input, error) {
+	t, err := newKeyTable(prefix, bindings)
+	if err != nil {
+		return nil, err
+	}
+	return &Input{keys: t, mouse: mouseState{capture: -1}}, nil
+}
+
+// Bindings lists every binding for the help overlay.
+func (in *Input) Bindings() []BindingHelp { return in.keys.help() }
+
+// StartCopy enters copy mode on pane with cm (see EnterCopy).
+func (in *Input) StartCopy(pane int, cm *CopyMode) {
+	in.copy, in.copyPane = cm, pane
+	in.prefix = false
+}
+
+// StopCopy leaves copy mode, e.g. because its pane went away.
+func (in *Input) StopCopy() { in.copy = nil }
+
+// CopyPane returns the pane in copy mode, if any.
+func (in *Input) CopyPane() (int, bool) { return in.copyPane, in.copy != nil }
+
+// Decorate adds this client's own state to the scene before Draw: prefix
+// indicator, prompt, help overlay, bindings, and the copy-mode view of the
+// pane in copy mode (resized to its current content area).
+func (in *Input) Decorate(sc *Scene) {
+	sc.PrefixActive = in.prefix
+	sc.Help = in.help
+	if in.help {
+		sc.Bindings = in.Bindings()
+	}
+	if p := in.prompt; p != nil {
+		sc.Prompt = &PromptView{Label: p.label, Text: string(p.text), Cursor: p.cursor}
+	}
+	if in.msg != "" && sc.Message == "" {
+		sc.Message = in.msg
+	}
+	if in.copy != nil {
+		for i := range sc.Panes {
+			if sc.Panes[i].ID == in.copyPane {
+				c := sc.Panes[i].Content
+				in.copy.resize(c.W, c.H)
+				sc.Panes[i].Copy = in.copy.View()
+			}
+		}
+	}
+}
+
+// Handle dispatches any tcell event: keys, paste start/end and mouse.
+func (in *Input) Handle(ev tcell.Event, sc *Scene) []Action {
+	switch ev := ev.(type) {
+	case *tcell.EventPaste:
+		if ev.Start() {
+			in.pasting, in.pasteBuf = true, in.pasteBuf[:0]
+			return nil
+		}
+		in.pasting = false
+		return in.Paste(string(in.pasteBuf), sc)
+	case *tcell.EventKey:
+		if in.pasting {
+			in.pasteBuf = appendPasted(in.pasteBuf, Identify(ev))
+			return nil
+		}
+		return in.Key(ev, sc)
+	case *tcell.EventMouse:
+		return in.Mouse(ev, sc)
+	}
+	return nil
+}
+
+// appendPasted adds one key of a bracketed paste from the client terminal.
+func appendPasted(buf []rune, k KeyID) []rune {
+	switch {
+	case k.Key == tcell.KeyRune && k.Mod&tcell.ModCtrl == 0:
+		return append(buf, k.Rune)
+	case k.Key == tcell.KeyRune && k.Rune == 'j':
+		return append(buf, '\n')
+	case k.Key == tcell.KeyEnter:
+		return append(buf, '\r')
+	case k.Key == tcell.KeyTab:
+		return append(buf, '\t')
+	}
+	return buf // other control keys have no place in pasted text
+}
+
+func focusedModes(sc *Scene) (int, term.Modes, bool) {
+	if sc == nil {
+		return 0, term.Modes{}, false
+	}
+	p := sc.Focused()
+	if p == nil {
+		return 0, term.Modes{}, false
+	}
+	if p.Screen == nil {
+		return p.ID, term.Modes{}, true
+	}
+	return p.ID, p.Screen.Modes, true
+}
+
+// Paste handles text pasted into the client's terminal.
+func (in *Input) Paste(text string, sc *Scene) []Action {
+	if in.prompt != nil {
+		for _, r := range text {
+			if r >= ' ' {
+				in.promptInsert(r)
+			}
+		}
+		return []Action{Redraw{}}
+	}
+	if in.copy != nil || in.help {
+		return nil
+	}
+	id, m, ok := focusedModes(sc)
+	if !ok {
+		return nil
+	}
+	return []Action{SendBytes{Pane: id, Bytes: PasteBytes(text, m)}}
+}
+
+// Key handles one key press.
+func (in *Input) Key(ev *tcell.EventKey, sc *Scene) []Action {
+	k := Identify(ev)
+	in.msg = ""
+	switch {
+	case in.help:
+		in.help = false
+		return []Action{Redraw{}}
+	case in.prompt != nil:
+		return in.promptKey(k)
+	case in.prefix:
+		in.prefix = false
+		b, ok := in.keys.m[k]
+		if !ok || b.Name == "none" {
+			return []Action{Redraw{}}
+		}
+		return append(in.run(b, sc), Redraw{})
+	case k == in.keys.prefix:
+		in.prefix = true
+		return []Action{Redraw{}}
+	case in.copy != nil:
+		return in.copyKey(k)
+	}
+	id, m, ok := focusedModes(sc)
+	if !ok {
+		return nil
+	}
+	if b := EncodeKey(k, m); len(b) > 0 {
+		return []Action{SendBytes{Pane: id, Bytes: b}}
+	}
+	return nil
+}
+
+// run executes a binding.
+func (in *Input) run(b Binding, sc *Scene) []Action {
+	id, _, hasPane := focusedModes(sc)
+	switch b.Name {
+	case "send-prefix":
+		if !hasPane {
+			return nil
+		}
+		_, m, _ := focusedModes(sc)
+		return []Action{SendBytes{Pane: id, Bytes: EncodeKey(in.keys.prefix, m)}}
+	case "command-prompt":
+		in.prompt = &prompt{kind: promptCommand, label: ":"}
+		return nil
+	case "help":
+		in.help = true
+		return nil
+	case "copy-mode":
+		if !hasPane || in.copy != nil {
+			return nil
+		}
+		return []Action{EnterCopy{Pane: id}}
+	case "kill-pane":
+		if !hasPane {
+			return nil
+		}
+		in.prompt = &prompt{kind: promptConfirm, label: "kill pane " + strconv.Itoa(id) + "? (y/n) ",
+			confirm: Command{Name: b.Name, Pane: id}}
+		return nil
+	case "run":
+		return []Action{RunLine{Line: b.Line[len("run "):], Args: b.Args}}
+	}
+	return []Action{Command{Name: b.Name, Args: b.Args, Pane: id}}
+}
+
+func (in *Input) promptInsert(r rune) {
+	p := in.prompt
+	p.text = append(p.text[:p.cursor], append([]rune{r}, p.text[p.cursor:]...)...)
+	p.cursor++
+}
+
+// promptKey edits the prompt line: characters insert, Left/Right/Home/End
+// (and C-a C-e) move, BSpace/Delete/C-u/C-w erase, Enter submits, Escape or
+// C-c cancels.
+func (in *Input) promptKey(k KeyID) []Action {
+	p := in.prompt
+	if p.kind == promptConfirm {
+		in.prompt = nil
+		if k.Key == tcell.KeyRune && (k.Rune == 'y' || k.Rune == 'Y') && k.Mod == 0 {
+			return []Action{p.confirm, Redraw{}}
+		}
+		return []Action{Redraw{}}
+	}
+	ctrl := k.Key == tcell.KeyRune && k.Mod&tcell.ModCtrl != 0
+	switch {
+	case k.Key == tcell.KeyEsc, ctrl && k.Rune == 'c', ctrl && k.Rune == 'g':
+		in.prompt = nil
+	case k.Key == tcell.KeyEnter:
+		in.prompt = nil
+		return append(in.submit(p), Redraw{})
+	case k.Key == tcell.KeyBackspace:
+		if p.cursor > 0 {
+			p.text = append(p.text[:p.cursor-1], p.text[p.cursor:]...)
+			p.cursor--
+		} else if len(p.text) == 0 {
+			in.prompt = nil // backspace on an empty line closes it, as in tmux
+		}
+	case k.Key == tcell.KeyDelete, ctrl && k.Rune == 'd':
+		if p.cursor < len(p.text) {
+			p.text = append(p.text[:p.cursor], p.text[p.cursor+1:]...)
+		}
+	case k.Key == tcell.KeyLeft, ctrl && k.Rune == 'b':
+		p.cursor = max(p.cursor-1, 0)
+	case k.Key == tcell.KeyRight, ctrl && k.Rune == 'f':
+		p.cursor = min(p.cursor+1, len(p.text))
+	case k.Key == tcell.KeyHome, ctrl && k.Rune == 'a':
+		p.cursor = 0
+	case k.Key == tcell.KeyEnd, ctrl && k.Rune == 'e':
+		p.cursor = len(p.text)
+	case ctrl && k.Rune == 'u':
+		p.text, p.cursor = p.text[p.cursor:], 0
+	case ctrl && k.Rune == 'w':
+		i := p.cursor
+		for i > 0 && p.text[i-1] == ' ' {
+			i--
+		}
+		for i > 0 && p.text[i-1] != ' ' {
+			i--
+		}
+		p.text = append(p.text[:i], p.text[p.cursor:]...)
+		p.cursor = i
+	case k.Key == tcell.KeyRune && k.Mod&(tcell.ModCtrl|tcell.ModAlt) == 0:
+		in.promptInsert(k.Rune)
+	}
+	return []Action{Redraw{}}
+}
+
+// submit acts on a finished prompt line.
+func (in *Input) submit(p *prompt) []Action {
+	line := string(p.text)
+	switch p.kind {
+	case promptSearchDown, promptSearchUp:
+		if in.copy != nil && line != "" && !in.copy.Search(line, p.kind == promptSearchUp) {
+			in.msg = "not found: " + line
+		}
+		return nil
+	}
+	words, err := SplitWords(line)
+	if err != nil {
+		in.msg = "bad command line: " + err.Error()
+		return nil
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	return []Action{RunLine{Line: line, Args: words}}
+}
+
+// copyKey handles a key in copy mode (vi keys).
+func (in *Input) copyKey(k KeyID) []Action {
+	c := in.copy
+	leave := func(extra ...Action) []Action {
+		in.copy = nil
+		return append(append(extra, ExitCopy{Pane: in.copyPane}), Redraw{})
+	}
+	if k.Key == tcell.KeyRune && k.Mod&tcell.ModCtrl != 0 {
+		switch k.Rune {
+		case 'u':
+			c.HalfPage(-1)
+		case 'd':
+			c.HalfPage(1)
+		case 'b':
+			c.Page(-1)
+		case 'f':
+			c.Page(1)
+		case 'y':
+			c.Scroll(-1)
+		case 'e':
+			c.Scroll(1)
+		case 'c':
+			return leave()
+		}
+		return []Action{Redraw{}}
+	}
+	if k.Key == tcell.KeyRune && k.Mod == 0 {
+		switch k.Rune {
+		case 'h':
+			c.Move(-1, 0)
+		case 'j':
+			c.Move(0, 1)
+		case 'k':
+			c.Move(0, -1)
+		case 'l':
+			c.Move(1, 0)
+		case 'w':
+			c.WordForward()
+		case 'b':
+			c.WordBack()
+		case '0':
+			c.LineStart()
+		case '$':
+			c.LineEnd()
+		case 'g':
+			c.GoTop()
+		case 'G':
+			c.GoBottom()
+		case 'v', ' ':
+			c.StartSelection()
+		case 'y':
+			return in.copySelection()
+		case 'q':
+			return leave()
+		case '/':
+			in.prompt = &prompt{kind: promptSearchDown, label: "search down: "}
+		case '?':
+			in.prompt = &prompt{kind: promptSearchUp, label: "search up: "}
+		case 'n', 'N':
+			if !c.SearchNext(k.Rune == 'N') && c.Query() != "" {
+				in.msg = "not found: " + c.Query()
+			}
+		}
+		return []Action{Redraw{}}
+	}
+	switch k.Key {
+	case tcell.KeyLeft:
+		c.Move(-1, 0)
+	case tcell.KeyRight:
+		c.Move(1, 0)
+	case tcell.KeyUp:
+		c.Move(0, -1)
+	case tcell.KeyDown:
+		c.Move(0, 1)
+	case tcell.KeyPgUp:
+		c.Page(-1)
+	case tcell.KeyPgDn:
+		c.Page(1)
+	case tcell.KeyHome:
+		c.LineStart()
+	case tcell.KeyEnd:
+		c.LineEnd()
+	case tcell.KeyEnter:
+		return in.copySelection()
+	case tcell.KeyEsc:
+		if c.Selecting() {
+			c.StartSelection() // a second call clears it
+		} else {
+			return leave()
+		}
+	}
+	return []Action{Redraw{}}
+}
+
+// copySelection copies the selection (if any) and leaves copy mode.
+func (in *Input) copySelection() []Action {
+	text := in.copy.Selection()
+	in.copy = nil
+	var out []Action
+	if text != "" {
+		out = append(out, Copy{Text: text})
+	}
+	return append(out, ExitCopy{Pane: in.copyPane}, Redraw{})
+}
+
+// resize fits copy mode to a pane whose content area changed size.
+func (c *CopyMode) resize(w, h int) {
+	if w <= 0 || h <= 0 || (w == c.w && h == c.h) {
+		return
+	}
+	c.w, c.h = w, h
+	c.clampCursor()
+	c.follow()
+}
