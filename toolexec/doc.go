@@ -1,0 +1,28 @@
+// Package toolexec runs the tools a model may call: the ten base tools of the
+// product document (read_file, list_dir, grep, find_files, write_file,
+// edit_file, run_command, web_search, write_plan, create_pdf), the shared
+// project memory (remember, recall) and, through the PaneTools seam, the
+// lead's pane tools.
+//
+// The model is one call, one result. Executor.Run takes a tool name and its
+// JSON-encoded arguments exactly as a model emits them and returns a Result:
+// the text the model will read, marked as an error when the tool refused or
+// failed. Nothing a model sends can make Run panic or return a Go error; every
+// bad input (arguments that are not a JSON object, an unknown or missing
+// argument, a wrong type, a tool outside the executor's role) becomes an error
+// result that names what was wrong and what is allowed, so the model can
+// correct itself on the next call.
+//
+// Every path a tool touches is confined to the workspace root: it is resolved
+// after symlinks (for a file that does not exist yet, through its deepest
+// existing parent) and refused when it lands outside, unless the executor was
+// built with AllowOutside on purpose. Writes are atomic (a temporary file in
+// the same directory, fsync, rename), so an interrupted write leaves the old
+// file or the new one, never a torn one. grep and find_files walk the whole
+// workspace in parallel, honouring .gitignore files at every level and
+// skipping .git.
+//
+// Definitions gives the ToolDef list a model is sent for a role; the same
+// table drives argument validation at execution time, so what a model is told
+// and what the executor accepts cannot drift apart.
+package toolexec
