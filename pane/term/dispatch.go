@@ -59,10 +59,14 @@ func (t *Terminal) altLocked() bool {
 }
 
 // scrollsIntoHistoryLocked reports whether a line feed at the cursor now
-// would push row 0 off the primary screen: the cursor is on the bottom row
-// of a full-screen scroll region, as in tmux. The cursor must be in sync.
+// would scroll the top row of the scroll region off: the cursor is on the
+// region's bottom row of the primary screen. tmux 3.3a saves that row to
+// history for any region, not only a full-screen one (grid.c,
+// grid_scroll_history_region), which also keeps what scrolls above a fixed
+// status line (apt's progress bar) and is what read-pane must agree with.
+// The cursor must be in sync.
 func (t *Terminal) scrollsIntoHistoryLocked() bool {
-	return t.cy == t.bottom && t.top == 0 && t.bottom == t.rows-1 && t.vmode&vt10x.ModeAltScreen == 0
+	return t.cy == t.bottom && t.vmode&vt10x.ModeAltScreen == 0
 }
 
 // emit queues a sequence for vt10x; the cursor must be read back afterwards.
@@ -101,7 +105,7 @@ func (t *Terminal) printASCIILocked(b []byte) {
 				return
 			}
 			if t.scrollsIntoHistoryLocked() {
-				t.captureRowsLocked(0, 1)
+				t.captureRowsLocked(t.top, 1)
 			}
 			// vt10x wraps on the next glyph; the new position is read back.
 			t.out = append(t.out, b[0])
@@ -161,7 +165,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 	switch {
 	case t.wrapNext && autowrap:
 		if t.scrollsIntoHistoryLocked() {
-			t.captureRowsLocked(0, 1)
+			t.captureRowsLocked(t.top, 1)
 		}
 		if t.insert {
 			// Wrap by hand so that the insertion happens on the new line.
@@ -173,7 +177,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		// A wide rune does not fit in the last column: the line wraps
 		// and the last column keeps what it had, as in tmux.
 		if t.scrollsIntoHistoryLocked() {
-			t.captureRowsLocked(0, 1)
+			t.captureRowsLocked(t.top, 1)
 		}
 		t.emit("\n\r")
 		if t.insert {
@@ -339,7 +343,7 @@ func (t *Terminal) controlLocked(b byte) {
 func (t *Terminal) lineFeedLocked(seq string) {
 	t.syncCursorLocked()
 	if t.scrollsIntoHistoryLocked() {
-		t.captureRowsLocked(0, 1)
+		t.captureRowsLocked(t.top, 1)
 	}
 	t.emit(seq)
 }
@@ -491,8 +495,9 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 	case 'S':
 		n := count(rows)
 		t.syncCursorLocked()
-		if t.top == 0 && t.bottom == rows-1 && t.vmode&vt10x.ModeAltScreen == 0 {
-			t.captureRowsLocked(0, n)
+		if t.vmode&vt10x.ModeAltScreen == 0 {
+			// As for line feeds: the region's top rows go to history.
+			t.captureRowsLocked(t.top, min(n, t.bottom-t.top+1))
 		}
 		t.emitCSI1(n, 'S')
 	case 'b':

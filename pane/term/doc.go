@@ -15,18 +15,20 @@
 // and tmux's rules for backspace and tab at the line end.
 //
 // Text placement is decided here too. The scanner follows the cursor between
-// flushes to vt10x, so plain text costs one append per byte; at the points
-// where a line leaves the top of the primary screen (line feed, IND, NEL or
-// an auto-wrap on the bottom row of a full-screen scroll region, SU, and
-// tmux's scroll-on-clear for ED 2, ED 0 from home and RIS) it flushes, reads
-// the row back and saves it to history. A wide character is written as its
-// rune plus a private-use continuation rune in the next cell (contRune); a
-// wide character that does not fit in the last column wraps first, leaving
-// that column alone, as tmux does. Combining marks, joiners and variation
-// selectors join the cell before the cursor: the cell's content becomes an
-// interned cluster, stored in vt10x as another private-use rune and decoded
-// when cells are read. Widths follow go-runewidth with East Asian ambiguous
-// characters narrow, which matches tmux under glibc's wcwidth.
+// flushes to vt10x, so plain text costs one append per byte. Where a line
+// scrolls off the top of the scroll region on the primary screen (line feed,
+// IND, NEL or an auto-wrap on the region's bottom row, SU) or is cleared by
+// tmux's scroll-on-clear (ED 2, ED 0 from home, RIS), it flushes, reads the
+// row back and saves it to history. Like tmux 3.3a, and unlike xterm, a
+// region that does not cover the whole screen feeds history too. A wide
+// character is written as its rune plus a private-use continuation rune in
+// the next cell (contRune); a wide character that does not fit in the last
+// column wraps first, leaving that column alone, as tmux does. Combining
+// marks, joiners and variation selectors join the cell before the cursor:
+// the cell's content becomes an interned cluster, stored in vt10x as another
+// private-use rune and decoded when cells are read. Widths follow
+// go-runewidth with East Asian ambiguous characters narrow, which matches
+// tmux under glibc's wcwidth.
 //
 // History is a ring of compact lines (text plus run-length styles), by
 // default 10000, kept only for the primary screen. ED 3 clears it.

@@ -7,7 +7,7 @@ import (
 // Scanner states, after the DEC/ECMA-48 parser model (vt100.net/emu/dec_ansi_parser)
 // reduced to what a UTF-8 terminal needs.
 const (
-	stGround = iota
+	stGround    = iota
 	stEsc       // after ESC
 	stEscInter  // ESC followed by intermediates (0x20-0x2F)
 	stCSI       // parameters, intermediates and the final byte of a CSI
@@ -172,12 +172,14 @@ func (t *Terminal) scanLocked(p []byte) {
 				s.state = stGround
 			}
 		case stStrEsc:
-			s.state = stStr
-			if b == '\\' {
+			// ESC followed by anything but ST stays inside the string, as
+			// tmux does for DCS passthrough.
+			switch b {
+			case '\\':
 				s.state = stGround
-			} else if b != 0x1b {
-				// ESC followed by anything but ST stays inside the string,
-				// as tmux does for DCS passthrough.
+			case 0x1b:
+			default:
+				s.state = stStr
 			}
 		}
 		i++
