@@ -301,7 +301,6 @@ func (t *Terminal) controlLocked(b byte) {
 	switch b {
 	case 0x07:
 		t.bells++
-		return // REP keeps its character across a bell
 	case 0x08:
 		t.syncCursorLocked()
 		switch {
