@@ -89,7 +89,7 @@ func ParseBinding(line string) (Binding, error) {
 			return Binding{}, fmt.Errorf("%w: %w", ErrBadCommand, err)
 		}
 	}
-	return Binding{Name: words[0], Args: words[1:], Line: strings.Join(words, " ")}, nil
+	return Binding{Name: words[0], Args: words[1:], Line: strings.TrimSpace(line)}, nil
 }
 
 // defaultBindings is the table after the prefix, in help-overlay order.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/melmux/melmux/pane/term"
@@ -227,7 +228,7 @@ func (in *Input) run(b Binding, sc *Scene) []Action {
 			confirm: Command{Name: b.Name, Pane: id}}
 		return nil
 	case "run":
-		return []Action{RunLine{Line: b.Line[len("run "):], Args: b.Args}}
+		return []Action{RunLine{Line: strings.TrimSpace(strings.TrimPrefix(b.Line, "run")), Args: b.Args}}
 	}
 	return []Action{Command{Name: b.Name, Args: b.Args, Pane: id}}
 }

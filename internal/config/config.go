@@ -1,0 +1,370 @@
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/melmux/melmux/internal/ui"
+	"github.com/melmux/melmux/pane/term"
+)
+
+// Limits on scrollback lines per pane.
+const (
+	DefaultScrollback = 10000
+	MaxScrollback     = 1000000
+)
+
+// ErrInvalid is wrapped by every error about the file's contents, so callers
+// can tell a bad file (start with defaults, show the error) from an
+// unreadable one.
+var ErrInvalid = errors.New("invalid config")
+
+// Config is the user's configuration.
+type Config struct {
+	Prefix     string            // prefix key in ui.ParseKey notation
+	Bindings   map[string]string // key → command line (ui.ParseBinding), over the default table
+	Status     ui.StatusStyle
+	Scrollback int    // history lines kept per pane
+	Shell      string // command for new panes; "" means $SHELL, then /bin/sh
+}
+
+// Defaults is the configuration without a file.
+func Defaults() Config {
+	return Config{
+		Prefix:     ui.DefaultPrefix,
+		Bindings:   map[string]string{},
+		Status:     ui.DefaultStatusStyle(),
+		Scrollback: DefaultScrollback,
+	}
+}
+
+// Problem is one thing wrong in the file, at a line (0 when unknown) and key.
+type Problem struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (p *Problem) Error() string {
+	loc := p.File
+	if p.Line > 0 {
+		loc += ":" + strconv.Itoa(p.Line)
+	}
+	if p.Key != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, p.Key, p.Msg)
+	}
+	return loc + ": " + p.Msg
+}
+
+// Unwrap lets errors.Is(err, ErrInvalid) hold.
+func (p *Problem) Unwrap() error { return ErrInvalid }
+
+// Path returns where the config file lives.
+func Path() (string, error) {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("config: no $XDG_CONFIG_HOME and no home directory: %w", err)
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "melmux", "config.toml"), nil
+}
+
+// Load reads the config file from Path. A missing file gives Defaults() and
+// no error; any other problem gives Defaults() and the error.
+func Load() (Config, error) {
+	p, err := Path()
+	if err != nil {
+		return Defaults(), err
+	}
+	return LoadFile(p)
+}
+
+// LoadFile reads the config at path like Load.
+func LoadFile(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Defaults(), nil
+	}
+	if err != nil {
+		return Defaults(), fmt.Errorf("config: %w", err)
+	}
+	return Parse(data, path)
+}
+
+// statusKeys maps [status] keys to the colour they set.
+var statusKeys = map[string]func(*ui.StatusStyle) *term.Color{
+	"fg":        func(s *ui.StatusStyle) *term.Color { return &s.FG },
+	"bg":        func(s *ui.StatusStyle) *term.Color { return &s.BG },
+	"active_fg": func(s *ui.StatusStyle) *term.Color { return &s.ActiveFG },
+	"active_bg": func(s *ui.StatusStyle) *term.Color { return &s.ActiveBG },
+	"attention": func(s *ui.StatusStyle) *term.Color { return &s.Attention },
+	"border":    func(s *ui.StatusStyle) *term.Color { return &s.Border },
+	"focus":     func(s *ui.StatusStyle) *term.Color { return &s.Focus },
+}
+
+const statusKeyList = "fg, bg, active_fg, active_bg, attention, border, focus"
+
+// Parse reads config data; name is used in error messages. On any problem it
+// returns Defaults() and an error listing every problem with its line.
+//
+// The document is decoded into plain maps and checked here rather than
+// decoded into a struct, so that a wrong type, an unknown key and a bad value
+// are all reported the same way, each with its line.
+func Parse(data []byte, name string) (Config, error) {
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return Defaults(), &Problem{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+		}
+		return Defaults(), &Problem{File: name, Msg: err.Error()}
+	}
+	lines := keyLines(data)
+	var probs []error
+	bad := func(key []string, format string, args ...any) {
+		k := toml.Key(key).String()
+		probs = append(probs, &Problem{File: name, Line: lines[k], Key: k, Msg: fmt.Sprintf(format, args...)})
+	}
+	str := func(key []string, v any) (string, bool) {
+		s, ok := v.(string)
+		if !ok {
+			bad(key, "must be a string, not %s", tomlType(v))
+		}
+		return s, ok
+	}
+	table := func(key []string, v any) (map[string]any, bool) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			bad(key, "must be a table ([%s]), not %s", key[0], tomlType(v))
+		}
+		return m, ok
+	}
+	cfg := Defaults()
+	for k, v := range raw {
+		key := []string{k}
+		switch k {
+		case "prefix":
+			if s, ok := str(key, v); ok {
+				if _, err := ui.ParseKey(s); err != nil {
+					bad(key, "%v", err)
+				} else {
+					cfg.Prefix = s
+				}
+			}
+		case "shell":
+			if s, ok := str(key, v); ok {
+				switch sh := strings.TrimSpace(s); {
+				case sh == "":
+					bad(key, "empty; leave it out to use $SHELL")
+				case strings.Contains(sh, "/") && !filepath.IsAbs(sh):
+					bad(key, "%q must be an absolute path or a command name", sh)
+				default:
+					cfg.Shell = sh
+				}
+			}
+		case "scrollback":
+			n, ok := v.(int64)
+			switch {
+			case !ok:
+				bad(key, "must be a whole number of lines, not %s", tomlType(v))
+			case n < 0 || n > MaxScrollback:
+				bad(key, "%d lines is out of range (0 to %d)", n, MaxScrollback)
+			default:
+				cfg.Scrollback = int(n)
+			}
+		case "status":
+			m, ok := table(key, v)
+			if !ok {
+				continue
+			}
+			for sk, sv := range m {
+				skey := []string{k, sk}
+				field, known := statusKeys[sk]
+				if !known {
+					bad(skey, "unknown status colour (known: %s)", statusKeyList)
+					continue
+				}
+				s, ok := str(skey, sv)
+				if !ok {
+					continue
+				}
+				c, err := ui.ParseColor(s)
+				if err != nil {
+					bad(skey, "%v", err)
+					continue
+				}
+				*field(&cfg.Status) = c
+			}
+		case "bindings":
+			m, ok := table(key, v)
+			if !ok {
+				continue
+			}
+			for bk, bv := range m {
+				bkey := []string{k, bk}
+				s, ok := str(bkey, bv)
+				if !ok {
+					continue
+				}
+				if _, err := ui.ParseKey(bk); err != nil {
+					bad(bkey, "%v", err)
+					continue
+				}
+				if _, err := ui.ParseBinding(s); err != nil {
+					bad(bkey, "%v", err)
+					continue
+				}
+				cfg.Bindings[bk] = s
+			}
+		default:
+			bad(key, "unknown key (known: prefix, shell, scrollback, [status] %s, [bindings])", statusKeyList)
+		}
+	}
+	if len(probs) > 0 {
+		sortProblems(probs)
+		return Defaults(), errors.Join(probs...)
+	}
+	return cfg, nil
+}
+
+// tomlType names a decoded value's TOML type for messages.
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case []any, []map[string]any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// sortProblems orders problems by line so the report reads like the file.
+func sortProblems(ps []error) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i].(*Problem), ps[j].(*Problem)
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Key < b.Key
+	})
+}
+
+// keyLines finds the line of every key and table header in a TOML document,
+// keyed as toml.Key.String() writes them, because the decoder reports lines
+// only for syntax and type errors. It understands [table] headers, bare,
+// quoted and dotted keys; multi-line values are skipped over.
+func keyLines(data []byte) map[string]int {
+	out := map[string]int{}
+	var table []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	inMulti := ""
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if inMulti != "" {
+			if strings.Contains(line, inMulti) {
+				inMulti = ""
+			}
+			continue
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if line[0] == '[' {
+			h := strings.Trim(line[:strings.LastIndexByte(line, ']')+1], "[]")
+			table = splitKey(h)
+			if _, ok := out[toml.Key(table).String()]; !ok {
+				out[toml.Key(table).String()] = n
+			}
+			continue
+		}
+		eq := keyEnd(line)
+		if eq < 0 {
+			continue
+		}
+		key := append(append([]string{}, table...), splitKey(line[:eq])...)
+		if _, ok := out[toml.Key(key).String()]; !ok {
+			out[toml.Key(key).String()] = n
+		}
+		val := strings.TrimSpace(line[eq+1:])
+		for _, q := range []string{`"""`, `'''`} {
+			if strings.HasPrefix(val, q) && !strings.Contains(val[3:], q) {
+				inMulti = q
+			}
+		}
+	}
+	return out
+}
+
+// keyEnd returns the index of the '=' ending the key part of a line, skipping
+// quoted keys, or -1.
+func keyEnd(line string) int {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '=':
+			return i
+		}
+	}
+	return -1
+}
+
+// splitKey splits a dotted key, unquoting quoted parts.
+func splitKey(s string) []string {
+	var parts []string
+	var cur strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' && i+1 < len(s) {
+				i++
+				cur.WriteByte(s[i])
+			} else if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '.':
+			parts = append(parts, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		case c == ' ' || c == '\t':
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(parts, strings.TrimSpace(cur.String()))
+}

@@ -1,0 +1,161 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/melmux/melmux/internal/ui"
+	"github.com/melmux/melmux/pane/term"
+)
+
+func TestParseGood(t *testing.T) {
+	data := `# my melmux
+prefix = "C-a"
+shell = "/bin/zsh"
+scrollback = 20000
+
+[status]
+fg = "black"
+bg = "#5f87af"
+active_bg = "colour33"
+focus = "brightgreen"
+
+[bindings]
+"|" = "split-right"
+"-" = "split-down"
+"%" = "none"
+"C-x" = "kill-pane"
+"a" = "run spawn-agent --task 'review the diff'"
+`
+	cfg, err := Parse([]byte(data), "config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Defaults()
+	want.Prefix, want.Shell, want.Scrollback = "C-a", "/bin/zsh", 20000
+	want.Status.FG, want.Status.BG = term.Indexed(0), term.RGB(0x5f, 0x87, 0xaf)
+	want.Status.ActiveBG, want.Status.Focus = term.Indexed(33), term.Indexed(10)
+	want.Bindings = map[string]string{"|": "split-right", "-": "split-down", "%": "none", "C-x": "kill-pane",
+		"a": "run spawn-agent --task 'review the diff'"}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("got  %+v\nwant %+v", cfg, want)
+	}
+	// The result must be usable by ui as is.
+	in, err := ui.NewInput(cfg.Prefix, cfg.Bindings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, b := range in.Bindings() {
+		keys = append(keys, b.Keys+"="+b.Command)
+	}
+	all := strings.Join(keys, ",")
+	for _, w := range []string{"C-a |=split-right", "C-a C-a=send-prefix", "C-x=kill-pane", "C-a a=run spawn-agent --task 'review the diff'"} {
+		if !strings.Contains(all, w) {
+			t.Errorf("bindings %s lack %s", all, w)
+		}
+	}
+	if strings.Contains(all, "C-a %=") {
+		t.Errorf("%% was unbound but is listed: %s", all)
+	}
+}
+
+func TestParseEmptyIsDefaults(t *testing.T) {
+	cfg, err := Parse(nil, "config.toml")
+	if err != nil || !reflect.DeepEqual(cfg, Defaults()) {
+		t.Fatalf("got %+v, %v", cfg, err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		want       []string // substrings of the error, in order of lines
+	}{
+		{"syntax", "prefix = \"C-a\"\nscrollback = = 3\n", []string{"config.toml:2:"}},
+		{"wrong type", "prefix = \"C-a\"\n\nscrollback = \"lots\"\n", []string{"config.toml:3: scrollback: must be a whole number of lines, not a string"}},
+		{"unknown top key", "prefix = \"C-a\"\ncolour = \"red\"\n", []string{"config.toml:2: colour: unknown key"}},
+		{"unknown table", "[mouse]\nenabled = true\n", []string{"config.toml:1: mouse: unknown key"}},
+		{"status not a table", "status = \"green\"\n", []string{"config.toml:1: status: must be a table ([status]), not a string"}},
+		{"colour not a string", "[status]\nfg = 3\n", []string{"config.toml:2: status.fg: must be a string, not an integer"}},
+		{"bad prefix", "\nprefix = \"Ctrl-a\"\n", []string{"config.toml:2: prefix:", `bad key name "Ctrl-a"`}},
+		{"bad scrollback", "scrollback = -5\n", []string{"config.toml:1: scrollback: -5 lines is out of range (0 to 1000000)"}},
+		{"relative shell", "shell = \"bin/zsh\"\n", []string{"config.toml:1: shell:", "absolute path"}},
+		{"bad colour", "[status]\nfg = \"blurple\"\n", []string{"config.toml:2: status.fg: colour \"blurple\" not understood"}},
+		{"unknown status key", "[status]\n\nfg = \"red\"\nblink = \"yes\"\n", []string{"config.toml:4: status.blink: unknown status colour"}},
+		{"bad binding key", "[bindings]\n\"Hyper-x\" = \"zoom\"\n", []string{`config.toml:2: bindings.Hyper-x:`, "bad key name"}},
+		{"bad binding command", "[bindings]\nz = \"zoom\"\nq = \"quit-everything\"\n", []string{"config.toml:3: bindings.q:", `bad command "quit-everything": unknown command`, "split-right"}},
+		{"bad binding args", "[bindings]\n1 = \"select-tab one\"\n", []string{"config.toml:2: bindings.1:", "tab number must be 0 or more"}},
+		{"two problems", "prefix = \"C-\"\n[status]\nbg = \"#12\"\n", []string{"config.toml:1: prefix:", "config.toml:3: status.bg:"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tc.data), "config.toml")
+			if err == nil {
+				t.Fatalf("no error for %q", tc.data)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("error %v does not wrap ErrInvalid", err)
+			}
+			if !reflect.DeepEqual(cfg, Defaults()) {
+				t.Errorf("a bad file must give Defaults(), got %+v", cfg)
+			}
+			msg := err.Error()
+			at := 0
+			for _, w := range tc.want {
+				i := strings.Index(msg[at:], w)
+				if i < 0 {
+					t.Fatalf("error %q lacks %q (after offset %d)", msg, w, at)
+				}
+				at += i
+			}
+		})
+	}
+}
+
+func TestLoadFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	p, err := Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "melmux", "config.toml"); p != want {
+		t.Errorf("Path %q, want %q", p, want)
+	}
+	if cfg, err := Load(); err != nil || !reflect.DeepEqual(cfg, Defaults()) {
+		t.Errorf("missing file: %+v, %v; want defaults and no error", cfg, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("scrollback = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := Load(); err != nil || cfg.Scrollback != 5 {
+		t.Errorf("got %+v, %v", cfg, err)
+	}
+	if err := os.WriteFile(p, []byte("scrollback = 5\nnope = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(); err == nil || !strings.Contains(err.Error(), p+":2: nope") {
+		t.Errorf("error %v should name %s:2 and the key", err, p)
+	}
+	t.Setenv("XDG_CONFIG_HOME", "relative/dir") // not absolute: ignored per the XDG spec
+	t.Setenv("HOME", dir)
+	if p, _ := Path(); p != filepath.Join(dir, ".config", "melmux", "config.toml") {
+		t.Errorf("relative XDG_CONFIG_HOME: Path %q", p)
+	}
+}
+
+func TestKeyLines(t *testing.T) {
+	data := "a = 1\n[t]\n\"x.y\" = 2\nb.c = 3\ns = '''\nfake = 1\n'''\nd = 4\n"
+	got := keyLines([]byte(data))
+	want := map[string]int{"a": 1, "t": 2, `t."x.y"`: 3, "t.b.c": 4, "t.s": 5, "t.d": 8}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
