@@ -130,7 +130,10 @@ func engineArgs(engine, work, htmlPath, pdfPath, title string) []string {
 	switch engine {
 	case EngineWkhtmltopdf:
 		args := []string{"--quiet", "--encoding", "utf-8", "--disable-javascript",
-			"--enable-local-file-access", "--page-size", "A4", "--print-media-type"}
+			"--enable-local-file-access", "--page-size", "A4", "--print-media-type",
+			// wkhtmltopdf ignores @page margins; match the stylesheet's.
+			"--margin-top", "20mm", "--margin-bottom", "20mm",
+			"--margin-left", "18mm", "--margin-right", "18mm"}
 		if title != "" {
 			args = append(args, "--title", title)
 		}

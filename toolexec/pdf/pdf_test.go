@@ -597,16 +597,69 @@ func TestChromiumRendersForReal(t *testing.T) {
 	wantText(t, pdfText(t, auto), "Auto", "body text")
 }
 
-func BenchmarkBuiltinRender(b *testing.B) {
-	var doc strings.Builder
-	for i := 0; i < 10; i++ {
-		doc.WriteString(everything)
+// The other HTML engines are optional everywhere (CI does not install
+// them), so they are tested for real only where present.
+func TestOtherHTMLEnginesForReal(t *testing.T) {
+	for _, engine := range []string{EngineWkhtmltopdf, EngineWeasyprint} {
+		t.Run(engine, func(t *testing.T) {
+			if findBinary(engine) == "" {
+				t.Skipf("%s not installed", engine)
+			}
+			out := filepath.Join(t.TempDir(), engine+".pdf")
+			got, err := Render(context.Background(), everything, "Engine Title", out, Options{Engine: engine})
+			if err != nil || got != engine {
+				t.Fatalf("Render = %q, %v", got, err)
+			}
+			checkPDF(t, out)
+			wantText(t, pdfText(t, out), "Engine Title", "Heading Three", "bullet alpha", "crisp", "naïve café —")
+		})
 	}
-	b.SetBytes(int64(doc.Len()))
-	for b.Loop() {
-		if err := renderBuiltin(context.Background(), doc.String(), "Bench", io.Discard); err != nil {
-			b.Fatal(err)
+}
+
+func TestConcurrentRenders(t *testing.T) {
+	dir := t.TempDir()
+	errs := make(chan error, 6)
+	for i := 0; i < 6; i++ {
+		go func() {
+			out := filepath.Join(dir, fmt.Sprintf("c%d.pdf", i))
+			_, err := Render(context.Background(), fmt.Sprintf("# Doc %d\n\n%s", i, everything), "", out, Options{Engine: "builtin"})
+			errs <- err
+		}()
+	}
+	for i := 0; i < 6; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
 		}
+	}
+	for i := 0; i < 6; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("c%d.pdf", i))
+		checkPDF(t, out)
+		wantText(t, pdfText(t, out), fmt.Sprintf("Doc %d", i))
+	}
+}
+
+// BenchmarkBuiltinRender times the floor on the every-element document
+// once and ten times over; "core" uses fpdf's core fonts to show how much
+// of the cost is parsing and subsetting the TrueType fonts.
+func BenchmarkBuiltinRender(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		copies int
+		core   bool
+	}{{"1x", 1, false}, {"10x", 10, false}, {"10x-core", 10, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			if bc.core {
+				discoverFontsHook = func() fontFiles { return fontFiles{} }
+				defer func() { discoverFontsHook = nil }()
+			}
+			doc := strings.Repeat(everything, bc.copies)
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				if err := renderBuiltin(context.Background(), doc, "Bench", io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
