@@ -105,7 +105,7 @@ func (t *Terminal) printASCIILocked(b []byte) {
 				return
 			}
 			if t.scrollsIntoHistoryLocked() {
-				t.captureRowsLocked(t.top, 1)
+				t.captureWrapLocked()
 			}
 			// vt10x wraps on the next glyph; the new position is read back.
 			t.out = append(t.out, b[0])
@@ -165,7 +165,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 	switch {
 	case t.wrapNext && autowrap:
 		if t.scrollsIntoHistoryLocked() {
-			t.captureRowsLocked(t.top, 1)
+			t.captureWrapLocked()
 		}
 		if t.insert {
 			// Wrap by hand so that the insertion happens on the new line.
@@ -177,7 +177,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		// A wide rune does not fit in the last column: the line wraps
 		// and the last column keeps what it had, as in tmux.
 		if t.scrollsIntoHistoryLocked() {
-			t.captureRowsLocked(t.top, 1)
+			t.captureWrapLocked()
 		}
 		t.emit("\n\r")
 		if t.insert {
@@ -335,6 +335,16 @@ func (t *Terminal) controlLocked(b byte) {
 		return
 	}
 	t.lastPrint = 0
+}
+
+// captureWrapLocked saves the region's top row before an auto-wrap on the
+// region's bottom row. When they are the same row (a one-line region), the
+// saved line is the one wrapping, which vt10x has not marked yet.
+func (t *Terminal) captureWrapLocked() {
+	t.captureRowsLocked(t.top, 1)
+	if t.top == t.cy && t.h.n > 0 {
+		t.h.at(t.h.n - 1).wrapped = true
+	}
 }
 
 // lineFeedLocked forwards a line feed (or IND/NEL), first saving row 0 to
