@@ -1,12 +1,16 @@
 package main
 
-import "github.com/melmux/melmux/internal/proto"
+import (
+	"context"
+
+	"github.com/melmux/melmux/internal/proto"
+)
 
 func init() {
 	register(&verb{
 		name:    "kill-pane",
 		usage:   "-t PANE",
-		summary: "end a pane's process and remove the pane",
+		summary: "end a pane's process and remove the pane (the last one ends the session)",
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "kill-pane")
 			target := fs.String("t", "", "the pane")
@@ -20,7 +24,19 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return call(g, "kill_pane", proto.PaneRef{Pane: id}, nil)
+			c, err := dial(g)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			var res proto.KillPaneResult
+			if err := c.Call(context.Background(), "kill_pane", proto.PaneRef{Pane: id}, &res); err != nil {
+				return err
+			}
+			if res.SessionEnded {
+				return waitGone(c.Done())
+			}
+			return nil
 		},
 	})
 }

@@ -1,5 +1,11 @@
 package main
 
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
 func init() {
 	register(&verb{
 		name:    "kill-server",
@@ -13,7 +19,26 @@ func init() {
 			if fs.NArg() > 0 {
 				return usagef("kill-server takes no arguments, got %q", fs.Arg(0))
 			}
-			return call(g, "kill-server", nil, nil)
+			c, err := dial(g)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := c.Call(context.Background(), "kill-server", nil, nil); err != nil {
+				return err
+			}
+			return waitGone(c.Done())
 		},
 	})
+}
+
+// waitGone returns once the server closed the connection: the session and its
+// panes are gone when the verb returns, so the next command sees that.
+func waitGone(done <-chan struct{}) error {
+	select {
+	case <-done:
+		return nil
+	case <-time.After(15 * time.Second):
+		return fmt.Errorf("the session did not end within 15s")
+	}
 }

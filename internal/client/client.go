@@ -33,6 +33,8 @@ type Client struct {
 	nextID  int64
 	pending map[int64]chan proto.Response
 	err     error // set when the reader stopped
+
+	done chan struct{} // closed when the connection is gone
 }
 
 // Dial connects to the socket and performs the hello.
@@ -49,7 +51,7 @@ func Dial(sock string) (*Client, error) {
 		conn.Close()
 		return nil, err
 	}
-	c := &Client{conn: conn, lr: lr, Session: w.Session, PID: w.PID, pending: map[int64]chan proto.Response{}}
+	c := &Client{conn: conn, lr: lr, Session: w.Session, PID: w.PID, pending: map[int64]chan proto.Response{}, done: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
 }
@@ -96,6 +98,7 @@ func (c *Client) readLoop() {
 			ch <- r
 		}
 	}
+	defer close(c.done)
 	c.mu.Lock()
 	c.err = fmt.Errorf("%w: %v", ErrClosed, err)
 	for id, ch := range c.pending {
@@ -177,6 +180,9 @@ func (c *Client) forget(id int64) {
 	delete(c.pending, id)
 	c.mu.Unlock()
 }
+
+// Done is closed when the connection is gone, e.g. because the session ended.
+func (c *Client) Done() <-chan struct{} { return c.done }
 
 // Close ends the connection.
 func (c *Client) Close() error { return c.conn.Close() }

@@ -98,6 +98,10 @@ func NewLineReader(r io.Reader, limit int) *LineReader {
 	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
 }
 
+// Reader is the buffered stream under the line reader, for switching to
+// frames after the hello without losing bytes already buffered.
+func (lr *LineReader) Reader() io.Reader { return lr.r }
+
 // ReadLine returns the next line without its newline. A line longer than the
 // limit is skipped to its end and reported as ErrLineTooLong.
 func (lr *LineReader) ReadLine() ([]byte, error) {

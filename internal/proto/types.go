@@ -150,3 +150,9 @@ type SessionInfo struct {
 	Rows    int    `json:"rows"`
 	Socket  string `json:"socket"`
 }
+
+// KillPaneResult says which pane went and whether the session ended with it.
+type KillPaneResult struct {
+	Pane         int  `json:"pane"`
+	SessionEnded bool `json:"session_ended"`
+}

@@ -1,29 +1,382 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"net"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/gdamore/tcell/v2/terminfo"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/ui"
 )
 
-// client is one attached terminal.
+// frameInterval caps redraws at 60 a second per client.
+const frameInterval = time.Second / 60
+
+// client is one attached terminal. Its loop goroutine owns input, the tcell
+// screen and the ui.Input state; other goroutines only signal dirty or quit.
 type client struct {
-	conn net.Conn
+	s      *Server
+	conn   net.Conn
+	wmu    sync.Mutex // guards writes to conn (frames from tcell and OSC 52)
+	tty    *connTty
+	screen tcell.Screen
+	input  *ui.Input
+
+	dirty    chan struct{} // capacity one: a redraw is wanted
+	quit     chan string   // capacity one: leave with this reason
+	quitOnce sync.Once
+
+	scene *ui.Scene // owned by the loop goroutine: the scene last drawn
+
+	msgMu   sync.Mutex // guards message and msgEnd (runLine reports from its own goroutine)
+	message string
+	msgEnd  time.Time
 }
 
-// exit tells the client why it must leave and closes it.
+// invalidate asks every attached client for a redraw. It never blocks and
+// takes no lock: pane readers call it for every chunk of output.
+func (s *Server) invalidate() {
+	if list := s.clientList.Load(); list != nil {
+		for _, c := range *list {
+			c.invalidate()
+		}
+	}
+}
+
+func (s *Server) invalidateLocked() { s.invalidate() }
+
+func (c *client) invalidate() {
+	select {
+	case c.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// exit tells the client why it must leave; the loop restores its terminal.
 func (c *client) exit(reason string) {
-	// Best effort: the client may already be gone.
-	_ = proto.WriteFrame(c.conn, proto.FrameExit, []byte(reason))
-	_ = c.conn.Close()
+	c.quitOnce.Do(func() { c.quit <- reason })
 }
 
-// invalidate marks the attached clients' screens stale.
-func (s *Server) invalidate() {}
+// publishClientsLocked refreshes the lock-free list invalidate walks.
+func (s *Server) publishClientsLocked() {
+	list := make([]*client, 0, len(s.clients))
+	for c := range s.clients {
+		list = append(list, c)
+	}
+	s.clientList.Store(&list)
+}
 
-func (s *Server) invalidateLocked() {}
+// resizeToClientsLocked makes the session the size of its smallest client,
+// as tmux does, and re-lays the panes.
+func (s *Server) resizeToClientsLocked() {
+	if len(s.clients) == 0 {
+		return
+	}
+	cols, rows := 0, 0
+	for c := range s.clients {
+		w, h := c.tty.size()
+		if cols == 0 || w < cols {
+			cols = w
+		}
+		if rows == 0 || h < rows {
+			rows = h
+		}
+	}
+	cols, rows = max(cols, 2), max(rows, 2)
+	if cols != s.cols || rows != s.rows {
+		s.cols, s.rows = cols, rows
+		s.relayoutLocked()
+	}
+}
 
-func (s *Server) serveAttach(c net.Conn, lr *proto.LineReader, hello proto.Hello) {
-	_ = proto.WriteJSON(c, proto.Welcome{Version: proto.Version,
-		Error: errorf(proto.CodeFailed, "attach mode is not available in this build")})
+func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.Hello) {
+	fail := func(format string, args ...any) {
+		_ = proto.WriteJSON(conn, proto.Welcome{Version: proto.Version, Error: errorf(proto.CodeFailed, format, args...)})
+	}
+	if hello.Cols < 1 || hello.Rows < 1 {
+		fail("attach: the terminal size %dx%d is not usable", hello.Cols, hello.Rows)
+		return
+	}
+	termName := hello.Term
+	if termName == "" || termName == "dumb" {
+		termName = "xterm-256color"
+	}
+	ti, err := terminfo.LookupTerminfo(termName)
+	if err != nil {
+		s.log.Warn("unknown client TERM, using xterm-256color", "term", termName, "err", err)
+		ti, err = terminfo.LookupTerminfo("xterm-256color")
+		if err != nil {
+			fail("attach: no terminfo for %q: %v", termName, err)
+			return
+		}
+	}
+	if ct := strings.ToLower(hello.ColorTerm); (ct == "truecolor" || ct == "24bit") && ti.SetFgRGB == "" {
+		// The client said it has 24-bit colour though its terminfo does not;
+		// believe it, as tcell does with $COLORTERM for a local terminal.
+		copyTI := *ti
+		copyTI.SetFgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%dm"
+		copyTI.SetBgRGB = "\x1b[48;2;%p1%d;%p2%d;%p3%dm"
+		copyTI.SetFgBgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%d;48;2;%p4%d;%p5%d;%p6%dm"
+		ti = &copyTI
+	}
+	input, err := ui.NewInput(s.ui.Prefix, s.ui.Bindings)
+	if err != nil {
+		s.log.Warn("bindings from config refused, using defaults", "err", err)
+		input, _ = ui.NewInput("", nil)
+	}
+	c := &client{s: s, conn: conn, input: input, dirty: make(chan struct{}, 1), quit: make(chan string, 1)}
+	c.tty = newConnTty(conn, &c.wmu, hello.Cols, hello.Rows)
+	if err := proto.WriteJSON(conn, proto.Welcome{Version: proto.Version, Session: s.name}); err != nil {
+		return
+	}
+	screen, err := tcell.NewTerminfoScreenFromTtyTerminfo(c.tty, ti)
+	if err == nil {
+		err = screen.Init()
+	}
+	if err != nil {
+		s.log.Error("attach: screen", "err", err)
+		_ = proto.WriteFrame(conn, proto.FrameExit, []byte("cannot draw on this terminal: "+err.Error()))
+		return
+	}
+	c.screen = screen
+	screen.EnableMouse()
+	screen.EnablePaste()
+
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		screen.Fini()
+		_ = proto.WriteFrame(conn, proto.FrameExit, []byte("server exited"))
+		return
+	}
+	s.clients[c] = struct{}{}
+	s.publishClientsLocked()
+	s.resizeToClientsLocked()
+	s.mu.Unlock()
+	s.log.Info("client attached", "term", termName, "cols", hello.Cols, "rows", hello.Rows)
+
+	go c.readFrames(lr)
+	reason := c.loop()
+
+	s.mu.Lock()
+	delete(s.clients, c)
+	s.publishClientsLocked()
+	s.resizeToClientsLocked()
+	s.mu.Unlock()
+	screen.Fini()
+	c.wmu.Lock()
+	_ = proto.WriteFrame(conn, proto.FrameExit, []byte(reason))
+	c.wmu.Unlock()
+	s.log.Info("client left", "reason", reason)
+}
+
+// readFrames turns the client's frames into tcell input and resizes. The
+// line reader may hold bytes read past the hello, so frames are read through it.
+func (c *client) readFrames(lr *proto.LineReader) {
+	defer c.tty.Close()
+	buf := make([]byte, 32<<10)
+	r := lr.Reader()
+	for {
+		typ, payload, err := proto.ReadFrame(r, buf)
+		if err != nil {
+			c.exit("client gone")
+			return
+		}
+		switch typ {
+		case proto.FrameInput:
+			if err := c.tty.feed(payload); err != nil {
+				c.exit("client gone")
+				return
+			}
+		case proto.FrameResize:
+			cols, rows, err := proto.ParseResize(payload)
+			if err != nil || cols < 1 || rows < 1 {
+				continue
+			}
+			c.tty.setSize(cols, rows)
+			c.s.mu.Lock()
+			c.s.resizeToClientsLocked()
+			c.s.mu.Unlock()
+			c.invalidate()
+		}
+	}
+}
+
+// loop is the client's one goroutine: events in, frames out, at most 60 a
+// second and only when something changed. A panic here ends this client only.
+func (c *client) loop() (reason string) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.log.Error("client panic", "panic", r, "stack", string(debug.Stack()))
+			reason = fmt.Sprintf("client failed: %v", r)
+		}
+	}()
+	events := make(chan tcell.Event, 64)
+	go func() {
+		defer close(events)
+		for {
+			ev := c.screen.PollEvent()
+			if ev == nil {
+				return
+			}
+			events <- ev
+		}
+	}()
+	pending := true
+	var last time.Time
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case r := <-c.quit:
+			return r
+		case <-c.s.done:
+			return "server exited"
+		case ev, ok := <-events:
+			if !ok {
+				return "client gone"
+			}
+			if _, resize := ev.(*tcell.EventResize); resize {
+				c.screen.Sync()
+			}
+			if c.scene != nil {
+				for _, a := range c.input.Handle(ev, c.scene) {
+					c.do(a)
+				}
+			}
+			pending = true
+		case <-c.dirty:
+			pending = true
+		case <-timer.C:
+		}
+		if !pending {
+			continue
+		}
+		if wait := frameInterval - time.Since(last); wait > 0 {
+			timer.Reset(wait)
+			continue
+		}
+		pending = false
+		last = time.Now()
+		c.draw()
+	}
+}
+
+func (c *client) draw() {
+	sc := c.s.scene(c)
+	c.msgMu.Lock()
+	if c.message != "" && time.Now().Before(c.msgEnd) {
+		sc.Message = c.message
+	}
+	c.msgMu.Unlock()
+	c.input.Decorate(sc)
+	c.scene = sc
+	ui.Draw(c.screen, sc)
+}
+
+func (c *client) say(format string, args ...any) {
+	c.msgMu.Lock()
+	c.message = fmt.Sprintf(format, args...)
+	c.msgEnd = time.Now().Add(3 * time.Second)
+	c.msgMu.Unlock()
+	// Make sure the message goes away when its time is up.
+	time.AfterFunc(3*time.Second+frameInterval, c.invalidate)
+}
+
+// do executes one action of this client's input.
+func (c *client) do(a ui.Action) {
+	s := c.s
+	switch a := a.(type) {
+	case ui.SendBytes:
+		if e, err := s.lookup(a.Pane); err == nil {
+			if err := e.p.Write(a.Bytes); err != nil {
+				c.say("pane %d: %v", a.Pane, err)
+			}
+		}
+	case ui.Command:
+		if err := s.uiCommand(c, a); err != nil {
+			c.say("%s: %v", a.Name, err)
+		}
+	case ui.RunLine:
+		go c.runLine(a.Args)
+	case ui.FocusPane:
+		s.mu.Lock()
+		_ = s.layout.Focus(a.Pane)
+		s.mu.Unlock()
+	case ui.SelectTab:
+		s.mu.Lock()
+		_ = s.layout.SelectTab(a.Index)
+		s.mu.Unlock()
+	case ui.EnterCopy:
+		c.enterCopy(a)
+	case ui.ExitCopy:
+	case ui.Copy:
+		s.mu.Lock()
+		s.buffer = a.Text
+		s.mu.Unlock()
+		// Best effort: the terminal may not support OSC 52.
+		_, _ = c.tty.Write(ui.OSC52(a.Text))
+		c.say("copied %d bytes", len(a.Text))
+	case ui.DragBorder:
+		s.dragBorder(a)
+	case ui.Redraw:
+	}
+	s.invalidate()
+}
+
+// enterCopy freezes the pane's history and screen for this client's copy mode.
+func (c *client) enterCopy(a ui.EnterCopy) {
+	e, err := c.s.lookup(a.Pane)
+	if err != nil {
+		return
+	}
+	t := e.p.Term()
+	snap := t.Snapshot()
+	hist := t.HistoryCells(0, t.HistoryLen())
+	rows := append(ui.CellRows(hist), snap.Cells...)
+	cm := ui.NewCopyMode(rows, snap.Cols, snap.Rows, snap.Cursor.X, snap.Cursor.Y)
+	if a.Scroll != 0 {
+		cm.Scroll(a.Scroll)
+	}
+	c.input.StartCopy(a.Pane, cm)
+}
+
+// runLine runs a CLI verb typed at the ":" prompt against this session.
+func (c *client) runLine(args []string) {
+	if len(args) == 0 {
+		return
+	}
+	if c.s.self == "" {
+		c.say("commands from the prompt need the melmux binary path")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.s.self, args...)
+	focused := 0
+	c.s.mu.Lock()
+	focused = c.s.layout.Focused()
+	c.s.mu.Unlock()
+	cmd.Env = append(append([]string(nil), c.s.env...), "MELMUX_SOCKET="+c.s.sock, fmt.Sprintf("MELMUX_PANE=%d", focused), "MELMUX_SESSION=")
+	out, err := cmd.CombinedOutput()
+	msg := strings.TrimSpace(string(out))
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i] + " …"
+	}
+	switch {
+	case err != nil && msg == "":
+		msg = err.Error()
+	case msg == "":
+		msg = "ok: " + strings.Join(args, " ")
+	}
+	c.say("%s", msg)
+	c.invalidate()
 }

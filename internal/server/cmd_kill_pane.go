@@ -18,9 +18,10 @@ func init() {
 		if err := paneParam("kill_pane", p.Pane); err != nil {
 			return nil, err
 		}
-		if err := s.removePane(p.Pane); err != nil {
+		last, err := s.removePane(p.Pane)
+		if err != nil {
 			return nil, err
 		}
-		return p, nil
+		return proto.KillPaneResult{Pane: p.Pane, SessionEnded: last}, nil
 	}})
 }

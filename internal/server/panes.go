@@ -153,26 +153,26 @@ func (s *Server) relayoutLocked() {
 }
 
 // removePane closes a pane and takes it out of the layout; the last pane's
-// removal ends the session.
-func (s *Server) removePane(id int) error {
+// removal ends the session, and it says so.
+func (s *Server) removePane(id int) (last bool, err error) {
 	s.mu.Lock()
 	e, err := s.lookupLocked(id)
 	if err != nil {
 		s.mu.Unlock()
-		return err
+		return false, err
 	}
 	delete(s.panes, id)
 	// Best effort: the layout and the pane table agree, so this cannot fail.
 	_ = s.layout.Remove(id)
 	s.relayoutLocked()
-	last := len(s.panes) == 0
+	last = len(s.panes) == 0
 	s.mu.Unlock()
 	e.p.Close()
 	s.log.Info("pane killed", "pane", id)
 	if last {
 		go s.Shutdown("last pane killed")
 	}
-	return nil
+	return last, nil
 }
 
 // paneExited runs when a pane's process ends; the pane stays, readable.

@@ -11,12 +11,15 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/layout"
 	"github.com/melmux/melmux/pane"
+	"github.com/melmux/melmux/pane/term"
 )
 
 // Default session size when nobody gave one (the contract's 200x50).
@@ -34,6 +37,15 @@ type Config struct {
 	Scrollback int    // history lines per pane; 0 = the emulator's default
 	Shell      string // default program for a pane; "" = $SHELL or /bin/sh
 	Env        []string
+	Self       string // the melmux binary, for CLI verbs typed at the ":" prompt
+	UI         UIConfig
+}
+
+// UIConfig is what attached clients are drawn and driven with.
+type UIConfig struct {
+	Prefix   string            // prefix key in ui.ParseKey notation; "" = C-b
+	Bindings map[string]string // key → command line, over the defaults
+	Status   ui.StatusStyle
 }
 
 // Server is one session.
@@ -45,6 +57,10 @@ type Server struct {
 	shell   string
 	env     []string
 	scroll  int
+	self    string
+	ui      UIConfig
+
+	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
 
 	ln       net.Listener
 	done     chan struct{} // closed when the session ends
@@ -58,7 +74,8 @@ type Server struct {
 	cols     int // the session size: pane area plus the status line
 	rows     int
 	clients  map[*client]struct{}
-	started  bool // a first pane has existed: the end of the last pane ends the session
+	buffer   string // the paste buffer (copy mode, paste-buffer)
+	started  bool   // a first pane has existed: the end of the last pane ends the session
 	shutdown bool
 }
 
@@ -68,6 +85,11 @@ type paneEntry struct {
 	title   string
 	command string
 	cwd     string
+
+	// Guarded by Server.mu: the last screen drawn outside a synchronized
+	// output frame, and when the current frame began.
+	lastFull  *term.Screen
+	syncSince time.Time
 }
 
 // New prepares a server; Serve starts it.
@@ -87,6 +109,9 @@ func New(cfg Config) *Server {
 	if cfg.Shell == "" {
 		cfg.Shell = "/bin/sh"
 	}
+	if cfg.UI.Status == (ui.StatusStyle{}) {
+		cfg.UI.Status = ui.DefaultStatusStyle()
+	}
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
 	}
@@ -98,6 +123,8 @@ func New(cfg Config) *Server {
 		shell:   cfg.Shell,
 		env:     cfg.Env,
 		scroll:  cfg.Scrollback,
+		self:    cfg.Self,
+		ui:      cfg.UI,
 		done:    make(chan struct{}),
 		panes:   map[int]*paneEntry{},
 		layout:  layout.New(),
@@ -302,7 +329,9 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 	go func() {
 		select {
 		case <-s.done:
+			// Closing the connection tells the client the session ended.
 			cancel()
+			c.Close()
 		case <-ctx.Done():
 		}
 	}()

@@ -1,0 +1,202 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/melmux/melmux/internal/ui"
+	"github.com/melmux/melmux/layout"
+	"github.com/melmux/melmux/pane/term"
+)
+
+// syncHold bounds how long a pane's synchronized-output frame may hold back
+// its screen: an application that never ends the frame must not freeze it.
+const syncHold = time.Second
+
+func uiRect(r layout.Rect) ui.Rect { return ui.Rect{X: r.X, Y: r.Y, W: r.W, H: r.H} }
+
+// scene builds what client c shows: the active tab at the session size.
+func (s *Server) scene(c *client) *ui.Scene {
+	cols, rows := c.tty.size()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, h := s.paneAreaLocked()
+	sc := &ui.Scene{Cols: cols, Rows: rows, Session: s.name, StatusStyle: s.ui.Status}
+	if cols > s.cols || rows > s.rows {
+		sc.SizeNote = fmt.Sprintf("%dx%d (smallest client)", s.cols, s.rows)
+	}
+	active := s.layout.ActiveTab()
+	for _, t := range s.layout.Tabs() {
+		tv := ui.TabView{Index: t.Index, Name: t.Name, Panes: len(t.Panes), Active: t.Index == active}
+		if tv.Name == "" && len(t.Panes) > 0 {
+			if e, ok := s.panes[t.Focus]; ok {
+				tv.Name = e.displayName()
+			}
+		}
+		for _, id := range t.Panes {
+			if e, ok := s.panes[id]; ok && !e.p.Status().Running {
+				tv.Attention = true
+			}
+		}
+		sc.Tabs = append(sc.Tabs, tv)
+	}
+	focused := s.layout.Focused()
+	for _, pl := range s.layout.Place(active, w, h) {
+		e, ok := s.panes[pl.Pane]
+		if !ok {
+			continue
+		}
+		st := e.p.Status()
+		pv := ui.PaneView{
+			ID: pl.Pane, Frame: uiRect(pl.Frame), Content: uiRect(pl.Content),
+			Title: e.title, Command: e.command, Focused: pl.Pane == focused,
+			Exited: !st.Running, ExitCode: st.ExitCode, Screen: e.screenLocked(),
+		}
+		if pv.Title == "" {
+			pv.Title = e.p.Term().Title()
+		}
+		if st.Signal != nil {
+			pv.Signal = *st.Signal
+		}
+		switch {
+		case !st.Running:
+			pv.State = "exited"
+		case time.Since(e.p.LastOutput()) < busyWindow:
+			pv.State = "busy"
+		default:
+			pv.State = "idle"
+		}
+		sc.Panes = append(sc.Panes, pv)
+	}
+	for _, b := range s.layout.Borders(active, w, h) {
+		if b.Split == layout.Right {
+			sc.Separators = append(sc.Separators, ui.Rect{X: b.X, Y: b.Y, W: 1, H: b.Len})
+		}
+	}
+	return sc
+}
+
+// screenLocked is the pane's screen to draw: the live one, or while the
+// application holds synchronized output, the last complete one (for at most
+// syncHold), so no client sees a half-drawn frame.
+func (e *paneEntry) screenLocked() *term.Screen {
+	snap := e.p.Term().Snapshot()
+	if snap.Modes.SyncOutput && e.lastFull != nil {
+		if e.syncSince.IsZero() {
+			e.syncSince = time.Now()
+		}
+		if time.Since(e.syncSince) < syncHold {
+			return e.lastFull
+		}
+	}
+	e.syncSince = time.Time{}
+	e.lastFull = snap
+	return snap
+}
+
+func (e *paneEntry) displayName() string {
+	if e.title != "" {
+		return e.title
+	}
+	if t := e.p.Term().Title(); t != "" {
+		return t
+	}
+	return e.command
+}
+
+// uiCommand runs a key-bound command for client c.
+func (s *Server) uiCommand(c *client, a ui.Command) error {
+	switch a.Name {
+	case "split-right", "split-down", "new-tab":
+		kind := map[string]string{"split-right": "right", "split-down": "down", "new-tab": "tab"}[a.Name]
+		_, res, err := s.spawn(spawnSpec{argv: []string{s.shell}, command: s.shell, env: s.env, target: a.Pane, layout: kind})
+		if err != nil {
+			return err
+		}
+		if res.Note != "" {
+			c.say("%s", res.Note)
+		}
+		return nil
+	case "kill-pane":
+		if a.Pane == 0 {
+			return nil
+		}
+		_, err := s.removePane(a.Pane)
+		return err
+	case "detach":
+		c.exit("detached (from session " + s.name + ")")
+		return nil
+	case "paste-buffer":
+		s.mu.Lock()
+		buf := s.buffer
+		e, ok := s.panes[s.layout.Focused()]
+		s.mu.Unlock()
+		if !ok || buf == "" {
+			return nil
+		}
+		return e.p.Write(ui.PasteBytes(buf, e.p.Term().Modes()))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, h := s.paneAreaLocked()
+	switch a.Name {
+	case "next-tab":
+		s.layout.NextTab()
+	case "prev-tab":
+		s.layout.PrevTab()
+	case "select-tab":
+		if len(a.Args) != 1 {
+			return fmt.Errorf("select-tab needs a tab number")
+		}
+		n, err := strconv.Atoi(a.Args[0])
+		if err != nil {
+			return fmt.Errorf("select-tab: %q is not a tab number", a.Args[0])
+		}
+		return s.layout.SelectTab(n)
+	case "focus":
+		if len(a.Args) != 1 {
+			return fmt.Errorf("focus needs a direction: left, right, up or down")
+		}
+		d, ok := map[string]layout.Direction{"left": layout.Left, "right": layout.Right, "up": layout.Up, "down": layout.Down}[a.Args[0]]
+		if !ok {
+			return fmt.Errorf("focus: %q is not left, right, up or down", a.Args[0])
+		}
+		s.layout.MoveFocus(d, w, h)
+	case "zoom":
+		s.layout.ToggleZoom()
+		s.relayoutLocked()
+	default:
+		return fmt.Errorf("unknown command %q", a.Name)
+	}
+	return nil
+}
+
+// dragBorder moves the right or bottom edge of a pane by the mouse.
+func (s *Server) dragBorder(a ui.DragBorder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, h := s.paneAreaLocked()
+	tab := s.layout.ActiveTab()
+	for _, pl := range s.layout.Place(tab, w, h) {
+		if pl.Pane != a.Pane {
+			continue
+		}
+		x, y := pl.Frame.X+pl.Frame.W, pl.Frame.Y
+		if !a.Vertical {
+			x, y = pl.Frame.X, pl.Frame.Y+pl.Frame.H
+		}
+		b, ok := s.layout.BorderAt(tab, x, y, w, h)
+		if !ok {
+			return
+		}
+		to := b.X + a.Delta
+		if !a.Vertical {
+			to = b.Y + a.Delta
+		}
+		if s.layout.DragBorder(tab, b, to, w, h) {
+			s.relayoutLocked()
+		}
+		return
+	}
+}
