@@ -89,7 +89,11 @@ func ParseBinding(line string) (Binding, error) {
 			return Binding{}, fmt.Errorf("%w: %w", ErrBadCommand, err)
 		}
 	}
-	return Binding{Name: words[0], Args: words[1:], Line: strings.TrimSpace(line)}, nil
+	var args []string
+	if len(words) > 1 {
+		args = words[1:]
+	}
+	return Binding{Name: words[0], Args: args, Line: strings.TrimSpace(line)}, nil
 }
 
 // defaultBindings is the table after the prefix, in help-overlay order.

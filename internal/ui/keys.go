@@ -183,11 +183,15 @@ func xtermMod(m tcell.ModMask) int {
 
 var cursorFinal = map[tcell.Key]byte{
 	tcell.KeyUp: 'A', tcell.KeyDown: 'B', tcell.KeyRight: 'C', tcell.KeyLeft: 'D',
-	tcell.KeyHome: 'H', tcell.KeyEnd: 'F',
 }
 
+// homeEnd are the final bytes of modified Home and End (CSI 1;m H/F). Plain
+// Home and End send CSI 1~ and CSI 4~, which is what the panes' TERM
+// (screen-256color) lists and what tmux sends.
+var homeEnd = map[tcell.Key]byte{tcell.KeyHome: 'H', tcell.KeyEnd: 'F'}
+
 var tildeCode = map[tcell.Key]int{
-	tcell.KeyInsert: 2, tcell.KeyDelete: 3, tcell.KeyPgUp: 5, tcell.KeyPgDn: 6,
+	tcell.KeyHome: 1, tcell.KeyInsert: 2, tcell.KeyDelete: 3, tcell.KeyEnd: 4, tcell.KeyPgUp: 5, tcell.KeyPgDn: 6,
 	tcell.KeyF5: 15, tcell.KeyF6: 17, tcell.KeyF7: 18, tcell.KeyF8: 19,
 	tcell.KeyF9: 20, tcell.KeyF10: 21, tcell.KeyF11: 23, tcell.KeyF12: 24,
 }
@@ -204,7 +208,7 @@ var keypadNormal = map[tcell.Key]tcell.Key{
 	tcell.KeyDownLeft: tcell.KeyEnd, tcell.KeyDownRight: tcell.KeyPgDn,
 }
 
-// EncodeKey returns the bytes xterm sends for the key, given the modes the
+// EncodeKey returns the bytes xterm (and tmux) send for the key, given the modes the
 // pane's application set (DECCKM for cursor keys, DECKPAM for the keypad).
 // Alt is sent as an ESC prefix (xterm's metaSendsEscape, as tmux does). It
 // returns nil for keys a terminal cannot send.
@@ -260,6 +264,9 @@ func EncodeKey(k KeyID, m term.Modes) []byte {
 			return []byte{0x1b, 'O', f}
 		}
 		return []byte{0x1b, '[', f}
+	}
+	if f, ok := homeEnd[k.Key]; ok && mod > 1 {
+		return fmt.Appendf(nil, "\x1b[1;%d%c", mod, f)
 	}
 	// xterm sends F13-F24 for Shift+F1-F12, F25-F36 for Ctrl, F37-F48 for both.
 	if k.Key >= tcell.KeyF13 && k.Key <= tcell.KeyF48 {
