@@ -77,7 +77,7 @@ func TestPrefixBindings(t *testing.T) {
 		{[]string{"C-b", "x", "y"}, cmd("kill-pane")},
 		{[]string{"C-b", "x", "n"}, nil},
 		{[]string{"C-b", "x", "Escape"}, nil},
-		{[]string{"C-b", "Q"}, nil},                                                  // unbound: swallowed
+		{[]string{"C-b", "Q"}, nil},                                                   // unbound: swallowed
 		{[]string{"C-b", "Q", "a"}, []Action{SendBytes{Pane: 7, Bytes: []byte("a")}}}, // and the prefix is over
 		{[]string{"a"}, []Action{SendBytes{Pane: 7, Bytes: []byte("a")}}},
 		{[]string{"C-b", "?", "x", "a"}, []Action{SendBytes{Pane: 7, Bytes: []byte("a")}}}, // help closes on any key
