@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net"
+	"os"
 	"sync"
 
 	"github.com/gdamore/tcell/v2"
@@ -18,23 +19,43 @@ type connTty struct {
 	conn net.Conn
 	wmu  *sync.Mutex // guards writes to conn, shared with other writers of this client
 
-	in *io.PipeReader
-	pw *io.PipeWriter
+	in      chan []byte   // typed bytes, from feed to Read
+	closed  chan struct{} // closed by Close: the client is gone
+	pending []byte        // owned by tcell's one reader goroutine
 
-	mu       sync.Mutex // guards cols, rows, onResize
+	mu       sync.Mutex // guards cols, rows, onResize, drained
 	cols     int
 	rows     int
 	onResize func()
+	drained  chan struct{} // closed by Drain to wake a blocked Read
 }
 
 func newConnTty(conn net.Conn, wmu *sync.Mutex, cols, rows int) *connTty {
-	pr, pw := io.Pipe()
-	return &connTty{conn: conn, wmu: wmu, in: pr, pw: pw, cols: cols, rows: rows}
+	return &connTty{conn: conn, wmu: wmu, in: make(chan []byte, 16), closed: make(chan struct{}),
+		cols: cols, rows: rows, drained: make(chan struct{})}
 }
 
-func (t *connTty) Start() error { return nil }
-func (t *connTty) Stop() error  { return nil }
-func (t *connTty) Drain() error { return nil }
+func (t *connTty) Start() error {
+	t.mu.Lock()
+	t.drained = make(chan struct{})
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *connTty) Stop() error { return nil }
+
+// Drain wakes tcell's reader so the screen can shut down (Fini) while the
+// client is still connected.
+func (t *connTty) Drain() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	select {
+	case <-t.drained:
+	default:
+		close(t.drained)
+	}
+	return nil
+}
 
 func (t *connTty) NotifyResize(cb func()) {
 	t.mu.Lock()
@@ -67,11 +88,33 @@ func (t *connTty) size() (int, int) {
 
 // feed hands bytes the client typed to tcell's input parser.
 func (t *connTty) feed(p []byte) error {
-	_, err := t.pw.Write(p)
-	return err
+	c := append([]byte(nil), p...)
+	select {
+	case t.in <- c:
+		return nil
+	case <-t.closed:
+		return io.ErrClosedPipe
+	}
 }
 
-func (t *connTty) Read(p []byte) (int, error) { return t.in.Read(p) }
+func (t *connTty) Read(p []byte) (int, error) {
+	if len(t.pending) == 0 {
+		t.mu.Lock()
+		drained := t.drained
+		t.mu.Unlock()
+		select {
+		case b := <-t.in:
+			t.pending = b
+		case <-drained:
+			return 0, os.ErrDeadlineExceeded
+		case <-t.closed:
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, t.pending)
+	t.pending = t.pending[n:]
+	return n, nil
+}
 
 // Write sends output to the client in frames no larger than the protocol allows.
 func (t *connTty) Write(p []byte) (int, error) {
@@ -92,7 +135,15 @@ func (t *connTty) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+var closeOnce sync.Mutex // serialises Close of any connTty; closing is rare
+
 func (t *connTty) Close() error {
-	t.pw.Close()
+	closeOnce.Lock()
+	defer closeOnce.Unlock()
+	select {
+	case <-t.closed:
+	default:
+		close(t.closed)
+	}
 	return nil
 }
