@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,7 @@ var headingSizes = [7]float64{0, 20, 16, 13.5, 12, 11, 10.5}
 
 func renderBuiltinFile(ctx context.Context, markdown, title, out string) error {
 	err := writeAtomic(out, func(w io.Writer) error {
-		return renderBuiltin(ctx, markdown, title, w)
+		return renderBuiltin(ctx, markdown, title, filepath.Dir(out), w)
 	})
 	if err != nil {
 		return fmt.Errorf("builtin PDF renderer: %w", err)
@@ -55,18 +56,20 @@ func renderBuiltinFile(ctx context.Context, markdown, title, out string) error {
 // repeated on every line (block-quote bars) or drawn on the next line only
 // (a list item's marker).
 type renderer struct {
-	ctx    context.Context
-	doc    *fpdf.Fpdf
-	fonts  *fontSet
-	src    []byte
-	left   float64
-	right  float64
-	y      float64
-	top    float64
-	bottom float64
-	color  [3]int
-	bars   []float64 // x of each enclosing block quote's bar
-	marker *listMarker
+	ctx     context.Context
+	doc     *fpdf.Fpdf
+	fonts   *fontSet
+	src     []byte
+	left    float64
+	right   float64
+	y       float64
+	top     float64
+	bottom  float64
+	color   [3]int
+	baseDir string    // relative image paths resolve from here
+	images  int       // images registered so far, for unique names
+	bars    []float64 // x of each enclosing block quote's bar
+	marker  *listMarker
 	// fresh is true at the start of a container (document, quote, list
 	// item), where a block takes no space above it.
 	fresh bool
@@ -77,7 +80,7 @@ type listMarker struct {
 }
 
 // renderBuiltin lays out markdown with fpdf and writes the PDF to w.
-func renderBuiltin(ctx context.Context, markdown, title string, w io.Writer) (err error) {
+func renderBuiltin(ctx context.Context, markdown, title, baseDir string, w io.Writer) (err error) {
 	defer func() {
 		// fpdf panics on some inputs (it indexes font tables unchecked);
 		// a tool call must get an error, never take the server down.
@@ -98,7 +101,7 @@ func renderBuiltin(ctx context.Context, markdown, title string, w io.Writer) (er
 	}
 	pageW, pageH := doc.GetPageSize()
 	r := &renderer{
-		ctx: ctx, doc: doc, src: src,
+		ctx: ctx, doc: doc, src: src, baseDir: baseDir,
 		fonts: newFontSet(doc, systemFonts()),
 		left:  marginX, right: pageW - marginX,
 		top: marginY, bottom: pageH - marginY,
@@ -248,6 +251,9 @@ func (r *renderer) blocks(n ast.Node) error {
 func (r *renderer) block(n ast.Node) error {
 	switch n := n.(type) {
 	case *ast.Paragraph:
+		if img := soleImage(n, r.src); img != nil && r.imageBlock(img) {
+			return nil
+		}
 		r.gap(blockGap)
 		r.flow(r.inlines(n, r.base(bodySize, false)), bodySize, "L")
 	case *ast.TextBlock:

@@ -5,6 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
@@ -196,6 +201,49 @@ func TestBuiltinRendersEveryElement(t *testing.T) {
 	} else {
 		t.Log("no font with CJK glyphs found: 日本 not checked")
 	}
+}
+
+func TestBuiltinEmbedsLocalImages(t *testing.T) {
+	dir := t.TempDir()
+	pic := func(name string, enc func(*os.File, image.Image) error, img image.Image) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := enc(f, img); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rgb := image.NewNRGBA(image.Rect(0, 0, 120, 60))
+	deep := image.NewNRGBA64(image.Rect(0, 0, 1600, 40)) // 16-bit, wider than the page
+	for x := 0; x < 120; x++ {
+		for y := 0; y < 60; y++ {
+			rgb.Set(x, y, color.NRGBA{uint8(x * 2), uint8(y * 4), 90, 200})
+		}
+	}
+	pic("a.png", func(f *os.File, m image.Image) error { return png.Encode(f, m) }, rgb)
+	pic("deep.png", func(f *os.File, m image.Image) error { return png.Encode(f, m) }, deep)
+	pic("b.jpg", func(f *os.File, m image.Image) error { return jpeg.Encode(f, m, nil) }, rgb)
+	pic("c.gif", func(f *os.File, m image.Image) error { return gif.Encode(f, m, nil) }, rgb)
+	os.WriteFile(filepath.Join(dir, "broken.png"), []byte("\x89PNG\r\n\x1a\nnot really"), 0o644)
+	md := "![png](a.png)\n\n![deep](deep.png)\n\n![jpeg](b.jpg)\n\n![gif](" + filepath.Join(dir, "c.gif") + ")\n\n" +
+		"![broken alt](broken.png)\n\n![missing alt](nope.png)\n\n![remote alt](https://example.com/x.png)\n\n" +
+		"Inline ![inline alt](a.png) stays text.\n"
+	out := filepath.Join(dir, "img.pdf")
+	if _, err := Render(context.Background(), md, "", out, Options{Engine: "builtin"}); err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	checkPDF(t, out)
+	data, _ := os.ReadFile(out)
+	// Images with transparency carry a soft mask, itself an image object.
+	images := bytes.Count(data, []byte("/Subtype /Image"))
+	masks := bytes.Count(data, []byte("/SMask "))
+	if images-masks != 4 || masks != 2 {
+		t.Errorf("embedded %d images with %d masks, want 4 (png, 16-bit png, jpeg, gif) with 2 masks (the translucent and the transparent png)", images-masks, masks)
+	}
+	wantText(t, pdfText(t, out), "[broken alt] (broken.png)", "[missing alt] (nope.png)",
+		"[remote alt] (https://example.com/x.png)", "Inline [inline alt] (a.png) stays text.")
 }
 
 func TestBuiltinCoreFontsWhenNoTrueTypeFont(t *testing.T) {
@@ -655,7 +703,7 @@ func BenchmarkBuiltinRender(b *testing.B) {
 			doc := strings.Repeat(everything, bc.copies)
 			b.SetBytes(int64(len(doc)))
 			for b.Loop() {
-				if err := renderBuiltin(context.Background(), doc, "Bench", io.Discard); err != nil {
+				if err := renderBuiltin(context.Background(), doc, "Bench", ".", io.Discard); err != nil {
 					b.Fatal(err)
 				}
 			}
