@@ -179,7 +179,7 @@ func TestArgumentValidation(t *testing.T) {
 	w.write("a.txt", "one\ntwo\n")
 	cases := []struct {
 		name, tool, args string
-		want         []string
+		want             []string
 	}{
 		{"unknown tool", "rm_rf", `{}`, []string{`unknown tool "rm_rf"`, "read_file", "list_panes"}},
 		{"not json", "read_file", `{path: a.txt}`, []string{"arguments must be a JSON object", `{"path":"..."}`}},

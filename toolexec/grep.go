@@ -369,17 +369,17 @@ func (c *grepCollector) format(pattern string) string {
 	}
 	var skipped []string
 	if c.binary > 0 {
-		skipped = append(skipped, fmt.Sprintf("%d binary", c.binary))
+		skipped = append(skipped, plural(c.binary, "binary file"))
 	}
 	if c.huge > 0 {
-		skipped = append(skipped, fmt.Sprintf("%d over %d MB", c.huge, grepMaxFileBytes>>20))
+		skipped = append(skipped, plural(c.huge, "file")+fmt.Sprintf(" over %d MB", grepMaxFileBytes>>20))
 	}
 	if c.unread > 0 {
-		skipped = append(skipped, fmt.Sprintf("%d unreadable", c.unread))
+		skipped = append(skipped, plural(c.unread, "unreadable file"))
 	}
 	skipNote := ""
 	if len(skipped) > 0 {
-		skipNote = "; skipped " + strings.Join(skipped, ", ") + " files"
+		skipNote = "; skipped " + strings.Join(skipped, ", ")
 	}
 	switch {
 	case c.total == 0:
@@ -391,4 +391,12 @@ func (c *grepCollector) format(pattern string) string {
 		fmt.Fprintf(&b, "[%d matching lines in %d files%s]\n", c.total, c.fileCount, skipNote)
 	}
 	return b.String()
+}
+
+// plural writes "1 file" or "3 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
