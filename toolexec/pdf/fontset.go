@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -148,7 +149,10 @@ func (fs *fontSet) pick(r rune, bold, italic, mono bool) (*fontSlot, rune) {
 // use selects slot s at size pt, embedding a UTF-8 font on first use.
 func (fs *fontSet) use(s *fontSlot, size float64) {
 	if s.utf8 && !s.added {
-		fs.doc.AddUTF8FontFromBytes(s.key.family, s.key.style, s.face.data)
+		// A private copy: fpdf writes into the buffer it is given (its
+		// subsetter appends to slices of the font data), and the cached
+		// bytes are shared by every document in the process.
+		fs.doc.AddUTF8FontFromBytes(s.key.family, s.key.style, bytes.Clone(s.face.data))
 		s.added = true
 	}
 	fs.doc.SetFont(s.key.family, s.key.style, size)

@@ -3,6 +3,7 @@ package pdf
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"image"
@@ -665,6 +666,15 @@ func TestOtherHTMLEnginesForReal(t *testing.T) {
 }
 
 func TestConcurrentRenders(t *testing.T) {
+	// fpdf writes into the font bytes it is handed; the process-wide
+	// cache must come out of many renders unchanged.
+	sums := map[string][32]byte{}
+	ff := systemFonts()
+	for _, p := range append([]string{ff.Regular, ff.Bold, ff.Mono}, ff.Fallbacks...) {
+		if f, err := loadFace(p); p != "" && err == nil {
+			sums[p] = sha256.Sum256(f.data)
+		}
+	}
 	dir := t.TempDir()
 	errs := make(chan error, 6)
 	for i := 0; i < 6; i++ {
@@ -683,6 +693,11 @@ func TestConcurrentRenders(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("c%d.pdf", i))
 		checkPDF(t, out)
 		wantText(t, pdfText(t, out), fmt.Sprintf("Doc %d", i))
+	}
+	for p, sum := range sums {
+		if f, _ := loadFace(p); sha256.Sum256(f.data) != sum {
+			t.Errorf("cached font %s was modified by rendering", p)
+		}
 	}
 }
 
