@@ -1,0 +1,154 @@
+// Package tmuxtest runs byte streams through a private tmux server so tests
+// can compare melmux's screens with tmux's, the reference terminal. Each call
+// starts its own server on a socket in a temporary directory, with no config
+// file and no status line, so the pane is exactly the size asked for.
+package tmuxtest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Require returns the tmux binary. Without tmux the test is skipped, unless
+// MELMUX_REQUIRE_TMUX=1 (CI) makes that a failure.
+func Require(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("MELMUX_REQUIRE_TMUX") == "1" {
+			t.Fatalf("tmux is not on PATH and MELMUX_REQUIRE_TMUX=1: %v", err)
+		}
+		t.Skip("tmux is not on PATH (MELMUX_REQUIRE_TMUX=1 makes this a failure)")
+	}
+	return p
+}
+
+// Server is a private tmux server.
+type Server struct {
+	t    testing.TB
+	tmux string
+	sock string
+}
+
+// Start starts a private tmux server with one session of cols x rows running
+// shellCmd. It is killed when the test ends.
+func Start(t testing.TB, cols, rows int, shellCmd string) *Server {
+	t.Helper()
+	tmux := Require(t)
+	dir, err := os.MkdirTemp("", "mxtmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{t: t, tmux: tmux, sock: filepath.Join(dir, "s")}
+	t.Cleanup(func() {
+		_, _ = s.Run("kill-server")
+		os.RemoveAll(dir)
+	})
+	if _, err := s.Run("start-server", ";", "set", "-g", "history-limit", "100000", ";",
+		"set", "-g", "status", "off", ";", "set", "-g", "escape-time", "0", ";",
+		"new-session", "-d", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), shellCmd); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Run runs a tmux command against the server.
+func (s *Server) Run(args ...string) (string, error) {
+	cmd := exec.Command(s.tmux, append([]string{"-u", "-S", s.sock, "-f", "/dev/null"}, args...)...)
+	cmd.Env = append(os.Environ(), "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TMUX=")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String(), nil
+}
+
+// Capture returns capture-pane -p (the screen) and capture-pane -p -S -
+// (history and screen) of the first pane, as lines.
+func (s *Server) Capture(target string) (screen, all []string, err error) {
+	scr, err := s.Run("capture-pane", "-p", "-t", target)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := s.Run("capture-pane", "-p", "-S", "-", "-t", target)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Lines(scr), Lines(a), nil
+}
+
+// WaitFor polls capture-pane until cond holds on the screen, or fails the test
+// after timeout with the last screen.
+func (s *Server) WaitFor(target string, timeout time.Duration, what string, cond func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last string
+	for {
+		out, err := s.Run("capture-pane", "-p", "-t", target)
+		if err == nil {
+			last = out
+			if cond(out) {
+				return out
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("tmux pane never showed %s within %s; last screen:\n%s", what, timeout, last)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// CaptureStream runs file through cat in a cols x rows pane and returns the
+// screen and history+screen once cat has finished and the pane is quiet.
+func CaptureStream(t testing.TB, file string, cols, rows int) (screen, all []string) {
+	t.Helper()
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Start(t, cols, rows, fmt.Sprintf("cat '%s'; exec sleep 1000", abs))
+	deadline := time.Now().Add(20 * time.Second)
+	var last string
+	stable := 0
+	for stable < 3 {
+		cmd, err := s.Run("display", "-p", "#{pane_current_command} #{pane_width}x#{pane_height}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur, err := s.Run("capture-pane", "-p", "-S", "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(cmd, "sleep ") && cur == last {
+			if want := fmt.Sprintf("%dx%d", cols, rows); !strings.Contains(cmd, want) {
+				t.Fatalf("tmux pane is %q, want %s", strings.TrimSpace(cmd), want)
+			}
+			stable++
+		} else {
+			stable = 0
+		}
+		last = cur
+		if time.Now().After(deadline) {
+			t.Fatalf("tmux output did not settle in 20s (pane runs %q)", strings.TrimSpace(cmd))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	scr, err := s.Run("capture-pane", "-p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Lines(scr), Lines(last)
+}
+
+// Lines splits capture-pane output into rows.
+func Lines(s string) []string {
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
