@@ -3,6 +3,8 @@ package term
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hinshun/vt10x"
 )
 
 // histLine is one line of scrollback, stored compactly: the text of its cells
@@ -96,8 +98,7 @@ func (l *histLine) cells(width int) []Cell {
 	return out
 }
 
-// captureRowsLocked saves screen rows y0..y0+n-1 to history. vt10x must be
-// in sync (flushed).
+// captureRowsLocked saves screen rows y0..y0+n-1 to history.
 func (t *Terminal) captureRowsLocked(y0, n int) {
 	if t.h.limit <= 0 {
 		return
@@ -105,54 +106,69 @@ func (t *Terminal) captureRowsLocked(y0, n int) {
 	t.flushLocked()
 	n = min(n, t.rows-y0)
 	for y := y0; y < y0+n; y++ {
-		cells, wrapped, ok := t.rowCellsLocked(y, t.scratch[:0])
+		g, ok := t.readGlyphsLocked(y)
 		if !ok {
 			return
 		}
-		t.scratch = cells
-		t.h.push(t.encodeLineLocked(cells, wrapped))
+		t.h.push(t.encodeGlyphsLocked(g))
 	}
 }
 
-// encodeLineLocked builds the compact form of a row of cells, dropping
-// trailing blank cells in default style.
-func (t *Terminal) encodeLineLocked(cells []Cell, wrapped bool) histLine {
-	end := len(cells)
-	for end > 0 && blankCell(cells[end-1]) {
+// encodeGlyphsLocked builds the compact form of a row straight from vt10x
+// glyphs (this runs once per scrolled line, so it avoids building Cells):
+// trailing blank default cells are dropped, styles become runs, and only
+// rows with a non-default style allocate runs.
+func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
+	n := len(g)
+	end := n
+	for end > 0 && blankGlyph(g[end-1]) {
 		end--
 	}
 	buf := t.textBuf[:0]
 	var runs []styleRun
-	allDefault := true
-	for i := 0; i < end; i++ {
-		c := cells[i]
-		if c.Width > 0 {
-			r := c.Rune
-			if r == 0 {
-				r = ' '
-			}
-			buf = utf8.AppendRune(buf, r)
-			buf = append(buf, c.Comb...)
-		}
-		if c.Attr != 0 || c.FG != ColorDefault || c.BG != ColorDefault {
-			allDefault = false
+	styled := false
+	for x := 0; x < end; x++ {
+		if gl := g[x]; gl.Mode&(vtReverse|vtUnderline|vtBold|vtItalic|vtBlink) != 0 || gl.FG < vt10x.DefaultFG || gl.BG < vt10x.DefaultFG {
+			styled = true
+			break
 		}
 	}
-	if !allDefault {
-		for i := 0; i < end; i++ {
-			c := cells[i]
-			if k := len(runs) - 1; k >= 0 && runs[k].attr == c.Attr && runs[k].fg == c.FG && runs[k].bg == c.BG && runs[k].n < 0xffff {
-				runs[k].n++
-				continue
+	for x := 0; x < end; x++ {
+		gl := g[x]
+		cells := 1
+		switch ch := gl.Char; {
+		case ch >= 0x20 && ch < 0x80:
+			buf = append(buf, byte(ch))
+		case ch >= 0x80 && ch < 0x300:
+			buf = utf8.AppendRune(buf, ch)
+		case ch == 0 || ch == contRune:
+			buf = append(buf, ' ')
+		default:
+			base, comb := t.clusters.split(ch)
+			if runeWidth(base) == 2 {
+				if x+1 < n && g[x+1].Char == contRune {
+					cells = 2
+				} else {
+					base, comb = ' ', ""
+				}
 			}
-			runs = append(runs, styleRun{n: 1, attr: c.Attr, fg: c.FG, bg: c.BG})
+			buf = utf8.AppendRune(buf, base)
+			buf = append(buf, comb...)
 		}
+		if styled {
+			fg, bg := gl.FG, gl.BG
+			if gl.Mode&vtReverse != 0 {
+				fg, bg = bg, fg
+			}
+			r := styleRun{n: uint16(cells), attr: convAttr(gl.Mode), fg: convColor(fg), bg: convColor(bg)}
+			if k := len(runs) - 1; k >= 0 && runs[k].attr == r.attr && runs[k].fg == r.fg && runs[k].bg == r.bg && runs[k].n < 0xfff0 {
+				runs[k].n += r.n
+			} else {
+				runs = append(runs, r)
+			}
+		}
+		x += cells - 1
 	}
 	t.textBuf = buf
-	return histLine{text: string(buf), runs: runs, cols: uint16(len(cells)), wrapped: wrapped}
-}
-
-func blankCell(c Cell) bool {
-	return (c.Rune == 0 || c.Rune == ' ') && c.Comb == "" && c.Width == 1 &&
-		c.Attr == 0 && c.FG == ColorDefault && c.BG == ColorDefault
+	return histLine{text: string(buf), runs: runs, cols: uint16(n), wrapped: n > 0 && g[n-1].Mode&vtAttrWrap != 0}
 }

@@ -39,21 +39,23 @@ func (t *Terminal) rowCellsLocked(y int, dst []Cell) ([]Cell, bool, bool) {
 	n := len(g)
 	for x := 0; x < n; x++ {
 		gl := g[x]
-		c := Cell{Width: 1}
+		c := Cell{Rune: gl.Char, Width: 1}
 		fg, bg := gl.FG, gl.BG
 		if gl.Mode&vtReverse != 0 {
 			// vt10x swapped them when writing; the Cell keeps the pen's colours.
 			fg, bg = bg, fg
 		}
 		c.FG, c.BG = convColor(fg), convColor(bg)
-		c.Attr = convAttr(gl.Mode)
-		switch {
-		case gl.Char == contRune:
-			c.Rune = ' ' // orphaned continuation; a paired one is consumed below
-		case gl.Char == 0:
-			c.Rune = ' '
+		if gl.Mode != 0 {
+			c.Attr = convAttr(gl.Mode)
+		}
+		switch ch := gl.Char; {
+		case ch >= 0x20 && ch < 0x300:
+			// Narrow and never interned: the common case.
+		case ch == 0 || ch == contRune:
+			c.Rune = ' ' // blank, or an orphaned continuation (a paired one is consumed below)
 		default:
-			c.Rune, c.Comb = t.clusters.split(gl.Char)
+			c.Rune, c.Comb = t.clusters.split(ch)
 			if runeWidth(c.Rune) == 2 {
 				if x+1 < n && g[x+1].Char == contRune {
 					c.Width = 2
