@@ -115,9 +115,14 @@ func Parse(s string) (*Layout, error) {
 	return l, nil
 }
 
+// maxDepth bounds split nesting in Parse so a hostile string cannot recurse
+// without end; no window shows panes nested this deep.
+const maxDepth = 256
+
 type parser struct {
-	s   string
-	pos int
+	s     string
+	pos   int
+	depth int
 }
 
 func (p *parser) space() {
@@ -216,7 +221,12 @@ func (p *parser) tree(seen map[int]bool) (*node, error) {
 		if !strings.HasPrefix(rest, string(k)+"(") {
 			continue
 		}
+		if p.depth >= maxDepth {
+			return nil, p.fail(fmt.Sprintf("splits nested at most %d deep", maxDepth))
+		}
 		p.pos += len(k) + 1
+		p.depth++
+		defer func() { p.depth-- }()
 		ratio, err := p.ratio()
 		if err != nil {
 			return nil, err

@@ -644,6 +644,7 @@ func TestParseErrors(t *testing.T) {
 		{`active=1; tab "a" focus=1 1`, 7, `expected an active tab index from 0 to 0, found 1`},
 		{`active=2`, 7, `expected an active tab index from 0 to 0, found 2`},
 		{`active=0; tab "a" focus=1 1 2`, 28, `expected ";", found "2"`},
+		{`active=0; tab "a" focus=1 ` + strings.Repeat("down(0.5 ", 300) + "1", 26 + 9*maxDepth, `expected splits nested at most 256 deep`},
 	} {
 		_, err := Parse(c.in)
 		var pe *ParseError

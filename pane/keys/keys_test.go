@@ -179,19 +179,31 @@ func FuzzEncode(f *testing.F) {
 		f.Add(s, true, false)
 	}
 	f.Fuzz(func(t *testing.T, s string, bp, ac bool) {
-		got := Encode(s, Modes{BracketedPaste: bp, AppCursor: ac})
-		// A paste must be closed exactly once and never contain its end
-		// marker: whatever the text, the program sees balanced pastes.
-		str := string(got)
-		if bp {
-			opens := strings.Count(str, pasteStart)
-			closes := strings.Count(str, pasteEnd)
-			if !strings.Contains(s, pasteStart) && !strings.Contains(s, pasteEnd) && opens != closes {
-				t.Fatalf("Encode(%q) = %q: %d starts, %d ends", s, str, opens, closes)
-			}
+		got := string(Encode(s, Modes{BracketedPaste: bp, AppCursor: ac}))
+		if !strings.ContainsAny(s, "<\r\n") && got != s {
+			t.Fatalf("plain text %q changed into %q", s, got)
 		}
-		if !strings.Contains(s, "\n") && !strings.Contains(s, "<") && !strings.Contains(s, "\r") && str != s {
-			t.Fatalf("plain text %q changed into %q", s, str)
+		// A run of text either goes as typed or as one paste that holds
+		// no marker and is followed by at most the Enter key: no text can
+		// end a paste early.
+		run := string(appendText(nil, s, Modes{BracketedPaste: true}))
+		body := strings.ReplaceAll(s, "\r\n", "\n")
+		if strings.HasSuffix(body, "\n") || strings.HasSuffix(body, "\r") {
+			body = body[:len(body)-1]
+		}
+		if !strings.ContainsAny(body, "\r\n") {
+			if want := strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\r"), "\n", "\r"); run != want {
+				t.Fatalf("one-line %q typed as %q, want %q", s, run, want)
+			}
+			return
+		}
+		if !strings.HasPrefix(run, pasteStart) {
+			t.Fatalf("multi-line %q was not pasted: %q", s, run)
+		}
+		end := strings.LastIndex(run, pasteEnd)
+		inner, after := run[len(pasteStart):max(end, len(pasteStart))], run[end+len(pasteEnd):]
+		if end < 0 || strings.Contains(inner, pasteEnd) || strings.Contains(inner, pasteStart) || after != "" && after != "\r" {
+			t.Fatalf("appendText(%q) = %q: not one clean paste", s, run)
 		}
 	})
 }
