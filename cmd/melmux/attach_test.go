@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/tmuxtest"
+)
+
+// TestAttachInsideTmux lives in melmux the way a person does, with tmux
+// standing in for the person's terminal: send-keys types, capture-pane reads.
+func TestAttachInsideTmux(t *testing.T) {
+	tmuxtest.Require(t)
+	se := newSessionEnv(t)
+	var vars []string
+	for _, kv := range se.env {
+		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "HOME=", "SHELL=", "PATH="} {
+			if strings.HasPrefix(kv, k) {
+				vars = append(vars, "'"+kv+"'")
+			}
+		}
+	}
+	outer := tmuxtest.Start(t, 100, 30, "env "+strings.Join(vars, " ")+" PS1='outer$ ' /bin/sh")
+	const pane = "%0"
+	keys := func(k ...string) {
+		t.Helper()
+		if _, err := outer.Run(append([]string{"send-keys", "-t", pane}, k...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait := func(what string, cond func(string) bool) string {
+		t.Helper()
+		return outer.WaitFor(pane, 15*time.Second, what, cond)
+	}
+	has := func(s string) func(string) bool { return func(screen string) bool { return strings.Contains(screen, s) } }
+
+	// `melmux` alone creates the session and attaches.
+	wait("the outer prompt", has("outer$"))
+	keys(se.bin, "Enter")
+	wait("the status line", has("[main] 0:"))
+	keys("echo one-$((1+1))", "Enter")
+	wait("the echo", has("one-2"))
+
+	// Split right, then down, from the prefix key.
+	keys("C-b", "%")
+	wait("pane 2's border", has("─ 2 "))
+	keys("echo right-$((2+2))", "Enter")
+	wait("output in pane 2", has("right-4"))
+	keys("C-b", `"`)
+	wait("pane 3's border", has("─ 3 "))
+	panes := listPanes(t, se)
+	if len(panes) != 3 {
+		t.Fatalf("after two splits: %+v", panes)
+	}
+	// Stacked panes share the width; their two frames (a border row each) fill
+	// the 29 rows above the status line.
+	if panes[1].Cols != panes[2].Cols || panes[1].Rows+panes[2].Rows+2 != 29 {
+		t.Errorf("a down split should stack panes 2 and 3 in 29 rows: %+v", panes)
+	}
+	if panes[0].Cols+1+panes[1].Cols != 100 {
+		t.Errorf("a right split should share 100 columns with a one-column separator: %d + 1 + %d", panes[0].Cols, panes[1].Cols)
+	}
+
+	// A new tab, then back to the first.
+	keys("C-b", "c")
+	wait("tab 1 in the status line", has(" 1:"))
+	screen := wait("a fresh pane 4", has("─ 4 "))
+	if strings.Contains(screen, "one-2") {
+		t.Fatalf("the new tab still shows tab 0:\n%s", screen)
+	}
+	keys("C-b", "0")
+	wait("tab 0 again", has("one-2"))
+
+	// The outer terminal shrinks: every pane is re-laid and resized.
+	if _, err := outer.Run("resize-window", "-t", pane, "-x", "80", "-y", "24"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p := listPanes(t, se)
+		if len(p) == 4 && p[0].Cols+1+p[1].Cols == 80 && p[3].Rows == 22 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("panes did not follow the 80x24 client: %+v", p)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	wait("pane 1's text after the resize", has("one-2"))
+
+	// Detach, then attach again to the same panes.
+	keys("C-b", "d")
+	wait("the detach message", has("[detached (from session main)]"))
+	keys(se.bin+" attach", "Enter")
+	screen = wait("the same panes", func(s string) bool { return strings.Contains(s, "one-2") && strings.Contains(s, "right-4") })
+	if !strings.Contains(screen, "─ 3 ") {
+		t.Fatalf("pane 3 is missing after reattach:\n%s", screen)
+	}
+
+	// Killing the client with SIGKILL leaves the session and its panes intact.
+	shellPID, err := outer.Run("display", "-p", "-t", pane, "#{pane_pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("pgrep", "-P", strings.TrimSpace(shellPID)).Output()
+	if err != nil {
+		t.Fatalf("find the attached client: %v", err)
+	}
+	for _, f := range strings.Fields(string(out)) {
+		pid, _ := strconv.Atoi(f)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		var sessions []proto.SessionInfo
+		if err := json.Unmarshal([]byte(se.must("ls", "--json")), &sessions); err != nil {
+			t.Fatal(err)
+		}
+		if len(sessions) == 1 && sessions[0].Panes == 4 && sessions[0].Clients == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after SIGKILL of the client: %+v", sessions)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := se.must("read-pane", "-t", "1"); !strings.Contains(got, "one-2") {
+		t.Fatalf("pane 1 lost its screen after the client was killed:\n%s", got)
+	}
+}
+
+func listPanes(t *testing.T, se *sessionEnv) []proto.PaneInfo {
+	t.Helper()
+	var panes []proto.PaneInfo
+	if err := json.Unmarshal([]byte(se.must("list-panes", "--json")), &panes); err != nil {
+		t.Fatal(fmt.Errorf("list-panes --json: %w", err))
+	}
+	return panes
+}
