@@ -27,12 +27,16 @@ var asciiStr = func() (t [128]string) {
 // does not fit is clipped.
 func Draw(s tcell.Screen, sc *Scene) {
 	st := sc.StatusStyle.orDefault()
-	s.Fill(' ', tcell.StyleDefault)
 	cols, rows := sc.Cols, sc.Rows
-	if w, h := s.Size(); cols <= 0 || cols > w || rows <= 0 || rows > h {
+	w, h := s.Size()
+	if cols <= 0 || cols > w || rows <= 0 || rows > h {
 		cols, rows = w, h
 	}
 	bounds := Rect{0, 0, cols, rows - 1}
+	// Every cell is written each frame (tcell sends only what changed), but
+	// not twice: panes and separators draw their own blanks and only the
+	// gaps between them, and any screen area beyond the scene, are cleared.
+	clearGaps(s, sc, bounds, w, h)
 	for i := range sc.Panes {
 		p := &sc.Panes[i]
 		drawTitle(s, p, st, bounds)
@@ -47,6 +51,49 @@ func Draw(s tcell.Screen, sc *Scene) {
 	}
 	placeCursor(s, sc, cols, rows)
 	s.Show()
+}
+
+// clearGaps blanks every cell of the w x h screen that no pane frame or
+// separator covers, apart from the status row.
+func clearGaps(s tcell.Screen, sc *Scene, b Rect, w, h int) {
+	var spans [][2]int
+	for y := 0; y < h; y++ {
+		if y == b.Y+b.H && y < h {
+			continue // the status line draws itself
+		}
+		spans = spans[:0]
+		if y < b.Y+b.H {
+			for i := range sc.Panes {
+				if r := clip(sc.Panes[i].Frame, b); y >= r.Y && y < r.Y+r.H {
+					spans = append(spans, [2]int{r.X, r.X + r.W})
+				}
+			}
+			for _, sep := range sc.Separators {
+				if r := clip(sep, b); y >= r.Y && y < r.Y+r.H {
+					spans = append(spans, [2]int{r.X, r.X + r.W})
+				}
+			}
+		}
+		for x := 0; x < w; {
+			next := w
+			covered := false
+			for _, sp := range spans {
+				if x >= sp[0] && x < sp[1] {
+					x, covered = sp[1], true
+					break
+				}
+				if sp[0] > x && sp[0] < next {
+					next = sp[0]
+				}
+			}
+			if covered {
+				continue
+			}
+			for ; x < next; x++ {
+				s.Put(x, y, " ", tcell.StyleDefault)
+			}
+		}
+	}
 }
 
 // clip intersects r with b.
@@ -159,12 +206,13 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 	var cache styleCache
 	for y := 0; y < c.H; y++ {
 		ry := y + dy
-		if ry >= len(rows) {
-			break
+		var row []term.Cell
+		if ry < len(rows) {
+			row = rows[ry]
 		}
-		row := rows[ry]
 		selFrom, selTo := p.Copy.selection(ry, p.Content.W)
-		for x := 0; x < c.W; x++ {
+		x := 0
+		for ; x < c.W; x++ {
 			rx := x + dx
 			if rx >= len(row) {
 				break
@@ -182,10 +230,8 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 				s.Put(sx, sy, " ", style)
 			case cell.Comb != "":
 				s.Put(sx, sy, string(cell.Rune)+cell.Comb, style)
-			case cell.Rune == 0:
-				s.Put(sx, sy, " ", style)
 			case cell.Rune < 128:
-				if cell.Rune < ' ' || cell.Rune == 0x7f {
+				if cell.Rune <= ' ' || cell.Rune == 0x7f {
 					s.Put(sx, sy, " ", style)
 				} else {
 					s.Put(sx, sy, asciiStr[cell.Rune], style)
@@ -196,6 +242,10 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 			if cell.Width == 2 {
 				x++ // the continuation cell belongs to this rune
 			}
+		}
+		// Past the end of the pane's screen (a resize not yet caught up).
+		for ; x < c.W; x++ {
+			s.Put(c.X+x, c.Y+y, " ", tcell.StyleDefault)
 		}
 	}
 	if p.Copy != nil && p.Copy.Position != "" {
@@ -224,9 +274,14 @@ func lastUsedRow(rows [][]term.Cell, h int) int {
 	return -1
 }
 
-// styleCache remembers the last converted style: runs of equally styled
-// cells are the rule, and converting costs more than comparing.
+// styleCache remembers converted styles in a small direct-mapped table:
+// a screen uses few distinct styles, and converting costs far more than
+// looking one up.
 type styleCache struct {
+	slots [64]styleSlot
+}
+
+type styleSlot struct {
 	ok     bool
 	fg, bg term.Color
 	attr   term.Attr
@@ -234,11 +289,12 @@ type styleCache struct {
 }
 
 func (c *styleCache) get(fg, bg term.Color, a term.Attr) tcell.Style {
-	if !c.ok || c.fg != fg || c.bg != bg || c.attr != a {
-		c.ok, c.fg, c.bg, c.attr = true, fg, bg, a
-		c.style = tstyle(fg, bg, a)
+	h := (uint32(fg)*0x9e3779b1 ^ uint32(bg)*0x85ebca6b ^ uint32(a)*0xc2b2ae35) >> 26
+	sl := &c.slots[h]
+	if !sl.ok || sl.fg != fg || sl.bg != bg || sl.attr != a {
+		*sl = styleSlot{ok: true, fg: fg, bg: bg, attr: a, style: tstyle(fg, bg, a)}
 	}
-	return c.style
+	return sl.style
 }
 
 // drawSeparators draws the vertical separators, joining them to the title

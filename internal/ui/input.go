@@ -132,6 +132,7 @@ func appendPasted(buf []rune, k KeyID) []rune {
 	return buf // other control keys have no place in pasted text
 }
 
+// focusedModes returns the focused pane and its modes.
 func focusedModes(sc *Scene) (int, term.Modes, bool) {
 	if sc == nil {
 		return 0, term.Modes{}, false
@@ -160,7 +161,7 @@ func (in *Input) Paste(text string, sc *Scene) []Action {
 		return nil
 	}
 	id, m, ok := focusedModes(sc)
-	if !ok {
+	if !ok || sc.Focused().Exited {
 		return nil
 	}
 	return []Action{SendBytes{Pane: id, Bytes: PasteBytes(text, m)}}
@@ -190,8 +191,8 @@ func (in *Input) Key(ev *tcell.EventKey, sc *Scene) []Action {
 		return in.copyKey(k)
 	}
 	id, m, ok := focusedModes(sc)
-	if !ok {
-		return nil
+	if !ok || sc.Focused().Exited {
+		return nil // an exited pane has no one to read its input
 	}
 	if b := EncodeKey(k, m); len(b) > 0 {
 		return []Action{SendBytes{Pane: id, Bytes: b}}

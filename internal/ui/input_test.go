@@ -155,6 +155,15 @@ func TestKeysFollowPaneModes(t *testing.T) {
 			t.Errorf("%s with %+v: got %#v, want %#v", tc.key, tc.m, got, want)
 		}
 	}
+	// An exited pane takes no keys, but commands still reach it.
+	sc := oneScene(term.Modes{})
+	sc.Panes[0].Exited = true
+	if got := press(t, in, sc, "a"); got != nil {
+		t.Errorf("exited pane: got %#v", got)
+	}
+	if got := press(t, in, sc, "C-b", "x", "y"); !reflect.DeepEqual(got, []Action{Command{Name: "kill-pane", Pane: 7}}) {
+		t.Errorf("kill an exited pane: got %#v", got)
+	}
 	// No focused pane: keys go nowhere.
 	if got := in.Key(key(t, "a"), &Scene{}); got != nil {
 		t.Errorf("no pane: got %#v", got)

@@ -1,0 +1,157 @@
+package ui
+
+import (
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/gdamore/tcell/v2/terminfo"
+	"github.com/melmux/melmux/pane/term"
+)
+
+// colourfulScreen fills a w x h screen with text whose colours change every
+// few cells, mixing palette and truecolour, as a busy agent or ls --color does.
+func colourfulScreen(w, h, seed int) *term.Screen {
+	s := screenOf(w, h)
+	const text = "the quick brown fox jumps over the lazy dog 0123456789 "
+	for y := range s.Cells {
+		for x := range s.Cells[y] {
+			n := (x/7 + y + seed) % 6
+			c := term.Cell{Rune: rune(text[(x+y*3+seed)%len(text)]), Width: 1}
+			switch n {
+			case 0:
+				c.FG = term.Indexed(uint8(1 + (x+y)%7))
+			case 1:
+				c.FG, c.Attr = term.Indexed(uint8(16+(x*y)%216)), term.AttrBold
+			case 2:
+				c.FG, c.BG = term.RGB(uint8(x), uint8(y*4), 200), term.Indexed(236)
+			case 3:
+				c.Attr = term.AttrUnderline
+			case 4:
+				c.FG, c.Attr = term.Indexed(2), term.AttrItalic
+			}
+			s.Cells[y][x] = c
+		}
+	}
+	return s
+}
+
+// fourPanes is a 200x50 scene with four panes (2x2) full of coloured text.
+func fourPanes(seed int) *Scene {
+	const cols, rows = 200, 50
+	lw, rw := 100, 99 // left 0-99, separator at 100, right 101-199
+	th, bh := 24, 25  // rows 0-23 and 24-48; the status line is row 49
+	mk := func(id int, fr Rect) PaneView {
+		c := Rect{fr.X, fr.Y + 1, fr.W, fr.H - 1}
+		return PaneView{ID: id, Frame: fr, Content: c, Command: "agent", State: "busy", Focused: id == 1,
+			Screen: colourfulScreen(c.W, c.H, id+seed)}
+	}
+	return &Scene{Cols: cols, Rows: rows, Session: "main",
+		Tabs: []TabView{{Index: 0, Name: "agents", Panes: 4, Active: true}},
+		Panes: []PaneView{mk(1, Rect{0, 0, lw, th}), mk(2, Rect{lw + 1, 0, rw, th}),
+			mk(3, Rect{0, th, lw, bh}), mk(4, Rect{lw + 1, th, rw, bh})},
+		Separators: []Rect{{lw, 0, 1, rows - 1}},
+	}
+}
+
+// BenchmarkDraw200x50 draws a 200x50 client with four panes full of
+// coloured text and shows it on a simulation screen. Frames alternate
+// between two contents, so every cell changes every frame: the worst case.
+func BenchmarkDraw200x50(b *testing.B) {
+	s := newSim(b, 200, 50)
+	frames := [2]*Scene{fourPanes(0), fourPanes(1)}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		Draw(s, frames[i%2])
+	}
+}
+
+// BenchmarkDrawUnchanged is the common case: a frame where little changed.
+func BenchmarkDrawUnchanged200x50(b *testing.B) {
+	const cols, rows = 200, 50
+	s := newSim(b, cols, rows)
+	p := PaneView{ID: 1, Frame: Rect{0, 0, cols, rows - 1}, Content: Rect{0, 1, cols, rows - 2}, Focused: true,
+		Command: "bash", Screen: colourfulScreen(cols, rows-2, 0)}
+	sc := &Scene{Cols: cols, Rows: rows, Session: "main", Panes: []PaneView{p}}
+	b.ReportAllocs()
+	for b.Loop() {
+		Draw(s, sc)
+	}
+}
+
+// noShow draws into the simulation buffer without the simulated terminal's
+// per-cell work in Show, to isolate Draw's own cost.
+type noShow struct{ tcell.SimulationScreen }
+
+func (noShow) Show() {}
+
+func BenchmarkDrawNoShow200x50(b *testing.B) {
+	const cols, rows = 200, 50
+	s := noShow{newSim(b, cols, rows)}
+	sc := fourPanes(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		Draw(s, sc)
+	}
+}
+
+// discardTty is a tcell.Tty whose output is counted and dropped and whose
+// input never arrives: the server's per-client screen without a client.
+type discardTty struct {
+	w, h     int
+	written  int64
+	stop     chan struct{} // closed by Drain to wake the reader
+	stopOnce sync.Once
+}
+
+func (t *discardTty) Start() error { return nil }
+func (t *discardTty) Stop() error  { return nil }
+
+// Drain wakes the reader, as tcell requires before Stop.
+func (t *discardTty) Drain() error {
+	t.stopOnce.Do(func() { close(t.stop) })
+	return nil
+}
+func (t *discardTty) NotifyResize(func()) {}
+func (t *discardTty) Close() error        { return nil }
+func (t *discardTty) Read([]byte) (int, error) {
+	<-t.stop
+	return 0, io.EOF
+}
+func (t *discardTty) Write(p []byte) (int, error) {
+	t.written += int64(len(p))
+	return len(p), nil
+}
+func (t *discardTty) WindowSize() (tcell.WindowSize, error) {
+	return tcell.WindowSize{Width: t.w, Height: t.h}, nil
+}
+
+// BenchmarkDrawTerminfo200x50 is the worst case on the screen the server
+// really uses: tcell's terminfo screen for xterm-256color, every cell
+// changing each frame, including the escape sequences Show writes.
+func BenchmarkDrawTerminfo200x50(b *testing.B) {
+	ti, err := terminfo.LookupTerminfo("xterm-256color")
+	if err != nil {
+		b.Skip(err)
+	}
+	tty := &discardTty{w: 200, h: 50, stop: make(chan struct{})}
+	s, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Init(); err != nil {
+		b.Fatal(err)
+	}
+	defer s.Fini()
+	frames := [2]*Scene{fourPanes(0), fourPanes(1)}
+	Draw(s, frames[1])
+	tty.written = 0
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		Draw(s, frames[n%2])
+		n++
+	}
+	b.ReportMetric(float64(tty.written)/float64(n), "bytes/frame")
+}
