@@ -73,6 +73,14 @@ func (t *Terminal) scrollsIntoHistoryLocked() bool {
 func (t *Terminal) emit(s string) {
 	t.out = append(t.out, s...)
 	t.curValid = false
+	t.screenBlank = false
+}
+
+// emitKeep queues a sequence that moves the cursor or changes the pen but
+// leaves the cells alone, so a known-blank screen stays known blank.
+func (t *Terminal) emitKeep(s string) {
+	t.out = append(t.out, s...)
+	t.curValid = false
 }
 
 func appendCSI1(b []byte, n int, final byte) []byte {
@@ -84,11 +92,13 @@ func appendCSI1(b []byte, n int, final byte) []byte {
 func (t *Terminal) emitCSI1(n int, final byte) {
 	t.out = appendCSI1(t.out, n, final)
 	t.curValid = false
+	t.screenBlank = false
 }
 
 // printASCIILocked prints a run of printable ASCII. Between line ends it is
 // a plain append; at a line end the auto-wrap is checked for history.
 func (t *Terminal) printASCIILocked(b []byte) {
+	t.screenBlank = false
 	if t.insert {
 		for _, c := range b {
 			t.printRuneLocked(rune(c))
@@ -150,6 +160,7 @@ func (t *Terminal) printRuneLocked(r rune) {
 // of width w at the cursor, doing the wrap itself where vt10x would not do
 // it as tmux does.
 func (t *Terminal) placeLocked(code rune, w int) {
+	t.screenBlank = false
 	t.syncCursorLocked()
 	if w > t.cols {
 		return // can never fit
@@ -205,6 +216,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 // cursor's own cell while a wrap is pending), as tmux does; with no such cell
 // it is dropped.
 func (t *Terminal) combineLocked(r rune) {
+	t.screenBlank = false
 	t.syncCursorLocked()
 	px := t.cx - 1
 	if t.wrapNext {
@@ -228,6 +240,9 @@ func (t *Terminal) combineLocked(r rune) {
 	if g.Char == contRune && px > 0 && runeWidth(t.clusters.base(left.Char)) == 2 {
 		px--
 		g = left
+	}
+	if g.Char == contRune {
+		g.Char = ' ' // an orphaned continuation reads as a blank
 	}
 	code, ok := t.clusters.combine(g.Char, r)
 	if !ok {
@@ -404,6 +419,7 @@ func (t *Terminal) risLocked() {
 	}
 	t.scrollOnClearLocked()
 	t.emit("\x1bc\x1b[H\x1b[2J")
+	t.screenBlank = true
 	t.top, t.bottom = 0, t.rows-1
 	t.insert, t.bracketed, t.syncOutput = false, false, false
 	t.shape = CursorDefault
@@ -494,7 +510,7 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 		t.out = strconv.AppendInt(t.out, int64(min(max(s.param(0, 1), 1), rows)), 10)
 		t.out = append(t.out, ';')
 		t.out = strconv.AppendInt(t.out, int64(min(max(s.param(1, 1), 1), cols)), 10)
-		t.emit("H")
+		t.emitKeep("H")
 	case 'J':
 		t.eraseDisplayLocked(s.param(0, 0))
 	case 'K':
@@ -570,10 +586,12 @@ func (t *Terminal) eraseDisplayLocked(n int) {
 	switch n {
 	case 0:
 		t.syncCursorLocked()
-		if t.cx == 0 && t.cy == 0 {
+		home := t.cx == 0 && t.cy == 0
+		if home {
 			t.scrollOnClearLocked()
 		}
 		t.emit("\x1b[J")
+		t.screenBlank = home
 	case 1:
 		t.syncCursorLocked()
 		t.emit("\x1b[1J")
@@ -586,6 +604,7 @@ func (t *Terminal) eraseDisplayLocked(n int) {
 		t.syncCursorLocked()
 		t.scrollOnClearLocked()
 		t.emit("\x1b[2J")
+		t.screenBlank = true
 	case 3:
 		t.h.clear()
 	}
@@ -594,7 +613,7 @@ func (t *Terminal) eraseDisplayLocked(n int) {
 // scrollOnClearLocked moves the used rows of the primary screen (up to the
 // last one holding anything) into history. The cursor must be in sync.
 func (t *Terminal) scrollOnClearLocked() {
-	if t.vmode&vt10x.ModeAltScreen != 0 || t.h.limit == 0 {
+	if t.vmode&vt10x.ModeAltScreen != 0 || t.h.limit == 0 || t.screenBlank {
 		return
 	}
 	last := -1

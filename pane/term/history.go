@@ -125,7 +125,7 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
 		end--
 	}
 	buf := t.textBuf[:0]
-	var runs []styleRun
+	runs := t.runBuf[:0]
 	styled := false
 	for x := 0; x < end; x++ {
 		if gl := g[x]; gl.Mode&(vtReverse|vtUnderline|vtBold|vtItalic|vtBlink) != 0 || gl.FG < vt10x.DefaultFG || gl.BG < vt10x.DefaultFG {
@@ -169,6 +169,10 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
 		}
 		x += cells - 1
 	}
-	t.textBuf = buf
-	return histLine{text: string(buf), runs: runs, cols: uint16(n), wrapped: n > 0 && g[n-1].Mode&vtAttrWrap != 0}
+	t.textBuf, t.runBuf = buf, runs
+	var kept []styleRun
+	if len(runs) > 0 {
+		kept = append([]styleRun(nil), runs...)
+	}
+	return histLine{text: string(buf), runs: kept, cols: uint16(n), wrapped: n > 0 && g[n-1].Mode&vtAttrWrap != 0}
 }

@@ -78,18 +78,20 @@ func (t *Terminal) scanLocked(p []byte) {
 	for s.nutf > 0 && i < len(p) {
 		b := p[i]
 		if b&0xC0 != 0x80 {
-			// Not a continuation: the partial rune was invalid.
+			// Not a continuation: the partial rune was invalid and is
+			// dropped, as tmux drops invalid UTF-8.
 			s.nutf = 0
-			t.printRuneLocked(utf8.RuneError)
 			break
 		}
 		s.utf[s.nutf] = b
 		s.nutf++
 		i++
 		if utf8.FullRune(s.utf[:s.nutf]) {
-			r, _ := utf8.DecodeRune(s.utf[:s.nutf])
+			r, size := utf8.DecodeRune(s.utf[:s.nutf])
 			s.nutf = 0
-			t.textRuneLocked(r)
+			if r != utf8.RuneError || size > 1 {
+				t.textRuneLocked(r)
+			}
 		}
 	}
 	for i < len(p) {
@@ -117,10 +119,18 @@ func (t *Terminal) scanLocked(p []byte) {
 				return
 			}
 			r, size := utf8.DecodeRune(p[i:])
-			t.textRuneLocked(r)
+			if r != utf8.RuneError || size > 1 {
+				t.textRuneLocked(r)
+			}
 			i += size
 			continue
 		case stEsc:
+			if b >= 0x80 {
+				// Not an escape sequence: the ESC is cancelled and the byte,
+				// which begins a character, dropped.
+				s.state = stGround
+				break
+			}
 			t.escByteLocked(b)
 		case stEscInter:
 			switch {

@@ -9,19 +9,17 @@ import "strconv"
 func (t *Terminal) sgrLocked() {
 	s := &t.sc
 	if s.nparams == 0 {
-		t.emit("\x1b[0m")
+		t.emitKeep("\x1b[0m")
 		return
 	}
 	start := len(t.out)
 	t.out = append(t.out, 0x1b, '[')
 	head := len(t.out)
-	add := func(vals ...int) {
-		for _, v := range vals {
-			if len(t.out) > head {
-				t.out = append(t.out, ';')
-			}
-			t.out = strconv.AppendInt(t.out, int64(v), 10)
+	add := func(v int) {
+		if len(t.out) > head {
+			t.out = append(t.out, ';')
 		}
+		t.out = strconv.AppendInt(t.out, int64(v), 10)
 	}
 	n := s.nparams
 	for i := 0; i < n; {
@@ -46,15 +44,18 @@ func (t *Terminal) sgrLocked() {
 		case p == 21:
 			add(4) // double underline: shown as underline
 		case p == 38 || p == 48 || p == 58:
-			var c []int
+			var c [4]int
+			var k int
 			if len(sub) > 0 {
-				c = colorArgs(sub, true)
+				c, k = colorArgs(sub, true)
 			} else {
-				c, j = colorArgsSemicolon(s.params[:n], i+1)
+				c, k, j = colorArgsSemicolon(s.params[:n], i+1)
 			}
-			if c != nil && p != 58 {
+			if k > 0 && p != 58 {
 				add(p)
-				add(c...)
+				for _, v := range c[:k] {
+					add(v)
+				}
 			}
 		}
 		i = j
@@ -63,56 +64,62 @@ func (t *Terminal) sgrLocked() {
 		t.out = t.out[:start]
 		return
 	}
-	t.emit("m")
+	t.emitKeep("m")
 }
 
 // colorArgs validates a colour given as sub-parameters (5:n or
-// 2:[colourspace:]r:g:b) and returns it in vt10x's form, or nil.
-func colorArgs(sub []int, colon bool) []int {
+// 2:[colourspace:]r:g:b) and returns it in vt10x's form and its length, 0
+// when it is invalid.
+func colorArgs(sub []int, colon bool) ([4]int, int) {
+	var c [4]int
 	if len(sub) == 0 {
-		return nil
+		return c, 0
 	}
 	switch sub[0] {
 	case 5:
 		if len(sub) < 2 || sub[1] < 0 || sub[1] > 255 {
-			return nil
+			return c, 0
 		}
-		return []int{5, sub[1]}
+		c[0], c[1] = 5, sub[1]
+		return c, 2
 	case 2:
 		rgb := sub[1:]
 		if colon && len(rgb) >= 4 {
 			rgb = rgb[1:4] // skip the colour space id
 		}
 		if len(rgb) < 3 {
-			return nil
+			return c, 0
 		}
 		r, g, b := max(rgb[0], 0), max(rgb[1], 0), max(rgb[2], 0)
 		if r > 255 || g > 255 || b > 255 {
-			return nil
+			return c, 0
 		}
 		if r == 0 && g == 0 {
 			// vt10x stores rgb(0,0,b) as palette index b; one step of
 			// green keeps it a truecolour value.
 			g = 1
 		}
-		return []int{2, r, g, b}
+		c = [4]int{2, r, g, b}
+		return c, 4
 	}
-	return nil
+	return c, 0
 }
 
 // colorArgsSemicolon reads 5;n or 2;r;g;b from params starting at i and
-// returns the colour and the index after it.
-func colorArgsSemicolon(params []int, i int) ([]int, int) {
+// returns the colour, its length and the index after it.
+func colorArgsSemicolon(params []int, i int) ([4]int, int, int) {
 	if i >= len(params) {
-		return nil, i
+		return [4]int{}, 0, i
 	}
 	switch params[i] {
 	case 5:
 		end := min(i+2, len(params))
-		return colorArgs(params[i:end], false), end
+		c, k := colorArgs(params[i:end], false)
+		return c, k, end
 	case 2:
 		end := min(i+4, len(params))
-		return colorArgs(params[i:end], false), end
+		c, k := colorArgs(params[i:end], false)
+		return c, k, end
 	}
-	return nil, i + 1
+	return [4]int{}, 0, i + 1
 }

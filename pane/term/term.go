@@ -64,6 +64,11 @@ type Terminal struct {
 
 	top, bottom int // scroll region, tracked here because vt10x does not expose it
 
+	// screenBlank is set when the screen was just cleared and nothing but
+	// cursor moves and pen changes followed, so that a flood of clears does
+	// not rescan a blank screen for scroll-on-clear each time.
+	screenBlank bool
+
 	insert     bool
 	bracketed  bool
 	syncOutput bool
@@ -81,6 +86,7 @@ type Terminal struct {
 	glyphBuf []vt10x.Glyph
 	scratch  []Cell
 	textBuf  []byte
+	runBuf   []styleRun
 
 	replies []byte   // replies produced during a Write, delivered after unlock
 	logs    []string // log lines produced during a Write, delivered after unlock
@@ -124,6 +130,7 @@ func (t *Terminal) newEmulatorLocked() {
 	t.shape = CursorDefault
 	t.lastPrint, t.lastWidth = 0, 0
 	t.curValid = false
+	t.screenBlank = false
 	t.sc.reset()
 }
 
@@ -185,6 +192,7 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 		t.captureRowsLocked(0, slide)
 	}
 	t.guard(func() { t.vt.Resize(cols, rows) })
+	t.screenBlank = false
 	t.cols, t.rows = cols, rows
 	t.top, t.bottom = 0, rows-1
 	t.curValid = false

@@ -65,7 +65,7 @@ func TestLines(t *testing.T) {
 		{"DCS and APC swallowed", "a\x1bPq#1;2;3\x1b\\b\x1b_apc\x1b\\c", 10, []string{"abc"}},
 		{"CAN aborts a sequence", "a\x1b[12\x18b", 10, []string{"ab"}},
 		{"C0 inside CSI is executed", "ab\x1b[\r1Cx", 10, []string{"ax"}},
-		{"invalid UTF-8 shows replacement", "a\xffb", 10, []string{"a\uFFFDb"}},
+		{"invalid UTF-8 dropped, as tmux", "a\xffb\xe6\x97c\xed\xa0\x80d\uFFFD", 10, []string{"abcd\uFFFD"}},
 		{"C1 as UTF-8 ignored", "a\u0085b", 10, []string{"ab"}},
 		{"DECALN", "\x1b#8", 3, []string{"EEE", "EEE"}},
 		{"line drawing", "\x1b(0qx\x1b(Bq", 10, []string{"─│q"}},
@@ -295,6 +295,12 @@ func TestScrollback(t *testing.T) {
 		tm.Write([]byte("\x1b[3J"))
 		if tm.HistoryLen() != 0 {
 			t.Errorf("3J left %d lines", tm.HistoryLen())
+		}
+	})
+	t.Run("repeated clears", func(t *testing.T) {
+		tm, _ := newTerm(10, 3, "a\x1b[2J\x1b[H\x1b[2J\x1b[31m\x1b[2Jb\x1b[H\x1b[2J\x1b[H\x1b[J")
+		if h := tm.History(-1); strings.Join(h, ",") != "a,b" {
+			t.Errorf("history %q, want a,b", h)
 		}
 	})
 	t.Run("limit", func(t *testing.T) {
