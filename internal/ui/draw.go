@@ -58,10 +58,10 @@ func Draw(s tcell.Screen, sc *Scene) {
 func clearGaps(s tcell.Screen, sc *Scene, b Rect, w, h int) {
 	var spans [][2]int
 	for y := 0; y < h; y++ {
-		if y == b.Y+b.H && y < h {
-			continue // the status line draws itself
-		}
 		spans = spans[:0]
+		if y == b.Y+b.H {
+			spans = append(spans, [2]int{0, b.W}) // the status line draws itself
+		}
 		if y < b.Y+b.H {
 			for i := range sc.Panes {
 				if r := clip(sc.Panes[i].Frame, b); y >= r.Y && y < r.Y+r.H {
@@ -240,7 +240,11 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 				s.SetContent(sx, sy, cell.Rune, nil, style)
 			}
 			if cell.Width == 2 {
-				x++ // the continuation cell belongs to this rune
+				// The continuation cell belongs to this rune. tcell skips it
+				// when it agrees the rune is wide; if it measures the rune
+				// narrow, the blank keeps last frame's text from showing.
+				x++
+				s.Put(sx+1, sy, " ", style)
 			}
 		}
 		// Past the end of the pane's screen (a resize not yet caught up).

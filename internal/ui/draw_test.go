@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/melmux/melmux/pane/term"
@@ -162,5 +163,43 @@ func TestDrawClipsToSmallScreen(t *testing.T) {
 	want := "─ 1 bash ─|\nx         |\n          |\n[main] 0:m|\ncursor 0,1\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Drawing a frame over an older one must give the same screen as drawing it
+// fresh: nothing of the old frame may survive in gaps, short screens or
+// behind wide runes.
+func TestDrawLeavesNothingBehind(t *testing.T) {
+	old := scene(nil, pane(1, Rect{0, 0, W, H - 1}, true, "bash",
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"))
+	old.Help = true
+	old.Bindings = []BindingHelp{{Keys: "C-b x", Command: "something long enough"}}
+	next := scene(nil,
+		pane(1, Rect{0, 0, 15, 6}, true, "bash", "日本"), // leaves gaps right and below
+		pane(2, Rect{21, 0, 19, 6}, false, "sh"))
+	next.Panes[1].Screen = screenOf(5, 2, "short") // smaller than its content area
+	fresh := newSim(t, W, H)
+	Draw(fresh, next)
+	over := newSim(t, W, H)
+	Draw(over, old)
+	Draw(over, next)
+	if a, b := dump(fresh, true), dump(over, true); a != b {
+		t.Errorf("drawn over an old frame:\n%s\nfresh:\n%s", b, a)
+	}
+	// A scene smaller than the screen (the session follows a smaller
+	// client) leaves the rest of the screen blank.
+	small := scene(nil, pane(1, Rect{0, 0, 20, 5}, true, "bash", "hi"))
+	small.Cols, small.Rows = 20, 6
+	xs := strings.Repeat("x", W)
+	Draw(over, scene(nil, pane(1, Rect{0, 0, W, H - 1}, true, "bash", xs, xs, xs, xs, xs, xs, xs, xs, xs, xs)))
+	Draw(over, small)
+	got := dump(over, false)
+	for y, line := range strings.Split(got, "\n")[:H] {
+		if y >= 6 && strings.TrimRight(line, " |") != "" || len([]rune(line)) != W+1 {
+			t.Fatalf("row %d not blank beyond the scene: %q\n%s", y, line, got)
+		}
+		if y < 6 && strings.TrimRight(string([]rune(line)[20:]), " |") != "" {
+			t.Fatalf("row %d not blank right of the scene: %q", y, line)
+		}
 	}
 }
