@@ -657,3 +657,36 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentedCapacity holds the figures the MinCols/MinRows comment gives:
+// splitting evenly, the default 200x50 session (49 rows for panes) takes 8
+// panes side by side or 8 stacked, and an 80x24 terminal 4 of each, before
+// a split turns into a tab.
+func TestDocumentedCapacity(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		w, h int
+		want int
+	}{
+		{"right", 200, 49, 8}, {"down", 200, 49, 8},
+		{"right", 80, 23, 4}, {"down", 80, 23, 4},
+	} {
+		l := New()
+		if _, err := l.Add(0, 1, "tab", c.w, c.h); err != nil {
+			t.Fatal(err)
+		}
+		next := 2
+		// Split every pane of the first tab once per round, so sizes stay even.
+		for round := 0; round < 6; round++ {
+			for _, id := range l.Tabs()[0].Panes {
+				if _, err := l.Add(id, next, c.kind, c.w, c.h); err != nil {
+					t.Fatal(err)
+				}
+				next++
+			}
+		}
+		if got := len(l.Tabs()[0].Panes); got != c.want {
+			t.Errorf("%s splits at %dx%d: %d panes in the first tab, want %d", c.kind, c.w, c.h, got, c.want)
+		}
+	}
+}
