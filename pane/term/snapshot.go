@@ -106,10 +106,12 @@ func convAttr(m int16) Attr {
 	return a
 }
 
-// blankGlyph reports whether a vt10x cell shows nothing: a space or nothing,
-// default colours, no attributes that would show on a space.
+// blankGlyph reports whether a vt10x cell shows nothing: a space or nothing
+// on the default background, with no attribute that would show on a space
+// (the foreground colour of a space is invisible, and tmux's erase keeps
+// only the background).
 func blankGlyph(g vt10x.Glyph) bool {
-	return (g.Char == 0 || g.Char == ' ') && g.FG >= vt10x.DefaultFG && g.BG >= vt10x.DefaultFG &&
+	return (g.Char == 0 || g.Char == ' ') && g.BG >= vt10x.DefaultFG &&
 		g.Mode&(vtReverse|vtUnderline) == 0
 }
 
