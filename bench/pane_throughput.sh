@@ -1,0 +1,360 @@
+#!/usr/bin/env bash
+# pane_throughput.sh: melmux against tmux, same machine, same run.
+#
+#   1. one headless 200x50 pane cats a 20 MB file (plain text, then SGR
+#      coloured): time from session start until the pane's process has ended
+#      AND the emulator shows the file's last line on screen; MB/s and the
+#      ratio melmux/tmux, median of RUNS;
+#   2. ten 200x50 panes (tabs / windows) each print 2000 lines: time until all
+#      ten have ended and show their last line, median of RUNS; then the
+#      server's resident memory (VmRSS) while the ten panes hold their 2000
+#      lines of history, and a check that no line was lost.
+#
+# It builds melmux from this checkout into a temporary directory, runs every
+# server in private directories (XDG_RUNTIME_DIR for melmux, a socket path for
+# tmux) and kills them all on exit. The last thing it prints is a markdown
+# summary for docs/benchmarks.md.
+#
+# Usage: bench/pane_throughput.sh        (environment: RUNS=3 SIZE_MB=20 KEEP=0)
+# Needs: go, tmux, awk, seq. Exit status 1 if a correctness check failed.
+set -euo pipefail
+
+RUNS=${RUNS:-3}
+SIZE_MB=${SIZE_MB:-20}
+KEEP=${KEEP:-0}
+COLS=200
+ROWS=50
+PANES=10
+LINES_PER_PANE=2000
+HISTORY=10000 # melmux's default scrollback; tmux is given the same limit
+
+die() {
+	echo "pane_throughput.sh: $*" >&2
+	exit 2
+}
+case $RUNS in '' | *[!0-9]* | 0) die "RUNS=$RUNS: give a whole number of runs >= 1" ;; esac
+case $SIZE_MB in '' | *[!0-9]* | 0) die "SIZE_MB=$SIZE_MB: give a whole number of megabytes >= 1" ;; esac
+for tool in go tmux awk seq; do
+	command -v "$tool" >/dev/null || die "needs $tool on PATH"
+done
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/melmux-bench.XXXXXX")
+mkdir -m 700 "$work/run" "$work/state"
+# Private melmux socket and log directories; a pane started from inside tmux or
+# melmux must not talk to the caller's server.
+export XDG_RUNTIME_DIR=$work/run XDG_STATE_HOME=$work/state
+unset TMUX TMUX_PANE MELMUX_SOCKET MELMUX_PANE
+M=$work/melmux
+TSOCK=$work/tmux.sock
+T() { tmux -S "$TSOCK" "$@"; }
+
+started=() # melmux sessions this script started
+cleanup() {
+	local s
+	for s in "${started[@]+"${started[@]}"}"; do
+		"$M" -s "$s" kill-server >/dev/null 2>&1 || true
+	done
+	T kill-server >/dev/null 2>&1 || true
+	if [ "$KEEP" = 1 ]; then
+		echo "kept $work" >&2
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+failures=0
+fail() {
+	echo "CORRECTNESS: $*" >&2
+	failures=$((failures + 1))
+}
+
+now_ns() { date +%s%N; }
+# secs START END: elapsed seconds with millisecond precision.
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
+# median of the numbers given as arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+mbps() { awk -v n="$1" -v s="$2" 'BEGIN { if (s == 0) print "n/a"; else printf "%.1f", n / s / 1e6 }'; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# melmux_server_pid NAME: the daemon of session NAME (exactly one).
+melmux_server_pid() {
+	local pids
+	pids=$(pgrep -f "__serve -s $1 --socket $XDG_RUNTIME_DIR/" || true)
+	[ "$(printf '%s\n' "$pids" | grep -c .)" = 1 ] || die "cannot find the one melmux server of session $1 (found: ${pids:-none})"
+	echo "$pids"
+}
+
+# until_screen_shows WANT CMD...: run CMD (a screen dump) until one of its lines
+# is exactly WANT; print how many dumps that took. Gives up after 60 s.
+until_screen_shows() {
+	local want=$1 n=0 deadline=$((SECONDS + 60))
+	shift
+	while :; do
+		n=$((n + 1))
+		if "$@" 2>/dev/null | grep -qxF -- "$want"; then
+			echo "$n"
+			return 0
+		fi
+		[ $SECONDS -lt $deadline ] || {
+			echo "$n"
+			return 1
+		}
+		sleep 0.005
+	done
+}
+
+echo "== setup"
+echo "building melmux from $repo"
+(cd "$repo" && go build -o "$M" ./cmd/melmux)
+echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(uname -sr)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews both tools alike only if it stays steady)"
+echo "tmux: $(tmux -V); go: $(go env GOVERSION); melmux at $(cd "$repo" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+# tmux gets the same pane content size (a detached tmux window is exactly
+# -x by -y: the status line belongs to a client, and there is none), the
+# same history depth as melmux, and keeps dead panes so their screen and
+# history stay readable, as melmux does.
+cat >"$work/tmux.conf" <<EOF
+set -g history-limit $HISTORY
+set -g remain-on-exit on
+EOF
+
+bytes=$((SIZE_MB * 1000 * 1000))
+# Plain: 100 visible characters and a newline per line, numbered so the last
+# line is unique.
+awk -v n="$bytes" 'BEGIN {
+	pad = "the quick brown fox jumps over the lazy dog 0123456789 the quick brown fox jumps over the lazy dog."
+	for (i = 1; size < n; i++) {
+		l = sprintf("%09d %s", i, substr(pad, 1, 90)); print l; size += length(l) + 1
+	}
+}' >"$work/plain.txt"
+# SGR: the same visible shape, every 9-character word in its own 256-colour
+# foreground with bold every other word, reset at each word's end.
+awk -v n="$bytes" 'BEGIN {
+	for (i = 1; size < n; i++) {
+		l = sprintf("%09d", i)
+		for (w = 0; w < 9; w++) l = l sprintf(" \033[%s38;5;%dmword%05d\033[0m", (w % 2 ? "1;" : ""), (i + w) % 256, w)
+		print l; size += length(l) + 1
+	}
+}' >"$work/sgr.txt"
+plain_bytes=$(wc -c <"$work/plain.txt")
+sgr_bytes=$(wc -c <"$work/sgr.txt")
+# Screen dumps of both tools drop trailing blanks; so does the expectation.
+plain_last=$(tail -n 1 "$work/plain.txt" | sed 's/ *$//')
+sgr_last=$(tail -n 1 "$work/sgr.txt" | sed 's/\x1b\[[0-9;]*m//g; s/ *$//')
+echo "plain file: $plain_bytes bytes, $(wc -l <"$work/plain.txt") lines; SGR file: $sgr_bytes bytes, $(wc -l <"$work/sgr.txt") lines"
+
+# kill_melmux NAME: end the session and make sure its daemon is gone. A
+# kill-server that reports an error but did end the server is noted, not
+# fatal: see kill_notes in the summary.
+kill_notes=0
+kill_melmux() {
+	local pid i
+	pid=$(melmux_server_pid "$1")
+	if ! "$M" -s "$1" kill-server >/dev/null 2>"$work/kill.err"; then
+		echo "note: melmux -s $1 kill-server failed: $(cat "$work/kill.err")" >&2
+		kill_notes=$((kill_notes + 1))
+	fi
+	for ((i = 0; i < 500; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.01
+	done
+	fail "melmux session $1: server $pid still running 5 s after kill-server"
+}
+
+# check_geometry_melmux NAME: every pane of the session is COLSxROWS.
+check_geometry_melmux() {
+	local bad
+	bad=$("$M" -s "$1" list-panes --json | awk -v c="$COLS" -v r="$ROWS" '
+		/"cols":/ { gsub(/[^0-9]/, ""); col = $0 }
+		/"rows":/ { gsub(/[^0-9]/, ""); if (col != c || $0 != r) print col "x" $0 }')
+	[ -z "$bad" ] || fail "melmux session $1 has panes of ${bad//$'\n'/, }, want ${COLS}x$ROWS"
+}
+check_geometry_tmux() {
+	local bad
+	bad=$(T list-panes -s -t "=$1" -F '#{pane_width}x#{pane_height}' | grep -vx "${COLS}x$ROWS" || true)
+	[ -z "$bad" ] || fail "tmux session $1 has panes of ${bad//$'\n'/, }, want ${COLS}x$ROWS"
+}
+
+# cat_melmux FILE LAST NAME: sets elapsed to the seconds until the pane
+# ended and shows LAST. (Results go through globals, not $(...), so that
+# started and failures, kept by the caller's shell, see what happened.)
+cat_melmux() {
+	local file=$1 last=$2 s=$3 t0 t1 tries
+	t0=$(now_ns)
+	"$M" -s "$s" new -d -x "$COLS" -y $((ROWS + 2)) -- sh -c "cat '$file'"
+	started+=("$s")
+	"$M" -s "$s" wait -t 1 --exit --timeout 5m >/dev/null
+	if [ -n "$last" ]; then
+		tries=$(until_screen_shows "$last" "$M" -s "$s" read-pane -t 1) || fail "melmux $s: the last line never showed after wait --exit"
+	fi
+	t1=$(now_ns)
+	[ -z "$last" ] || [ "$tries" = 1 ] || fail "melmux $s: wait --exit returned before the emulator had the last line (read-pane needed $tries tries)"
+	check_geometry_melmux "$s"
+	kill_melmux "$s"
+	elapsed=$(secs "$t0" "$t1")
+}
+
+# cat_tmux FILE LAST NAME: the same in a detached tmux session.
+cat_tmux() {
+	local file=$1 last=$2 s=$3 t0 t1
+	t0=$(now_ns)
+	T -f "$work/tmux.conf" new-session -d -s "$s" -x "$COLS" -y "$ROWS" \
+		"cat '$file'; tmux -S '$TSOCK' wait-for -S $s-done"
+	T wait-for "$s-done"
+	# wait-for only says cat ended; the server may still be reading the
+	# PTY's tail, so the time runs until the last line is on screen.
+	until_screen_shows "$last" T capture-pane -p -t "=$s:" >/dev/null || fail "tmux $s: the last line never showed"
+	t1=$(now_ns)
+	check_geometry_tmux "$s"
+	T kill-session -t "=$s"
+	elapsed=$(secs "$t0" "$t1")
+}
+
+seqfmt='line %g of some text for the pane throughput benchmark, padded a little'
+panes_last=$(seq -f "$seqfmt" "$LINES_PER_PANE" "$LINES_PER_PANE")
+
+# count_lines: how many of 1..LINES_PER_PANE appear, each once and in order.
+count_lines() {
+	awk '/^line [0-9]+ of some text/ { if ($2 == want + 1) want++; else bad++ }
+		END { if (bad) print want "+" bad " out of order"; else print want }'
+}
+
+# panes_melmux NAME: seconds until ten panes printed their lines; leaves
+# melmux_rss (kB) and checks every pane's history.
+panes_melmux() {
+	local s=$1 t0 t1 i pid got cmd
+	cmd="seq -f '$seqfmt' $LINES_PER_PANE"
+	t0=$(now_ns)
+	"$M" -s "$s" new -d -x "$COLS" -y $((ROWS + 2)) -- sh -c "$cmd"
+	started+=("$s")
+	for ((i = 2; i <= PANES; i++)); do
+		"$M" -s "$s" open-pane --layout tab -- sh -c "$cmd" >/dev/null
+	done
+	for ((i = 1; i <= PANES; i++)); do
+		"$M" -s "$s" wait -t "$i" --exit --timeout 5m >/dev/null
+		until_screen_shows "$panes_last" "$M" -s "$s" read-pane -t "$i" >/dev/null || fail "melmux $s pane $i: the last line never showed"
+	done
+	t1=$(now_ns)
+	sleep 0.5
+	pid=$(melmux_server_pid "$s")
+	melmux_rss=$(rss_kb "$pid")
+	check_geometry_melmux "$s"
+	for ((i = 1; i <= PANES; i++)); do
+		got=$("$M" -s "$s" read-pane -t "$i" --all | count_lines)
+		[ "$got" = "$LINES_PER_PANE" ] || fail "melmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
+	done
+	kill_melmux "$s"
+	panes_secs=$(secs "$t0" "$t1")
+}
+
+panes_tmux() {
+	local s=$1 t0 t1 i got ids=()
+	t0=$(now_ns)
+	ids+=("$(T -f "$work/tmux.conf" new-session -d -P -F '#{pane_id}' -s "$s" -x "$COLS" -y "$ROWS" \
+		"seq -f '$seqfmt' $LINES_PER_PANE; tmux -S '$TSOCK' wait-for -S $s-1")")
+	for ((i = 2; i <= PANES; i++)); do
+		ids+=("$(T new-window -d -P -F '#{pane_id}' -t "=$s:" \
+			"seq -f '$seqfmt' $LINES_PER_PANE; tmux -S '$TSOCK' wait-for -S $s-$i")")
+	done
+	for ((i = 1; i <= PANES; i++)); do
+		T wait-for "$s-$i"
+		until_screen_shows "$panes_last" T capture-pane -p -t "${ids[i - 1]}" >/dev/null || fail "tmux $s pane $i: the last line never showed"
+	done
+	t1=$(now_ns)
+	sleep 0.5
+	tmux_rss=$(rss_kb "$(T display-message -p '#{pid}')")
+	check_geometry_tmux "$s"
+	for ((i = 1; i <= PANES; i++)); do
+		got=$(T capture-pane -p -S - -E - -t "${ids[i - 1]}" | count_lines)
+		[ "$got" = "$LINES_PER_PANE" ] || fail "tmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
+	done
+	T kill-session -t "=$s"
+	panes_secs=$(secs "$t0" "$t1")
+}
+
+# tmux's server stays up between tests (as a user's would); start it with a
+# session that only holds it open, so the first timed run does not pay for it
+# alone. melmux starts one server per session by design, so each melmux run
+# includes a server start; the baseline row below shows what that costs.
+T -f "$work/tmux.conf" new-session -d -s keepalive -x 20 -y 5 'sleep 100000'
+
+echo
+echo "== baseline: start a session whose pane prints nothing, until it has ended ($RUNS runs)"
+mb=() tb=()
+for ((r = 1; r <= RUNS; r++)); do
+	cat_melmux /dev/null "" "base-$r"
+	mb+=("$elapsed")
+	t0=$(now_ns)
+	T new-session -d -s "base-$r" -x "$COLS" -y "$ROWS" "tmux -S '$TSOCK' wait-for -S base-$r-done"
+	T wait-for "base-$r-done"
+	t1=$(now_ns)
+	T kill-session -t "=base-$r"
+	tb+=("$(secs "$t0" "$t1")")
+	echo "run $r: melmux ${mb[r - 1]} s, tmux ${tb[r - 1]} s"
+done
+base_m=$(median "${mb[@]}")
+base_t=$(median "${tb[@]}")
+
+declare -A cat_m cat_t cat_size
+for kind in plain sgr; do
+	if [ $kind = plain ]; then file=$work/plain.txt last=$plain_last size=$plain_bytes; else file=$work/sgr.txt last=$sgr_last size=$sgr_bytes; fi
+	echo
+	echo "== cat of the $SIZE_MB MB $kind file in one ${COLS}x$ROWS pane ($RUNS runs)"
+	ms=() ts=()
+	for ((r = 1; r <= RUNS; r++)); do
+		cat_melmux "$file" "$last" "cat-$kind-$r"
+		ms+=("$elapsed")
+		cat_tmux "$file" "$last" "cat-$kind-$r"
+		ts+=("$elapsed")
+		echo "run $r: melmux ${ms[r - 1]} s ($(mbps "$size" "${ms[r - 1]}") MB/s), tmux ${ts[r - 1]} s ($(mbps "$size" "${ts[r - 1]}") MB/s)"
+	done
+	cat_m[$kind]=$(median "${ms[@]}")
+	cat_t[$kind]=$(median "${ts[@]}")
+	cat_size[$kind]=$size
+done
+
+echo
+echo "== $PANES panes x $LINES_PER_PANE lines, ${COLS}x$ROWS each ($RUNS runs)"
+ps_m=() ps_t=() rs_m=() rs_t=()
+for ((r = 1; r <= RUNS; r++)); do
+	panes_melmux "panes-$r"
+	ps_m+=("$panes_secs") rs_m+=("$melmux_rss")
+	panes_tmux "panes-$r"
+	ps_t+=("$panes_secs")
+	# The keepalive session is in tmux's figure too; it is one small pane.
+	rs_t+=("$tmux_rss")
+	echo "run $r: melmux ${ps_m[r - 1]} s, RSS $(mib "$melmux_rss") MiB; tmux ${ps_t[r - 1]} s, RSS $(mib "$tmux_rss") MiB"
+done
+pan_m=$(median "${ps_m[@]}")
+pan_t=$(median "${ps_t[@]}")
+rss_m=$(median "${rs_m[@]}")
+rss_t=$(median "${rs_t[@]}")
+
+echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "== summary (medians of $RUNS runs; ratio = melmux / tmux: above 1 means melmux is faster for MB/s, slower for time, bigger for memory)"
+echo
+echo "| test | melmux | tmux | ratio melmux/tmux |"
+echo "|---|---|---|---|"
+echo "| session start, pane prints nothing, until ended | ${base_m} s | ${base_t} s | $(ratio "$base_m" "$base_t") |"
+for kind in plain sgr; do
+	mm=$(mbps "${cat_size[$kind]}" "${cat_m[$kind]}")
+	tt=$(mbps "${cat_size[$kind]}" "${cat_t[$kind]}")
+	echo "| cat $SIZE_MB MB $kind text, one ${COLS}x$ROWS pane | ${cat_m[$kind]} s = $mm MB/s | ${cat_t[$kind]} s = $tt MB/s | $(ratio "$mm" "$tt") (throughput) |"
+done
+echo "| $PANES panes x $LINES_PER_PANE lines, until all ended | ${pan_m} s | ${pan_t} s | $(ratio "$pan_m" "$pan_t") (time) |"
+echo "| server RSS holding those $PANES panes' history | $(mib "$rss_m") MiB | $(mib "$rss_t") MiB | $(ratio "$rss_m" "$rss_t") (memory) |"
+echo
+if [ "$failures" -gt 0 ]; then
+	echo "$failures correctness check(s) failed; see CORRECTNESS lines above" >&2
+	exit 1
+fi
+[ "$kill_notes" = 0 ] || echo "note: melmux kill-server reported an error $kill_notes time(s) although the server ended"
+echo "all correctness checks passed (last line on screen after exit, pane sizes, $LINES_PER_PANE of $LINES_PER_PANE lines kept per pane)"
