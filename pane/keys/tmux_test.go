@@ -80,9 +80,8 @@ func TestAgainstTmux(t *testing.T) {
 		tm.waitFormat("#{keypad_cursor_flag}", "1")
 		text := "line1\nline2 \t x\nline3"
 		tm.run("set-buffer", "--", text)
-		tm.run("paste-buffer", "-p", "-t", tm.target)
+		got := tm.collect([]string{"paste-buffer", "-p", "-t", tm.target}, 1)[0]
 		want := string(Encode(text, Modes{BracketedPaste: true}))
-		got := tm.waitOutput(len(want))
 		if got != want {
 			t.Errorf("Encode = %q, tmux paste-buffer -p sent %q", want, got)
 		}
@@ -136,32 +135,41 @@ func (tm *tmuxPane) waitFormat(format, want string) {
 	}, fmt.Sprintf("%s to be %s", format, want))
 }
 
-// send types each tmux key name followed by a "#" marker in one tmux
-// command and returns the bytes the pane received for each key.
+// send types each tmux key name and returns the bytes the pane received for
+// each key.
 func (tm *tmuxPane) send(names []string) []string {
 	tm.t.Helper()
 	var args []string
 	for _, n := range names {
-		args = append(args, "send-keys", "-t", tm.target, n, ";", "send-keys", "-t", tm.target, "-l", "#", ";")
+		args = append(args, "send-keys", "-t", tm.target, n, ";")
 	}
-	tm.run(args[:len(args)-1]...)
-	var data []byte
-	tm.poll(func() bool {
-		data, _ = os.ReadFile(tm.out)
-		return bytes.Count(data, []byte("#")) >= len(names)
-	}, fmt.Sprintf("%d keys", len(names)))
-	parts := strings.Split(string(data), "#")
-	return parts[:len(names)]
+	return tm.collect(args[:len(args)-1], len(names))
 }
 
-func (tm *tmuxPane) waitOutput(n int) string {
+// collect runs n tmux commands (args, separated by ";" arguments) as one
+// tmux invocation, each followed by a "#" typed as a marker, and returns the
+// bytes the pane received for each command: waiting for the markers, not a
+// time, tells when everything has arrived.
+func (tm *tmuxPane) collect(args []string, n int) []string {
 	tm.t.Helper()
+	marked := []string{}
+	for _, a := range args {
+		if a == ";" {
+			marked = append(marked, ";", "send-keys", "-t", tm.target, "-l", "#", ";")
+			continue
+		}
+		marked = append(marked, a)
+	}
+	marked = append(marked, ";", "send-keys", "-t", tm.target, "-l", "#")
+	start := 0
+	if data, err := os.ReadFile(tm.out); err == nil {
+		start = len(data)
+	}
+	tm.run(marked...)
 	var data []byte
 	tm.poll(func() bool {
 		data, _ = os.ReadFile(tm.out)
-		return len(data) >= n
-	}, fmt.Sprintf("%d bytes", n))
-	time.Sleep(50 * time.Millisecond) // catch any excess bytes
-	data, _ = os.ReadFile(tm.out)
-	return string(data)
+		return bytes.Count(data[start:], []byte("#")) >= n
+	}, fmt.Sprintf("%d markers", n))
+	return strings.Split(string(data[start:]), "#")[:n]
 }
