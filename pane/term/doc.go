@@ -44,9 +44,9 @@
 // brightens colours 0-7 when written; rgb(0,0,b) is stored as rgb(0,1,b)
 // (vt10x cannot tell rgb(0,0,b) from palette colour b); resizing does not
 // reflow, and a shrink while the alternate screen is shown loses the primary
-// screen's top rows. Differences from tmux 3.3a: scroll-on-clear counts a
-// row as used when it shows something, where tmux also counts a row on which
-// only spaces were written; CHT is ignored like tmux but DECSET 1049 is not
-// tmux's only alternate-screen form (47 and 1047 work too, without the
-// cursor save). Everything else in testdata/corpus agrees row for row.
+// screen's top rows. Known differences from tmux 3.3a: scroll-on-clear
+// counts a row as used when it shows something, where tmux also counts a row
+// on which only spaces were written; after ESC followed by a non-ASCII
+// character tmux also swallows the next character. Everything in
+// testdata/corpus agrees row for row (TestAgreementWithTmux).
 package term
