@@ -78,6 +78,11 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 mbps() { awk -v n="$1" -v s="$2" 'BEGIN { if (s == 0) print "n/a"; else printf "%.1f", n / s / 1e6 }'; }
+# cpu_ticks PID: user+system CPU the process has used, in clock ticks. The
+# name field may hold spaces ("tmux: server"), so count fields after it.
+cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+HZ=$(getconf CLK_TCK)
+cpu_secs() { awk -v a="$1" -v b="$2" -v hz="$HZ" 'BEGIN { printf "%.2f", (b - a) / hz }'; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
@@ -194,6 +199,7 @@ cat_melmux() {
 		tries=$(until_screen_shows "$last" "$M" -s "$s" read-pane -t 1) || fail "melmux $s: the last line never showed after wait --exit"
 	fi
 	t1=$(now_ns)
+	cpu=$(cpu_secs 0 "$(cpu_ticks "$(melmux_server_pid "$s")")")
 	[ -z "$last" ] || [ "$tries" = 1 ] || fail "melmux $s: wait --exit returned before the emulator had the last line (read-pane needed $tries tries)"
 	check_geometry_melmux "$s"
 	kill_melmux "$s"
@@ -202,7 +208,8 @@ cat_melmux() {
 
 # cat_tmux FILE LAST NAME: the same in a detached tmux session.
 cat_tmux() {
-	local file=$1 last=$2 s=$3 t0 t1
+	local file=$1 last=$2 s=$3 t0 t1 c0
+	c0=$(cpu_ticks "$tpid")
 	t0=$(now_ns)
 	T -f "$work/tmux.conf" new-session -d -s "$s" -x "$COLS" -y "$ROWS" \
 		"cat '$file'; tmux -S '$TSOCK' wait-for -S $s-done"
@@ -211,6 +218,7 @@ cat_tmux() {
 	# PTY's tail, so the time runs until the last line is on screen.
 	until_screen_shows "$last" T capture-pane -p -t "=$s:" >/dev/null || fail "tmux $s: the last line never showed"
 	t1=$(now_ns)
+	cpu=$(cpu_secs "$c0" "$(cpu_ticks "$tpid")")
 	check_geometry_tmux "$s"
 	T kill-session -t "=$s"
 	elapsed=$(secs "$t0" "$t1")
@@ -241,8 +249,9 @@ panes_melmux() {
 		until_screen_shows "$panes_last" "$M" -s "$s" read-pane -t "$i" >/dev/null || fail "melmux $s pane $i: the last line never showed"
 	done
 	t1=$(now_ns)
-	sleep 0.5
 	pid=$(melmux_server_pid "$s")
+	cpu=$(cpu_secs 0 "$(cpu_ticks "$pid")")
+	sleep 0.5
 	melmux_rss=$(rss_kb "$pid")
 	check_geometry_melmux "$s"
 	for ((i = 1; i <= PANES; i++)); do
@@ -254,7 +263,8 @@ panes_melmux() {
 }
 
 panes_tmux() {
-	local s=$1 t0 t1 i got ids=()
+	local s=$1 t0 t1 i got c0 ids=()
+	c0=$(cpu_ticks "$tpid")
 	t0=$(now_ns)
 	ids+=("$(T -f "$work/tmux.conf" new-session -d -P -F '#{pane_id}' -s "$s" -x "$COLS" -y "$ROWS" \
 		"seq -f '$seqfmt' $LINES_PER_PANE; tmux -S '$TSOCK' wait-for -S $s-1")")
@@ -267,8 +277,9 @@ panes_tmux() {
 		until_screen_shows "$panes_last" T capture-pane -p -t "${ids[i - 1]}" >/dev/null || fail "tmux $s pane $i: the last line never showed"
 	done
 	t1=$(now_ns)
+	cpu=$(cpu_secs "$c0" "$(cpu_ticks "$tpid")")
 	sleep 0.5
-	tmux_rss=$(rss_kb "$(T display-message -p '#{pid}')")
+	tmux_rss=$(rss_kb "$tpid")
 	check_geometry_tmux "$s"
 	for ((i = 1; i <= PANES; i++)); do
 		got=$(T capture-pane -p -S - -E - -t "${ids[i - 1]}" | count_lines)
@@ -283,74 +294,93 @@ panes_tmux() {
 # alone. melmux starts one server per session by design, so each melmux run
 # includes a server start; the baseline row below shows what that costs.
 T -f "$work/tmux.conf" new-session -d -s keepalive -x 20 -y 5 'sleep 100000'
+tpid=$(T display-message -p '#{pid}')
 
 echo
 echo "== baseline: start a session whose pane prints nothing, until it has ended ($RUNS runs)"
-mb=() tb=()
+mb=() tb=() mbc=() tbc=()
 for ((r = 1; r <= RUNS; r++)); do
 	cat_melmux /dev/null "" "base-$r"
-	mb+=("$elapsed")
+	mb+=("$elapsed") mbc+=("$cpu")
+	c0=$(cpu_ticks "$tpid")
 	t0=$(now_ns)
 	T new-session -d -s "base-$r" -x "$COLS" -y "$ROWS" "tmux -S '$TSOCK' wait-for -S base-$r-done"
 	T wait-for "base-$r-done"
 	t1=$(now_ns)
+	tbc+=("$(cpu_secs "$c0" "$(cpu_ticks "$tpid")")")
 	T kill-session -t "=base-$r"
 	tb+=("$(secs "$t0" "$t1")")
-	echo "run $r: melmux ${mb[r - 1]} s, tmux ${tb[r - 1]} s"
+	echo "run $r: melmux ${mb[r - 1]} s (server CPU ${mbc[r - 1]} s), tmux ${tb[r - 1]} s (server CPU ${tbc[r - 1]} s)"
 done
 base_m=$(median "${mb[@]}")
 base_t=$(median "${tb[@]}")
+base_mc=$(median "${mbc[@]}")
+base_tc=$(median "${tbc[@]}")
 
-declare -A cat_m cat_t cat_size
+declare -A cat_m cat_t cat_mc cat_tc cat_size
 for kind in plain sgr; do
 	if [ $kind = plain ]; then file=$work/plain.txt last=$plain_last size=$plain_bytes; else file=$work/sgr.txt last=$sgr_last size=$sgr_bytes; fi
 	echo
 	echo "== cat of the $SIZE_MB MB $kind file in one ${COLS}x$ROWS pane ($RUNS runs)"
-	ms=() ts=()
+	ms=() ts=() msc=() tsc=()
 	for ((r = 1; r <= RUNS; r++)); do
 		cat_melmux "$file" "$last" "cat-$kind-$r"
-		ms+=("$elapsed")
+		ms+=("$elapsed") msc+=("$cpu")
 		cat_tmux "$file" "$last" "cat-$kind-$r"
-		ts+=("$elapsed")
-		echo "run $r: melmux ${ms[r - 1]} s ($(mbps "$size" "${ms[r - 1]}") MB/s), tmux ${ts[r - 1]} s ($(mbps "$size" "${ts[r - 1]}") MB/s)"
+		ts+=("$elapsed") tsc+=("$cpu")
+		echo "run $r: melmux ${ms[r - 1]} s ($(mbps "$size" "${ms[r - 1]}") MB/s, server CPU ${msc[r - 1]} s), tmux ${ts[r - 1]} s ($(mbps "$size" "${ts[r - 1]}") MB/s, server CPU ${tsc[r - 1]} s)"
 	done
 	cat_m[$kind]=$(median "${ms[@]}")
 	cat_t[$kind]=$(median "${ts[@]}")
+	cat_mc[$kind]=$(median "${msc[@]}")
+	cat_tc[$kind]=$(median "${tsc[@]}")
 	cat_size[$kind]=$size
 done
 
 echo
 echo "== $PANES panes x $LINES_PER_PANE lines, ${COLS}x$ROWS each ($RUNS runs)"
-ps_m=() ps_t=() rs_m=() rs_t=()
+ps_m=() ps_t=() rs_m=() rs_t=() pc_m=() pc_t=()
 for ((r = 1; r <= RUNS; r++)); do
 	panes_melmux "panes-$r"
-	ps_m+=("$panes_secs") rs_m+=("$melmux_rss")
+	ps_m+=("$panes_secs") rs_m+=("$melmux_rss") pc_m+=("$cpu")
 	panes_tmux "panes-$r"
-	ps_t+=("$panes_secs")
+	ps_t+=("$panes_secs") pc_t+=("$cpu")
 	# The keepalive session is in tmux's figure too; it is one small pane.
 	rs_t+=("$tmux_rss")
-	echo "run $r: melmux ${ps_m[r - 1]} s, RSS $(mib "$melmux_rss") MiB; tmux ${ps_t[r - 1]} s, RSS $(mib "$tmux_rss") MiB"
+	echo "run $r: melmux ${ps_m[r - 1]} s (server CPU ${pc_m[r - 1]} s), RSS $(mib "$melmux_rss") MiB; tmux ${ps_t[r - 1]} s (server CPU ${pc_t[r - 1]} s), RSS $(mib "$tmux_rss") MiB"
 done
 pan_m=$(median "${ps_m[@]}")
 pan_t=$(median "${ps_t[@]}")
+pan_mc=$(median "${pc_m[@]}")
+pan_tc=$(median "${pc_t[@]}")
 rss_m=$(median "${rs_m[@]}")
 rss_t=$(median "${rs_t[@]}")
 
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "== summary (medians of $RUNS runs; ratio = melmux / tmux: above 1 means melmux is faster for MB/s, slower for time, bigger for memory)"
+echo "== summary (medians of $RUNS runs)"
 echo
-echo "| test | melmux | tmux | ratio melmux/tmux |"
+echo "Wall time runs from the first command until every pane has ended and shows its last line. Server CPU is the"
+echo "user+system time of the server process over the same span (melmux: its own daemon; tmux: the shared server),"
+echo "which other load on the machine disturbs far less than wall time. Ratios are melmux / tmux: above 1 means"
+echo "melmux is faster for MB/s, slower for seconds, bigger for memory."
+echo
+echo "| test | melmux | tmux | melmux/tmux |"
 echo "|---|---|---|---|"
-echo "| session start, pane prints nothing, until ended | ${base_m} s | ${base_t} s | $(ratio "$base_m" "$base_t") |"
+echo "| session start, pane prints nothing: wall | ${base_m} s | ${base_t} s | $(ratio "$base_m" "$base_t") |"
+echo "| same: server CPU | ${base_mc} s | ${base_tc} s | $(ratio "$base_mc" "$base_tc") |"
 for kind in plain sgr; do
 	mm=$(mbps "${cat_size[$kind]}" "${cat_m[$kind]}")
 	tt=$(mbps "${cat_size[$kind]}" "${cat_t[$kind]}")
-	echo "| cat $SIZE_MB MB $kind text, one ${COLS}x$ROWS pane | ${cat_m[$kind]} s = $mm MB/s | ${cat_t[$kind]} s = $tt MB/s | $(ratio "$mm" "$tt") (throughput) |"
+	mc=$(mbps "${cat_size[$kind]}" "${cat_mc[$kind]}")
+	tc=$(mbps "${cat_size[$kind]}" "${cat_tc[$kind]}")
+	echo "| cat $SIZE_MB MB $kind, one ${COLS}x$ROWS pane: wall | ${cat_m[$kind]} s = $mm MB/s | ${cat_t[$kind]} s = $tt MB/s | $(ratio "$mm" "$tt") (MB/s) |"
+	echo "| same: MB per server CPU second | ${cat_mc[$kind]} s = $mc MB/s | ${cat_tc[$kind]} s = $tc MB/s | $(ratio "$mc" "$tc") (MB/s) |"
 done
-echo "| $PANES panes x $LINES_PER_PANE lines, until all ended | ${pan_m} s | ${pan_t} s | $(ratio "$pan_m" "$pan_t") (time) |"
-echo "| server RSS holding those $PANES panes' history | $(mib "$rss_m") MiB | $(mib "$rss_t") MiB | $(ratio "$rss_m" "$rss_t") (memory) |"
+echo "| $PANES panes x $LINES_PER_PANE lines: wall | ${pan_m} s | ${pan_t} s | $(ratio "$pan_m" "$pan_t") (s) |"
+echo "| same: server CPU | ${pan_mc} s | ${pan_tc} s | $(ratio "$pan_mc" "$pan_tc") (s) |"
+echo "| server RSS holding those $PANES panes' history | $(mib "$rss_m") MiB | $(mib "$rss_t") MiB | $(ratio "$rss_m" "$rss_t") |"
 echo
 if [ "$failures" -gt 0 ]; then
 	echo "$failures correctness check(s) failed; see CORRECTNESS lines above" >&2
