@@ -402,7 +402,14 @@ func statusLayout(sc *Scene, st StatusStyle, cols int) []statusSeg {
 		}
 	}
 	add("["+sc.Session+"] ", base.Bold(true), -1)
-	for _, t := range sc.Tabs {
+	type tabLabel struct {
+		text  string
+		style tcell.Style
+		index int
+	}
+	labels := make([]tabLabel, 0, len(sc.Tabs))
+	total, active := 0, -1
+	for i, t := range sc.Tabs {
 		label := fmt.Sprintf("%d:%s(%d)", t.Index, t.Name, t.Panes)
 		if t.Zoomed {
 			label += "Z"
@@ -414,11 +421,35 @@ func statusLayout(sc *Scene, st StatusStyle, cols int) []statusSeg {
 		if t.Active {
 			style = tcell.StyleDefault.Foreground(tcolor(st.ActiveFG)).Background(tcolor(st.ActiveBG)).Bold(true)
 			label += "*"
+			active = i
 		}
 		if t.Attention && !t.Active {
 			style = style.Foreground(tcolor(st.Attention)).Bold(true)
 		}
-		add(label, style, t.Index)
+		labels = append(labels, tabLabel{label, style, t.Index})
+		total += widths.StringWidth(label) + 1
+	}
+	// When the tabs do not fit, the list starts late enough that the
+	// active tab shows, with "<" saying some are hidden.
+	first := 0
+	if room := limit - x; total > room && active > 0 {
+		w := 2 // "< "
+		for i := active; i >= 0; i-- {
+			w += widths.StringWidth(labels[i].text) + 1
+			if w > room {
+				break
+			}
+			first = i
+		}
+		if first == 0 && widths.StringWidth(labels[active].text)+3 > room {
+			first = active
+		}
+	}
+	if first > 0 {
+		add("< ", base, -1)
+	}
+	for _, l := range labels[first:] {
+		add(l.text, l.style, l.index)
 		add(" ", base, -1)
 	}
 	if sc.Message != "" {
@@ -444,7 +475,8 @@ func drawStatus(s tcell.Screen, sc *Scene, st StatusStyle, cols, y int) {
 		s.Put(x, y, " ", base)
 	}
 	if sc.Prompt != nil {
-		putStr(s, 0, y, cols, sc.Prompt.Label+sc.Prompt.Text, base)
+		text, _ := promptLayout(sc.Prompt, cols)
+		putStr(s, 0, y, cols, text, base)
 		return
 	}
 	for _, g := range statusLayout(sc, st, cols) {
@@ -511,6 +543,23 @@ func drawHelp(s tcell.Screen, sc *Scene, st StatusStyle, cols, rows int) {
 	}
 }
 
+// promptLayout returns the part of the prompt line that fits in cols and
+// the cursor's column in it: a line longer than the screen scrolls left so
+// the cursor stays in view.
+func promptLayout(p *PromptView, cols int) (string, int) {
+	line := []rune(p.Label + p.Text)
+	cur := len([]rune(p.Label)) + min(max(p.Cursor, 0), len([]rune(p.Text)))
+	start, x := 0, 0
+	for _, r := range line[:cur] {
+		x += widths.RuneWidth(r)
+	}
+	for x >= cols && start < cur {
+		x -= widths.RuneWidth(line[start])
+		start++
+	}
+	return string(line[start:]), x
+}
+
 var cursorStyles = [...]tcell.CursorStyle{
 	term.CursorDefault:        tcell.CursorStyleDefault,
 	term.CursorBlockBlink:     tcell.CursorStyleBlinkingBlock,
@@ -525,13 +574,7 @@ var cursorStyles = [...]tcell.CursorStyle{
 // prompt, the copy-mode cursor, or the focused pane's own cursor.
 func placeCursor(s tcell.Screen, sc *Scene, cols, rows int) {
 	if sc.Prompt != nil && rows > 0 {
-		x := widths.StringWidth(sc.Prompt.Label)
-		for i, r := range []rune(sc.Prompt.Text) {
-			if i >= sc.Prompt.Cursor {
-				break
-			}
-			x += widths.RuneWidth(r)
-		}
+		_, x := promptLayout(sc.Prompt, cols)
 		s.SetCursorStyle(tcell.CursorStyleDefault)
 		s.ShowCursor(min(x, cols-1), rows-1)
 		return

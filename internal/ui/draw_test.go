@@ -81,10 +81,20 @@ func TestDrawGolden(t *testing.T) {
 	prompt := scene(nil, pane(1, full, true, "bash"))
 	prompt.Prompt = &PromptView{Label: ":", Text: "open-pane --layout right", Cursor: 9}
 
+	var many []TabView
+	for i := range 8 {
+		many = append(many, TabView{Index: i, Name: "tab", Panes: 1, Active: i == 6})
+	}
+	overflow := scene(many, pane(1, full, true, "bash"))
+
+	longPrompt := scene(nil, pane(1, full, true, "bash"))
+	longPrompt.Prompt = &PromptView{Label: ":", Text: "open-pane --layout right --title 'a long title for a pane' -- htop", Cursor: 60}
+
 	for _, tc := range []struct {
 		name string
 		sc   *Scene
 	}{
+		{"tabs_overflow", overflow}, {"prompt_long", longPrompt},
 		{"one_pane", onePane}, {"split_right", splitRight}, {"split_down", splitDown},
 		{"nested", nested}, {"tabs", tabs}, {"zoom", zoom}, {"status_markers", markers},
 		{"wide", wide}, {"exited", exited}, {"help", help}, {"prompt", prompt},

@@ -94,6 +94,20 @@ func TestMouse(t *testing.T) {
 	}
 }
 
+func TestMouseClickScrolledTabs(t *testing.T) {
+	var many []TabView
+	for i := range 8 {
+		many = append(many, TabView{Index: i, Name: "tab", Panes: 1, Active: i == 6})
+	}
+	sc := scene(many, pane(1, Rect{0, 0, W, H - 1}, true, "bash"))
+	// The status line reads "[main] < 4:tab(1) 5:tab(1) 6:tab(1)* 7:t":
+	// the first tab shown is 4, at columns 9-16.
+	in := newIn(t, "", nil)
+	if got := run(in, sc, mev{10, H - 1, tcell.Button1, 0}); !reflect.DeepEqual(got, []Action{SelectTab{4}}) {
+		t.Errorf("click on the first tab shown: %#v", got)
+	}
+}
+
 func TestMouseWheelInCopyMode(t *testing.T) {
 	sc := mouseScene(term.Modes{})
 	in := newIn(t, "", nil)
