@@ -27,4 +27,3 @@ func FuzzBuiltin(f *testing.F) {
 		}
 	})
 }
-

@@ -676,20 +676,20 @@ func TestConcurrentRenders(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	errs := make(chan error, 6)
-	for i := 0; i < 6; i++ {
+	errs := make(chan error, 4)
+	for i := 0; i < 4; i++ {
 		go func() {
 			out := filepath.Join(dir, fmt.Sprintf("c%d.pdf", i))
 			_, err := Render(context.Background(), fmt.Sprintf("# Doc %d\n\n%s", i, everything), "", out, Options{Engine: "builtin"})
 			errs <- err
 		}()
 	}
-	for i := 0; i < 6; i++ {
+	for i := 0; i < 4; i++ {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
-	for i := 0; i < 6; i++ {
+	for i := 0; i < 4; i++ {
 		out := filepath.Join(dir, fmt.Sprintf("c%d.pdf", i))
 		checkPDF(t, out)
 		wantText(t, pdfText(t, out), fmt.Sprintf("Doc %d", i))
