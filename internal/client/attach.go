@@ -32,9 +32,12 @@ func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
 	}
 	hello := proto.Hello{Version: proto.Version, Mode: proto.ModeAttach, Term: os.Getenv("TERM"),
 		ColorTerm: os.Getenv("COLORTERM"), Cols: cols, Rows: rows}
-	if _, _, err := Handshake(conn, hello); err != nil {
+	lr, _, err := Handshake(conn, hello)
+	if err != nil {
 		return "", err
 	}
+	// Frames that arrived with the welcome sit in the line reader's buffer.
+	frames := lr.Reader()
 	state, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
 		return "", fmt.Errorf("raw mode: %w", err)
@@ -95,7 +98,7 @@ func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
 
 	buf := make([]byte, 64<<10)
 	for {
-		typ, payload, err := proto.ReadFrame(conn, buf)
+		typ, payload, err := proto.ReadFrame(frames, buf)
 		if err != nil {
 			restore()
 			select {
