@@ -64,7 +64,9 @@ func childWrite() int {
 	return 0
 }
 
-const writeTestSize = 8 << 20
+// writeTestSize is the size of the interrupted write: large enough that a
+// write takes tens of milliseconds, so kills land inside it.
+var writeTestSize = map[bool]int{false: 8 << 20, true: 1 << 20}[raceEnabled]
 
 func TestMemoryEightProcesses(t *testing.T) {
 	if testing.Short() {
@@ -130,13 +132,13 @@ func TestWriteFileKilledMidway(t *testing.T) {
 	full := timeChildWrite(t, root, -1)
 	t.Logf("an uninterrupted write_file of %d MB takes %s", writeTestSize>>20, full)
 
-	const rounds = 16
+	rounds := map[bool]int{false: 16, true: 8}[raceEnabled]
 	outcomes := map[string]int{}
 	for i := 0; i < rounds; i++ {
 		if err := os.WriteFile(target, old, 0o640); err != nil {
 			t.Fatal(err)
 		}
-		delay := full * time.Duration(i) / (rounds / 2) // from at once to twice a whole write
+		delay := full * time.Duration(i) / time.Duration(rounds/2) // from at once to twice a whole write
 		timeChildWrite(t, root, delay)
 		data, err := os.ReadFile(target)
 		if err != nil {
