@@ -142,6 +142,12 @@ func (c *CopyMode) line(y int) []term.Cell {
 	return c.src.Line(y)
 }
 
+// SetViewCursor puts the cursor at (x, y) of the window, as a click does.
+func (c *CopyMode) SetViewCursor(x, y int) {
+	c.cur = Point{x, c.top + min(max(y, 0), c.h-1)}
+	c.clampCursor()
+}
+
 // Scroll moves the view n lines (negative: back into history), keeping the
 // cursor on the same screen row, as a wheel does.
 func (c *CopyMode) Scroll(n int) {

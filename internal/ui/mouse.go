@@ -17,6 +17,7 @@ type mouseState struct {
 	buttons tcell.ButtonMask // buttons held at the last event
 	capture int              // pane that got a forwarded press and gets its drag and release; -1 none
 	drag    *borderDrag      // a border being dragged
+	sel     *dragSelect      // a text selection being dragged out
 	lastX   int              // position of the last forwarded motion
 	lastY   int
 }
@@ -25,6 +26,19 @@ type borderDrag struct {
 	pane     int
 	vertical bool
 	at       int // the column (vertical) or row being dragged
+}
+
+// dragSelect is a selection made with the mouse in a pane whose application
+// does not take the mouse: pressing sets the anchor, dragging enters copy
+// mode and extends the selection, releasing copies it and leaves, as in tmux.
+// Coordinates are in the pane's view.
+type dragSelect struct {
+	pane         int
+	x0, y0       int // where the button went down
+	lastX, lastY int
+	moved        bool // the pointer left the anchor cell
+	asked        bool // EnterCopy was sent for this drag
+	started      bool // the copy-mode selection is anchored
 }
 
 const buttonMask = tcell.Button1 | tcell.Button2 | tcell.Button3
@@ -44,8 +58,11 @@ func paneModes(p *PaneView) term.Modes {
 // Mouse handles one mouse event: clicks focus panes and select tabs, the
 // wheel scrolls copy mode (entering it) unless the application asked for
 // mouse reports, a press on a separator or a title bar with a pane above it
-// drags that border, and everything the application asked for is forwarded
-// to it in pane coordinates.
+// drags that border, dragging over text the application does not take the
+// mouse for selects it (copied on release), and everything the application
+// asked for is forwarded to it in pane coordinates. The client's tcell
+// screen must report drags (EnableMouse with MouseDragEvents, or
+// MouseMotionEvents for applications that track all motion).
 func (in *Input) Mouse(ev *tcell.EventMouse, sc *Scene) []Action {
 	x, y := ev.Position()
 	held := ev.Buttons() & buttonMask
@@ -99,6 +116,10 @@ func (in *Input) Mouse(ev *tcell.EventMouse, sc *Scene) []Action {
 			return sendMouse(p.ID, buttonCode(held)|32|modBits(mod), px, py, false, m)
 		}
 		return nil
+	}
+
+	if d := in.mouse.sel; d != nil {
+		return in.dragSelectTo(d, sc, x, y, held&tcell.Button1 != 0)
 	}
 
 	pressed := held &^ prev
@@ -165,7 +186,21 @@ func (in *Input) Mouse(ev *tcell.EventMouse, sc *Scene) []Action {
 		return []Action{FocusPane{Pane: p.ID}}
 	}
 	m := paneModes(p)
-	if !wantsMouse(m) || (in.copy != nil && in.copyPane == p.ID) {
+	inCopy := in.copy != nil && in.copyPane == p.ID
+	if !wantsMouse(m) || inCopy {
+		if pressed&tcell.Button1 == 0 {
+			return nil
+		}
+		px, py := paneXY(p, x, y)
+		in.mouse.sel = &dragSelect{pane: p.ID, x0: px, y0: py, lastX: px, lastY: py}
+		if inCopy {
+			// A click in copy mode moves the cursor there and drops the selection.
+			in.copy.SetViewCursor(px, py)
+			if in.copy.Selecting() {
+				in.copy.StartSelection()
+			}
+			return []Action{Redraw{}}
+		}
 		return nil
 	}
 	in.mouse.capture = p.ID
@@ -176,6 +211,56 @@ func (in *Input) Mouse(ev *tcell.EventMouse, sc *Scene) []Action {
 		code |= modBits(mod)
 	}
 	return sendMouse(p.ID, code, px, py, false, m)
+}
+
+// dragSelectTo follows a mouse selection to (x, y); down is whether the
+// button is still held. Copy mode is asked for on the first move; the
+// selection is anchored once it is on (whoever started it), and a release
+// after a move copies the selection and leaves copy mode.
+func (in *Input) dragSelectTo(d *dragSelect, sc *Scene, x, y int, down bool) []Action {
+	p := paneByID(sc, d.pane)
+	if p == nil {
+		in.mouse.sel = nil
+		return nil
+	}
+	px, py := paneXY(p, x, y)
+	if px != d.lastX || py != d.lastY {
+		d.moved = true
+	}
+	d.lastX, d.lastY = px, py
+	inCopy := in.copy != nil && in.copyPane == d.pane
+	if !down {
+		in.mouse.sel = nil
+		if !d.moved || !inCopy {
+			return nil // a plain click, or copy mode never came
+		}
+		in.extendDrag(d, px, py)
+		return in.copySelection()
+	}
+	if !d.moved {
+		return nil
+	}
+	if !inCopy {
+		if d.asked {
+			return nil
+		}
+		d.asked = true
+		return []Action{EnterCopy{Pane: d.pane, ByMouse: true}}
+	}
+	in.extendDrag(d, px, py)
+	return []Action{Redraw{}}
+}
+
+func (in *Input) extendDrag(d *dragSelect, px, py int) {
+	if !d.started {
+		in.copy.SetViewCursor(d.x0, d.y0)
+		if in.copy.Selecting() {
+			in.copy.StartSelection() // drop an older selection
+		}
+		in.copy.StartSelection()
+		d.started = true
+	}
+	in.copy.SetViewCursor(px, py)
 }
 
 // wheel scrolls copy mode on the pane under the pointer or forwards the

@@ -147,3 +147,54 @@ func TestEncodeMouse(t *testing.T) {
 		t.Errorf("SGR large: %q", b)
 	}
 }
+
+func TestMouseDragSelect(t *testing.T) {
+	sc := mouseScene(term.Modes{})
+	src := numbered(10, 19) // the view shows "line 5".."line 9"
+	b1 := tcell.Button1
+	for _, viaStart := range []bool{true, false} {
+		in := newIn(t, "", nil)
+		var got []Action
+		for _, e := range []mev{{22, 7, b1, 0}, {25, 8, b1, 0}, {26, 8, b1, 0}, {26, 8, 0, 0}} {
+			for _, a := range run(in, sc, e) {
+				got = append(got, a)
+				if ec, ok := a.(EnterCopy); ok {
+					if viaStart {
+						ec.Start(in, src, 19, 5, 0, 4)
+					} else { // as a server that builds copy mode itself does
+						in.StartCopy(ec.Pane, NewCopyMode(src, 19, 5, 0, 4))
+					}
+				}
+			}
+		}
+		want := []Action{EnterCopy{Pane: 3, ByMouse: true}, Copy{Text: "ine 6\nline 7"}, ExitCopy{Pane: 3}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("via Start %v: got %#v\nwant %#v", viaStart, got, want)
+		}
+		if _, on := in.CopyPane(); on {
+			t.Error("still in copy mode after the release")
+		}
+	}
+
+	// A click without a move selects nothing and does not enter copy mode.
+	in := newIn(t, "", nil)
+	if got := run(in, sc, mev{22, 7, b1, 0}, mev{22, 7, 0, 0}); got != nil {
+		t.Errorf("plain click: %#v", got)
+	}
+	// A release before copy mode came copies nothing.
+	if got := run(in, sc, mev{22, 7, b1, 0}, mev{24, 7, b1, 0}, mev{24, 7, 0, 0}); !reflect.DeepEqual(got, []Action{EnterCopy{Pane: 3, ByMouse: true}}) {
+		t.Errorf("release before copy mode: %#v", got)
+	}
+	// In copy mode a click moves the cursor and drops the selection.
+	EnterCopy{Pane: 3}.Start(in, src, 19, 5, 0, 4)
+	in.copy.StartSelection()
+	run(in, sc, mev{24, 9, b1, 0}, mev{24, 9, 0, 0})
+	if in.copy == nil || in.copy.Selecting() || in.copy.Cursor() != (Point{3, 8}) {
+		t.Errorf("click in copy mode: copy %v", in.copy)
+	}
+	// Dragging in copy mode selects and copies as well.
+	got := run(in, sc, mev{21, 6, b1, 0}, mev{23, 6, b1, 0}, mev{23, 6, 0, 0})
+	if want := []Action{Copy{Text: "lin"}, ExitCopy{Pane: 3}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("drag in copy mode: %#v", got)
+	}
+}
