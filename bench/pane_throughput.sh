@@ -190,7 +190,7 @@ check_geometry_tmux() {
 # ended and shows LAST. (Results go through globals, not $(...), so that
 # started and failures, kept by the caller's shell, see what happened.)
 cat_melmux() {
-	local file=$1 last=$2 s=$3 t0 t1 tries
+	local file=$1 last=$2 s=$3 t0 t1 tries pid
 	t0=$(now_ns)
 	"$M" -s "$s" new -d -x "$COLS" -y $((ROWS + 2)) -- sh -c "cat '$file'"
 	started+=("$s")
@@ -199,7 +199,9 @@ cat_melmux() {
 		tries=$(until_screen_shows "$last" "$M" -s "$s" read-pane -t 1) || fail "melmux $s: the last line never showed after wait --exit"
 	fi
 	t1=$(now_ns)
-	cpu=$(cpu_secs 0 "$(cpu_ticks "$(melmux_server_pid "$s")")")
+	pid=$(melmux_server_pid "$s")
+	cpu=$(cpu_secs 0 "$(cpu_ticks "$pid")")
+	melmux_rss=$(rss_kb "$pid")
 	[ -z "$last" ] || [ "$tries" = 1 ] || fail "melmux $s: wait --exit returned before the emulator had the last line (read-pane needed $tries tries)"
 	check_geometry_melmux "$s"
 	kill_melmux "$s"
@@ -298,10 +300,10 @@ tpid=$(T display-message -p '#{pid}')
 
 echo
 echo "== baseline: start a session whose pane prints nothing, until it has ended ($RUNS runs)"
-mb=() tb=() mbc=() tbc=()
+mb=() tb=() mbc=() tbc=() mbr=() tbr=()
 for ((r = 1; r <= RUNS; r++)); do
 	cat_melmux /dev/null "" "base-$r"
-	mb+=("$elapsed") mbc+=("$cpu")
+	mb+=("$elapsed") mbc+=("$cpu") mbr+=("$melmux_rss")
 	c0=$(cpu_ticks "$tpid")
 	t0=$(now_ns)
 	T new-session -d -s "base-$r" -x "$COLS" -y "$ROWS" "tmux -S '$TSOCK' wait-for -S base-$r-done"
@@ -310,12 +312,13 @@ for ((r = 1; r <= RUNS; r++)); do
 	tbc+=("$(cpu_secs "$c0" "$(cpu_ticks "$tpid")")")
 	T kill-session -t "=base-$r"
 	tb+=("$(secs "$t0" "$t1")")
-	echo "run $r: melmux ${mb[r - 1]} s (server CPU ${mbc[r - 1]} s), tmux ${tb[r - 1]} s (server CPU ${tbc[r - 1]} s)"
+	tbr+=("$(rss_kb "$tpid")")
+	echo "run $r: melmux ${mb[r - 1]} s (server CPU ${mbc[r - 1]} s, RSS $(mib "${mbr[r - 1]}") MiB), tmux ${tb[r - 1]} s (server CPU ${tbc[r - 1]} s, RSS $(mib "${tbr[r - 1]}") MiB)"
 done
 base_m=$(median "${mb[@]}")
 base_t=$(median "${tb[@]}")
-base_mc=$(median "${mbc[@]}")
-base_tc=$(median "${tbc[@]}")
+base_mr=$(median "${mbr[@]}")
+base_tr=$(median "${tbr[@]}")
 
 declare -A cat_m cat_t cat_mc cat_tc cat_size
 for kind in plain sgr; do
@@ -369,7 +372,7 @@ echo
 echo "| test | melmux | tmux | melmux/tmux |"
 echo "|---|---|---|---|"
 echo "| session start, pane prints nothing: wall | ${base_m} s | ${base_t} s | $(ratio "$base_m" "$base_t") |"
-echo "| same: server CPU | ${base_mc} s | ${base_tc} s | $(ratio "$base_mc" "$base_tc") |"
+echo "| same: server RSS after it (tmux: its one idle session) | $(mib "$base_mr") MiB | $(mib "$base_tr") MiB | $(ratio "$base_mr" "$base_tr") |"
 for kind in plain sgr; do
 	mm=$(mbps "${cat_size[$kind]}" "${cat_m[$kind]}")
 	tt=$(mbps "${cat_size[$kind]}" "${cat_t[$kind]}")
