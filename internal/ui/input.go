@@ -26,6 +26,10 @@ type prompt struct {
 	confirm Command // run when a confirm prompt gets "y"
 }
 
+// maxPaste bounds the text one paste from the client's terminal may carry,
+// so a runaway paste cannot grow without end.
+const maxPaste = 8 << 20
+
 // Input is one attached client's input state machine: prefix, prompt, help
 // overlay, copy mode and mouse drags. It is not safe for concurrent use; the
 // server calls it from the one goroutine that serves the client, always with
@@ -103,11 +107,23 @@ func (in *Input) Handle(ev tcell.Event, sc *Scene) []Action {
 			in.pasting, in.pasteBuf = true, in.pasteBuf[:0]
 			return nil
 		}
+		if !in.pasting {
+			return nil // an end without a start
+		}
 		in.pasting = false
-		return in.Paste(string(in.pasteBuf), sc)
+		text := string(in.pasteBuf)
+		in.pasteBuf = in.pasteBuf[:0]
+		if text == "" {
+			return nil
+		}
+		return in.Paste(text, sc)
 	case *tcell.EventKey:
 		if in.pasting {
-			in.pasteBuf = appendPasted(in.pasteBuf, Identify(ev))
+			if len(in.pasteBuf) < maxPaste {
+				in.pasteBuf = appendPasted(in.pasteBuf, Identify(ev))
+			} else {
+				in.msg = "paste too long: cut at " + strconv.Itoa(maxPaste) + " characters"
+			}
 			return nil
 		}
 		return in.Key(ev, sc)
@@ -130,6 +146,17 @@ func appendPasted(buf []rune, k KeyID) []rune {
 		return append(buf, '\t')
 	}
 	return buf // other control keys have no place in pasted text
+}
+
+// focusedID returns the focused pane's id, or -1.
+func focusedID(sc *Scene) int {
+	if sc == nil {
+		return -1
+	}
+	if p := sc.Focused(); p != nil {
+		return p.ID
+	}
+	return -1
 }
 
 // focusedModes returns the focused pane and its modes.
@@ -157,7 +184,7 @@ func (in *Input) Paste(text string, sc *Scene) []Action {
 		}
 		return []Action{Redraw{}}
 	}
-	if in.copy != nil || in.help {
+	if (in.copy != nil && focusedID(sc) == in.copyPane) || in.help {
 		return nil
 	}
 	id, m, ok := focusedModes(sc)
@@ -187,7 +214,9 @@ func (in *Input) Key(ev *tcell.EventKey, sc *Scene) []Action {
 	case k == in.keys.prefix:
 		in.prefix = true
 		return []Action{Redraw{}}
-	case in.copy != nil:
+	case in.copy != nil && focusedID(sc) == in.copyPane:
+		// Copy mode belongs to its pane: with focus elsewhere, keys go to
+		// the focused pane and copy mode waits, as in tmux.
 		return in.copyKey(k)
 	}
 	id, m, ok := focusedModes(sc)

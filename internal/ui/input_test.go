@@ -327,3 +327,33 @@ func TestCopyModeKeys(t *testing.T) {
 		t.Errorf("prefix in copy mode: %#v", got)
 	}
 }
+
+func TestCopyModeBelongsToItsPane(t *testing.T) {
+	sc, src := copyScene()
+	in := newIn(t, "", nil)
+	EnterCopy{Pane: 3}.Start(in, src, 20, 4, 0, 0)
+	// Focus moves to another pane (pane 3 in another tab, say): keys go there.
+	other := oneScene(term.Modes{})
+	if got := press(t, in, other, "q"); !reflect.DeepEqual(got, []Action{SendBytes{Pane: 7, Bytes: []byte("q")}}) {
+		t.Errorf("key with focus elsewhere: %#v", got)
+	}
+	if _, on := in.CopyPane(); !on {
+		t.Fatal("copy mode ended when focus moved away")
+	}
+	// Back on pane 3 the keys drive copy mode again.
+	if got := press(t, in, sc, "q"); !reflect.DeepEqual(got, []Action{ExitCopy{Pane: 3}}) {
+		t.Errorf("back on the pane: %#v", got)
+	}
+}
+
+func TestPasteLimits(t *testing.T) {
+	sc := oneScene(term.Modes{})
+	in := newIn(t, "", nil)
+	if got := in.Handle(tcell.NewEventPaste(false), sc); got != nil {
+		t.Errorf("end without start: %#v", got)
+	}
+	in.Handle(tcell.NewEventPaste(true), sc)
+	if got := in.Handle(tcell.NewEventPaste(false), sc); got != nil {
+		t.Errorf("empty paste: %#v", got)
+	}
+}
