@@ -66,9 +66,10 @@ type renderer struct {
 	top     float64
 	bottom  float64
 	color   [3]int
-	baseDir string    // relative image paths resolve from here
-	images  int       // images registered so far, for unique names
-	bars    []float64 // x of each enclosing block quote's bar
+	baseDir string         // relative image paths resolve from here
+	images  int            // images registered so far, for unique names
+	bars    []float64      // x of each enclosing block quote's bar
+	anchors map[string]int // heading id -> fpdf internal link, for "#id" links
 	marker  *listMarker
 	// fresh is true at the start of a container (document, quote, list
 	// item), where a block takes no space above it.
@@ -107,9 +108,10 @@ func renderBuiltin(ctx context.Context, markdown, title, baseDir string, w io.Wr
 		top: marginY, bottom: pageH - marginY,
 		color: colorText, fresh: true,
 	}
+	r.collectAnchors(root)
 	r.newPage()
 	if title != "" {
-		r.heading([]span{{text: title, style: r.base(titleSize, true)}}, titleSize, true)
+		r.heading([]span{{text: title, style: r.base(titleSize, true)}}, titleSize, true, "")
 	}
 	if err := r.blocks(root); err != nil {
 		return err
@@ -204,7 +206,12 @@ func (r *renderer) drawPiece(p piece, x, y, h float64) {
 		r.doc.Rect(x, y+(h-st.size*1.25)/2, p.w, st.size*1.25, "F")
 	}
 	r.doc.SetXY(x, y)
-	r.doc.CellFormat(p.w, h, r.fonts.encode(p.slot, p.text), "", 0, "L", false, 0, st.link)
+	internal, external := 0, st.link
+	if strings.HasPrefix(st.link, "#") {
+		// Only headings are anchors; a link to anything else goes nowhere.
+		internal, external = r.anchors[st.link[1:]], ""
+	}
+	r.doc.CellFormat(p.w, h, r.fonts.encode(p.slot, p.text), "", 0, "L", false, internal, external)
 	baseline := y + h/2 + 0.3*st.size
 	if st.underline || st.strike {
 		r.doc.SetDrawColor(st.color[0], st.color[1], st.color[2])
@@ -262,7 +269,13 @@ func (r *renderer) block(n ast.Node) error {
 	case *ast.Heading:
 		level := min(max(n.Level, 1), 6)
 		size := headingSizes[level]
-		r.heading(r.inlines(n, r.base(size, true)), size, level <= 2)
+		id := ""
+		if v, ok := n.AttributeString("id"); ok {
+			if b, ok := v.([]byte); ok {
+				id = string(b)
+			}
+		}
+		r.heading(r.inlines(n, r.base(size, true)), size, level <= 2, id)
 	case *ast.ThematicBreak:
 		r.gap(blockGap)
 		y := r.beginLine(10)
@@ -299,9 +312,28 @@ func (r *renderer) block(n ast.Node) error {
 	return nil
 }
 
+// collectAnchors allocates an internal link for every heading id before
+// drawing starts, since a link may point at a heading further down.
+func (r *renderer) collectAnchors(root ast.Node) {
+	r.anchors = map[string]int{}
+	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			if v, ok := h.AttributeString("id"); ok {
+				if b, ok := v.([]byte); ok {
+					if _, dup := r.anchors[string(b)]; !dup {
+						r.anchors[string(b)] = r.doc.AddLink()
+					}
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
 // heading draws a heading, moving it to the next page when it would
 // otherwise sit alone at the bottom of this one.
-func (r *renderer) heading(spans []span, size float64, rule bool) {
+func (r *renderer) heading(spans []span, size float64, rule bool, id string) {
 	if !r.fresh || r.y > r.top {
 		r.gap(blockGap + headingAbove)
 	}
@@ -309,6 +341,9 @@ func (r *renderer) heading(spans []span, size float64, rule bool) {
 	need := size*lineSpacing + 2*bodySize*lineSpacing
 	if r.y+need > r.bottom && r.y > r.top {
 		r.newPage()
+	}
+	if link, ok := r.anchors[id]; ok {
+		r.doc.SetLink(link, r.y, r.doc.PageNo())
 	}
 	r.flow(spans, size, "L")
 	if rule {

@@ -6,10 +6,13 @@ import (
 	"html"
 	"net/url"
 	"path/filepath"
+	"strings"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 // newMarkdown is the one goldmark configuration both paths share, so the
@@ -55,12 +58,59 @@ li > p { margin: 0.2em 0; }
 del { color: #555; }
 `
 
+// rebaseLinks makes relative link and image destinations absolute paths
+// under baseDir, which the file:// page resolves to files there. (Not file:
+// URLs: goldmark's safe mode blanks those.) The page itself lives in a throwaway directory, and a
+// <base> element would instead break in-document "#anchor" links, which
+// browsers keep as internal links in the PDF only when they point at the
+// page itself.
+func rebaseLinks(doc ast.Node, baseDir string) {
+	rebase := func(dest []byte) []byte {
+		d := string(dest)
+		if d == "" || strings.HasPrefix(d, "#") || strings.HasPrefix(d, "/") || strings.HasPrefix(d, "\\") {
+			return dest
+		}
+		u, err := url.Parse(d)
+		if err != nil || u.Scheme != "" || u.Host != "" {
+			return dest
+		}
+		p, err := url.PathUnescape(u.Path)
+		if err != nil {
+			return dest
+		}
+		full := filepath.ToSlash(filepath.Join(baseDir, filepath.FromSlash(p)))
+		if !strings.HasPrefix(full, "/") {
+			full = "/" + full // a Windows drive path, as file URLs spell it
+		}
+		abs := &url.URL{Path: full, RawQuery: u.RawQuery, Fragment: u.Fragment}
+		return []byte(abs.String())
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link:
+			n.Destination = rebase(n.Destination)
+		case *ast.Image:
+			n.Destination = rebase(n.Destination)
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
 // buildHTML renders markdown into a complete, self-contained HTML page.
 // baseDir is where relative links and images resolve from: the directory of
 // the output file, since the HTML itself lives in a throwaway temp dir.
 func buildHTML(markdown, title, baseDir string) ([]byte, error) {
+	src := []byte(markdown)
+	md := newMarkdown()
+	doc := md.Parser().Parse(text.NewReader(src))
+	if baseDir != "" {
+		rebaseLinks(doc, baseDir)
+	}
 	var body bytes.Buffer
-	if err := newMarkdown().Convert([]byte(markdown), &body); err != nil {
+	if err := md.Renderer().Render(&body, src, doc); err != nil {
 		return nil, fmt.Errorf("convert Markdown to HTML: %w", err)
 	}
 	var b bytes.Buffer
@@ -69,10 +119,6 @@ func buildHTML(markdown, title, baseDir string) ([]byte, error) {
 	// No scripts, no network fetches except images: the page is rendered
 	// by a real browser that can read local files.
 	b.WriteString(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data: file: http: https:">` + "\n")
-	if baseDir != "" {
-		base := (&url.URL{Scheme: "file", Path: filepath.ToSlash(baseDir) + "/"}).String()
-		fmt.Fprintf(&b, "<base href=\"%s\">\n", html.EscapeString(base))
-	}
 	fmt.Fprintf(&b, "<title>%s</title>\n", html.EscapeString(title))
 	b.WriteString("<style>")
 	b.WriteString(printCSS)

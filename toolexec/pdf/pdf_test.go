@@ -162,7 +162,8 @@ func fontCaps() (utf8, cjk bool) {
 
 func TestBuiltinRendersEveryElement(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "nested", "dirs", "all.pdf")
-	engine, err := Render(context.Background(), everything, "Everything Title", out, Options{Engine: "builtin"})
+	md := everything + "\nJump [to heading three](#heading-three).\n"
+	engine, err := Render(context.Background(), md, "Everything Title", out, Options{Engine: "builtin"})
 	if err != nil {
 		t.Fatalf("Render: %v", err)
 	}
@@ -170,6 +171,20 @@ func TestBuiltinRendersEveryElement(t *testing.T) {
 		t.Fatalf("engine = %q, want builtin", engine)
 	}
 	checkPDF(t, out)
+	data, _ := os.ReadFile(out)
+	if !bytes.Contains(data, []byte("/Dest")) {
+		t.Errorf("no internal link for #heading-three")
+	}
+	dangling := filepath.Join(filepath.Dir(out), "dangling.pdf")
+	if _, err := Render(context.Background(), "[nowhere](#missing)", "", dangling, Options{Engine: "builtin"}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := os.ReadFile(dangling); bytes.Contains(d, []byte("/Annots")) {
+		t.Errorf("a link to a missing anchor produced a link annotation")
+	}
+	if !bytes.Contains(data, []byte("/URI (https://example.com/docs)")) {
+		t.Errorf("external link annotation missing")
+	}
 	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o644 {
 		t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
 	}
@@ -555,7 +570,8 @@ func assertNoTempFiles(t *testing.T, dir string) {
 }
 
 func TestBuildHTML(t *testing.T) {
-	page, err := buildHTML("# Head\n\n| a | b |\n|---|---|\n| 1 | ~~2~~ |\n\nhttps://x.example\n\n<script>alert(1)</script>\n", "A <b>&</b> title", "/tmp/out dir")
+	page, err := buildHTML("# Head\n\n| a | b |\n|---|---|\n| 1 | ~~2~~ |\n\nhttps://x.example\n\n<script>alert(1)</script>\n\n"+
+		"![pic](img/a%20b.png) [rel](notes.md#part) [anchor](#head) [abs](/etc/x.png) [web](https://w.example/p)\n", "A <b>&</b> title", "/tmp/out dir")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,7 +580,9 @@ func TestBuildHTML(t *testing.T) {
 		"<title>A &lt;b&gt;&amp;&lt;/b&gt; title</title>",
 		`<h1 class="doc-title">A &lt;b&gt;&amp;&lt;/b&gt; title</h1>`,
 		"<table>", "<del>2</del>", `<a href="https://x.example">`,
-		`<base href="file:///tmp/out%20dir/">`, "Content-Security-Policy", "@page",
+		`<img src="/tmp/out%20dir/img/a%20b.png" alt="pic">`, `<a href="/tmp/out%20dir/notes.md#part">`,
+		`<a href="#head">`, `<a href="/etc/x.png">`, `<a href="https://w.example/p">`, `<h1 id="head">`,
+		"Content-Security-Policy", "@page",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("HTML lacks %q:\n%s", want, s)
@@ -624,7 +642,15 @@ func TestChromiumRendersForReal(t *testing.T) {
 	engine := browser(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sub", "browser.pdf")
-	got, err := Render(context.Background(), everything, "Browser Title", out, Options{Engine: engine})
+	// everything's ![diagram alt](diagram.png) resolves next to the output.
+	os.MkdirAll(filepath.Dir(out), 0o755)
+	f, err := os.Create(filepath.Join(dir, "sub", "diagram.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	png.Encode(f, image.NewNRGBA(image.Rect(0, 0, 40, 20)))
+	f.Close()
+	got, err := Render(context.Background(), everything+"\n[to heading three](#heading-three)\n", "Browser Title", out, Options{Engine: engine})
 	if err != nil {
 		t.Fatalf("Render with %s: %v", engine, err)
 	}
@@ -636,6 +662,13 @@ func TestChromiumRendersForReal(t *testing.T) {
 	wantText(t, text, "Browser Title", "Heading Three", "bullet alpha", "crisp",
 		`fmt.Println("fenced code")`, "quoted wisdom", "naïve café —")
 	assertNoTempFiles(t, filepath.Dir(out))
+	data, _ := os.ReadFile(out)
+	if !bytes.Contains(data, []byte("/Subtype /Image")) {
+		t.Errorf("relative image diagram.png was not embedded")
+	}
+	if !bytes.Contains(data, []byte("/Dest")) {
+		t.Errorf("in-document #anchor link did not become an internal link")
+	}
 
 	// Automatic choice prefers the browser over the floor.
 	auto := filepath.Join(dir, "auto.pdf")
