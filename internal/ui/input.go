@@ -231,13 +231,12 @@ func (in *Input) Key(ev *tcell.EventKey, sc *Scene) []Action {
 
 // run executes a binding.
 func (in *Input) run(b Binding, sc *Scene) []Action {
-	id, _, hasPane := focusedModes(sc)
+	id, m, hasPane := focusedModes(sc)
 	switch b.Name {
 	case "send-prefix":
 		if !hasPane {
 			return nil
 		}
-		_, m, _ := focusedModes(sc)
 		return []Action{SendBytes{Pane: id, Bytes: EncodeKey(in.keys.prefix, m)}}
 	case "command-prompt":
 		in.prompt = &prompt{kind: promptCommand, label: ":"}
@@ -246,7 +245,7 @@ func (in *Input) run(b Binding, sc *Scene) []Action {
 		in.help = true
 		return nil
 	case "copy-mode":
-		if !hasPane || in.copy != nil {
+		if !hasPane || (in.copy != nil && in.copyPane == id) {
 			return nil
 		}
 		return []Action{EnterCopy{Pane: id}}
@@ -330,7 +329,13 @@ func (in *Input) submit(p *prompt) []Action {
 	line := string(p.text)
 	switch p.kind {
 	case promptSearchDown, promptSearchUp:
-		if in.copy != nil && line != "" && !in.copy.Search(line, p.kind == promptSearchUp) {
+		if in.copy == nil {
+			return nil
+		}
+		if line == "" {
+			line = in.copy.Query() // an empty search repeats the last one, as in vi
+		}
+		if line != "" && !in.copy.Search(line, p.kind == promptSearchUp) {
 			in.msg = "not found: " + line
 		}
 		return nil
