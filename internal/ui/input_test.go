@@ -297,7 +297,7 @@ func TestCopyModeKeys(t *testing.T) {
 	if cm.Cursor() != (Point{11, 4}) { // the nearest match before the cursor: "th[eta]"
 		t.Errorf("?eta: cursor %v", cm.Cursor())
 	}
-	press(t, in, sc, "/", "Enter") // repeats "eta", now forwards
+	press(t, in, sc, "/", "Enter")    // repeats "eta", now forwards
 	if cm.Cursor() != (Point{1, 6}) { // "b[eta] again"
 		t.Errorf("/ Enter: cursor %v", cm.Cursor())
 	}
