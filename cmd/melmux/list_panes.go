@@ -48,9 +48,18 @@ func init() {
 				if p.Activity == "idle" {
 					activity += " " + (time.Duration(p.IdleMS) * time.Millisecond).Round(time.Second).String()
 				}
-				fmt.Fprintf(tw, "%d%s\t%d\t%dx%d\t%s\t%s\t%s\t%s\n", p.ID, mark, p.Tab, p.Cols, p.Rows, status, activity, p.Command, p.Title)
+				fmt.Fprintf(tw, "%d%s\t%d\t%dx%d\t%s\t%s\t%s\t%s\n", p.ID, mark, p.Tab, p.Cols, p.Rows, status, activity, shorten(p.Command, 40), shorten(p.Title, 30))
 			}
 			return tw.Flush()
 		},
 	})
+}
+
+// shorten cuts s to n runes with an ellipsis; --json has the whole text.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -65,6 +66,9 @@ func startSession(g *globals, argv []string, cols, rows int) error {
 	if c, err := client.Dial(sock); err == nil {
 		c.Close()
 		return fmt.Errorf("session %q already exists (socket %s); attach with `melmux -s %s attach` or end it with `melmux -s %s kill-server`", name, sock, name, name)
+	}
+	if _, err := config.Load(); err != nil {
+		fmt.Fprintf(g.stderr, "melmux: %v (starting with the defaults)\n", err)
 	}
 	if err := spawnDaemon(name, sock); err != nil {
 		return err

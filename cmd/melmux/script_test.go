@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"os"
+	"strconv"
+	"strings"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
 )
 
 // TestMain lets the scripts run this test binary as `melmux`: the same main,
@@ -24,7 +31,58 @@ func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/script",
 		Setup: setupScriptEnv,
+		Cmds:  map[string]func(*testscript.TestScript, bool, []string){"ctl": ctlCmd},
 	})
+}
+
+// ctlCmd speaks the control protocol by hand, for testing what the server
+// does with bad input: `ctl [-hello JSON] [-big N] LINE...` connects to the
+// session "main", sends the hello (the correct one unless -hello), then each
+// LINE (and with -big, one line of N bytes), and prints every answer line.
+func ctlCmd(ts *testscript.TestScript, neg bool, args []string) {
+	hello := fmt.Sprintf(`{"version":%d,"mode":"control"}`, proto.Version)
+	big := 0
+	for len(args) > 1 {
+		switch args[0] {
+		case "-hello":
+			hello, args = args[1], args[2:]
+			continue
+		case "-big":
+			n, err := strconv.Atoi(args[1])
+			ts.Check(err)
+			big, args = n, args[2:]
+			continue
+		}
+		break
+	}
+	sock := filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), fmt.Sprintf("melmux-%d", os.Getuid()), "main.sock")
+	conn, err := net.Dial("unix", sock)
+	ts.Check(err)
+	defer conn.Close()
+	lines := append([]string{hello}, args...)
+	if big > 0 {
+		lines = append(lines, `{"id":77,"method":"list_panes","params":{"x":"`+strings.Repeat("a", big)+`"}}`)
+	}
+	r := bufio.NewReader(conn)
+	for _, l := range lines {
+		_, err := io.WriteString(conn, l+"\n")
+		var answer string
+		if err == nil {
+			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			answer, err = r.ReadString('\n')
+		}
+		if err != nil {
+			ts.Logf("connection closed: %v", err)
+			if !neg {
+				ts.Fatalf("no answer to %.80q", l)
+			}
+			return
+		}
+		fmt.Fprint(ts.Stdout(), answer)
+	}
+	if neg {
+		ts.Fatalf("every line was answered")
+	}
 }
 
 // setupScriptEnv gives each script its own socket directory (short, since a

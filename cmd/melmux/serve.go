@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/server"
 )
@@ -47,7 +48,19 @@ func init() {
 			}
 			defer closeLog()
 			signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
-			srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger})
+			cfg, cfgErr := config.Load()
+			problem := ""
+			if cfgErr != nil {
+				problem = cfgErr.Error() + " (using the defaults)"
+				logger.Warn("config", "err", cfgErr)
+			}
+			self, err := selfPath()
+			if err != nil {
+				logger.Warn("the : prompt cannot run verbs", "err", err)
+			}
+			srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger, Self: self,
+				Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem,
+				UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status}})
 			if err := srv.Listen(); err != nil {
 				tell(err.Error())
 				return err

@@ -113,3 +113,5 @@ func unescape(s string) string {
 	}
 	return b.String()
 }
+
+func sessionLabel(g *globals) string { return proto.SessionName(g.session) }

@@ -163,6 +163,9 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	s.mu.Unlock()
 	s.log.Info("client attached", "term", termName, "cols", hello.Cols, "rows", hello.Rows)
 
+	if s.problem != "" {
+		c.say("%s", s.problem)
+	}
 	go c.readFrames(lr)
 	reason := c.loop()
 

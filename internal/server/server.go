@@ -39,6 +39,9 @@ type Config struct {
 	Env        []string
 	Self       string // the melmux binary, for CLI verbs typed at the ":" prompt
 	UI         UIConfig
+	// ConfigProblem is shown to every client that attaches: what was wrong
+	// with the config file the server started with.
+	ConfigProblem string
 }
 
 // UIConfig is what attached clients are drawn and driven with.
@@ -59,6 +62,7 @@ type Server struct {
 	scroll  int
 	self    string
 	ui      UIConfig
+	problem string
 
 	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
 
@@ -124,6 +128,7 @@ func New(cfg Config) *Server {
 		env:     cfg.Env,
 		scroll:  cfg.Scrollback,
 		self:    cfg.Self,
+		problem: cfg.ConfigProblem,
 		ui:      cfg.UI,
 		done:    make(chan struct{}),
 		panes:   map[int]*paneEntry{},

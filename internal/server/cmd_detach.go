@@ -1,0 +1,31 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// DetachResult counts the clients sent away.
+type DetachResult struct {
+	Detached int `json:"detached"`
+}
+
+// detach sends every attached client away; the panes go on.
+func init() {
+	register(&Command{Name: "detach", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p struct{}
+		if err := decodeParams("detach", raw, &p); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		clients := make([]*client, 0, len(s.clients))
+		for c := range s.clients {
+			clients = append(clients, c)
+		}
+		s.mu.Unlock()
+		for _, c := range clients {
+			c.exit("detached (from session " + s.name + ")")
+		}
+		return DetachResult{Detached: len(clients)}, nil
+	}})
+}
