@@ -39,7 +39,9 @@ func TestAttachInsideTmux(t *testing.T) {
 		t.Helper()
 		return outer.WaitFor(pane, 15*time.Second, what, cond)
 	}
-	has := func(s string) func(string) bool { return func(screen string) bool { return strings.Contains(screen, s) } }
+	has := func(s string) func(string) bool {
+		return func(screen string) bool { return strings.Contains(screen, s) }
+	}
 
 	// `melmux` alone creates the session and attaches.
 	wait("the outer prompt", has("outer$"))
