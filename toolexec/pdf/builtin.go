@@ -77,7 +77,8 @@ type renderer struct {
 }
 
 type listMarker struct {
-	text string
+	text  string
+	right float64 // the marker ends here, left of the item's text column
 }
 
 // renderBuiltin lays out markdown with fpdf and writes the PDF to w.
@@ -150,8 +151,14 @@ func (r *renderer) beginLine(h float64) float64 {
 		ws := r.fonts.words([]span{{text: m.text, style: st}})
 		lines := r.fonts.breakLines(ws, listIndent*3, bodySize)
 		if len(lines) > 0 {
+			// Centre the marker on a text line; on a tall box (an image,
+			// a table row) keep it level with the first line instead.
+			box := h
+			if box > 2*bodySize*lineSpacing {
+				box = bodySize*lineSpacing + 2*cellPadY
+			}
 			l := lines[0]
-			r.drawLine(l, r.left-l.w-5, y, h)
+			r.drawLine(l, m.right-l.w, y, box)
 		}
 	}
 	r.y += h
@@ -264,6 +271,9 @@ func (r *renderer) block(n ast.Node) error {
 		r.gap(blockGap)
 		r.flow(r.inlines(n, r.base(bodySize, false)), bodySize, "L")
 	case *ast.TextBlock:
+		if img := soleImage(n, r.src); img != nil && r.imageBlock(img) {
+			return nil
+		}
 		r.gap(tightGap)
 		r.flow(r.inlines(n, r.base(bodySize, false)), bodySize, "L")
 	case *ast.Heading:
@@ -375,7 +385,11 @@ func (r *renderer) codeBlock(n ast.Node) {
 		r.doc.SetFillColor(243, 243, 243)
 		r.doc.Rect(r.left, y, width, h, "F")
 	}
+	// A list marker belongs beside the first line of code, not the padding.
+	marker := r.marker
+	r.marker = nil
 	fill(r.beginLine(codePadY), codePadY)
+	r.marker = marker
 	for _, src := range r.codeLines(n) {
 		words := r.fonts.codeWords(src, st)
 		for _, l := range r.fonts.breakLines(words, width-2*codePadX, codeSize) {
@@ -427,7 +441,7 @@ func (r *renderer) list(n *ast.List) error {
 		}
 		saved := r.left
 		r.left += listIndent
-		r.marker = &listMarker{text: marker}
+		r.marker = &listMarker{text: marker, right: r.left - 5}
 		r.fresh = true
 		err := r.blocks(item)
 		if r.marker != nil {

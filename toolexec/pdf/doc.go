@@ -11,7 +11,10 @@
 // UTF-8 TrueType font found on the machine (with per-character fallback to a
 // second font for scripts the first lacks, such as CJK) or, on a machine with
 // no usable font, fpdf's core fonts with text narrowed to Windows-1252.
-// Render reports the engine that really produced the file, so a caller can
+// Relative links and images resolve from the output file's directory in
+// both paths; "#id" links to headings become internal links; the built-in
+// renderer embeds local PNG, JPEG and GIF images and never fetches remote
+// ones. Render reports the engine that really produced the file, so a caller can
 // tell the user. Output is written atomically: a temporary file in the target
 // directory is renamed over the destination only once the PDF is complete, so
 // a failed or interrupted render never leaves a torn file behind.
