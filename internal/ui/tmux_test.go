@@ -31,7 +31,6 @@ func TestEncodeKeyMatchesTmux(t *testing.T) {
 		"M-a", "C-a", "C-z", "C-M-a", "M-A", "BSpace", "M-BSpace", "Enter", "M-Enter", "Tab", "BTab",
 		"Escape", "C-Space", `C-\`, "C-]", "C-^", "C-_", "C-?"}
 	dir := t.TempDir()
-	sock := filepath.Join(dir, "sock")
 	for _, mode := range []struct {
 		name  string
 		setup string
@@ -41,6 +40,9 @@ func TestEncodeKeyMatchesTmux(t *testing.T) {
 		{"app-cursor", `printf '\033[?1h';`, term.Modes{AppCursor: true}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
+			// A server of its own per mode: a server whose last session
+			// ends exits, racing with the next new-session on its socket.
+			sock := filepath.Join(dir, mode.name+".sock")
 			out := filepath.Join(dir, mode.name+".bin")
 			ready := filepath.Join(dir, mode.name+".ready")
 			run := func(args ...string) {
@@ -53,7 +55,7 @@ func TestEncodeKeyMatchesTmux(t *testing.T) {
 			}
 			shell := fmt.Sprintf("stty raw -echo; %s touch %s; exec cat > %s", mode.setup, ready, out)
 			run("new-session", "-d", "-s", mode.name, "-x", "80", "-y", "24", shell)
-			defer run("kill-session", "-t", mode.name)
+			defer run("kill-server")
 			waitFor(t, func() bool { _, err := os.Stat(ready); return err == nil })
 			for _, k := range keys {
 				run("send-keys", "-t", mode.name, k, "|")
