@@ -1,0 +1,144 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	mxclient "github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// The table test commands below exist only in this test binary.
+func init() {
+	register(&Command{Name: "test_panic", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var m map[string]int
+		m["boom"]++ // a nil map write: a real panic, not a simulated one
+		return nil, nil
+	}})
+}
+
+// startServer runs a server in this process on a private socket.
+func startServer(t *testing.T) (*Server, *mxclient.Client) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "mxs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	s := New(Config{Name: "t", SocketPath: filepath.Join(dir, "t.sock"), Cols: 80, Rows: 24,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh"})
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve() }()
+	t.Cleanup(func() {
+		s.Shutdown("test over")
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("Serve did not return after Shutdown")
+		}
+	})
+	c, err := mxclient.Dial(filepath.Join(dir, "t.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return s, c
+}
+
+func TestCommandPanicIsConfinedToItsRequest(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Call(ctx, "test_panic", nil, nil)
+	var pe *proto.Error
+	if !errors.As(err, &pe) || pe.Code != proto.CodeInternal {
+		t.Fatalf("a panicking command should give an internal error value, got %v", err)
+	}
+	var panes []proto.PaneInfo
+	if err := c.Call(ctx, "list_panes", nil, &panes); err != nil {
+		t.Fatalf("the server stopped serving after a command panic: %v", err)
+	}
+	if len(panes) != 1 || panes[0].Status != "running" {
+		t.Fatalf("the pane did not survive the panic: %+v", panes)
+	}
+}
+
+func TestSocketPermissions(t *testing.T) {
+	s, _ := startServer(t)
+	fi, err := os.Stat(s.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		t.Errorf("socket mode %o, want 600", perm)
+	}
+	di, err := os.Stat(filepath.Dir(s.sock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := di.Mode().Perm(); perm != 0o700 {
+		t.Errorf("socket directory mode %o, want 700", perm)
+	}
+	// A second server on the same socket is refused while the first lives.
+	other := New(Config{Name: "t", SocketPath: s.sock, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := other.Listen(); err == nil {
+		t.Fatal("a second server took over a live session's socket")
+	}
+}
+
+func TestWaitIsWokenByOutputNotPolling(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "sleep 0.3; echo ready-now; exec sleep 600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var res proto.WaitResult
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^ready-now$", TimeoutMS: 10000}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Line != "ready-now" {
+		t.Fatalf("wait matched %q", res.Line)
+	}
+}
+
+func TestSendKeysToAPaneThatStopsReading(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	// In raw mode and never reading, the program lets the PTY's input buffer
+	// fill, then the bounded queue: send_keys must then fail cleanly instead
+	// of blocking the server.
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "stty raw -echo; exec sleep 600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for i := range chunk {
+		chunk[i] = 'x'
+	}
+	var full error
+	for i := 0; i < 2000 && full == nil; i++ {
+		full = c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 1, Text: string(chunk), NoWait: true}, nil)
+	}
+	var pe *proto.Error
+	if !errors.As(full, &pe) || pe.Code != proto.CodeFailed {
+		t.Fatalf("want a failed error once the input queue is full, got %v", full)
+	}
+	var panes []proto.PaneInfo
+	if err := c.Call(ctx, "list_panes", nil, &panes); err != nil || len(panes) != 1 {
+		t.Fatalf("server stuck after a full input queue: %v %+v", err, panes)
+	}
+}
