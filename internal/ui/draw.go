@@ -53,8 +53,8 @@ func Draw(s tcell.Screen, sc *Scene) {
 	s.Show()
 }
 
-// clearGaps blanks every cell of the w x h screen that no pane frame or
-// separator covers, apart from the status row.
+// clearGaps blanks every cell of the w x h screen that no title bar, pane
+// content or separator covers, apart from the status row.
 func clearGaps(s tcell.Screen, sc *Scene, b Rect, w, h int) {
 	var spans [][2]int
 	for y := 0; y < h; y++ {
@@ -64,8 +64,14 @@ func clearGaps(s tcell.Screen, sc *Scene, b Rect, w, h int) {
 		}
 		if y < b.Y+b.H {
 			for i := range sc.Panes {
-				if r := clip(sc.Panes[i].Frame, b); y >= r.Y && y < r.Y+r.H {
-					spans = append(spans, [2]int{r.X, r.X + r.W})
+				// What drawTitle and drawContent write: the title row and
+				// the content, not the whole frame, which might be larger.
+				f := sc.Panes[i].Frame
+				title := Rect{f.X, f.Y, f.W, min(f.H, 1)}
+				for _, r := range [2]Rect{clip(title, b), clip(sc.Panes[i].Content, b)} {
+					if y >= r.Y && y < r.Y+r.H {
+						spans = append(spans, [2]int{r.X, r.X + r.W})
+					}
 				}
 			}
 			for _, sep := range sc.Separators {

@@ -188,6 +188,7 @@ func TestDrawLeavesNothingBehind(t *testing.T) {
 		pane(1, Rect{0, 0, 15, 6}, true, "bash", "日本"), // leaves gaps right and below
 		pane(2, Rect{21, 0, 19, 6}, false, "sh"))
 	next.Panes[1].Screen = screenOf(5, 2, "short") // smaller than its content area
+	next.Panes[1].Content.H -= 2                   // and a frame taller than title + content
 	fresh := newSim(t, W, H)
 	Draw(fresh, next)
 	over := newSim(t, W, H)
