@@ -76,11 +76,17 @@ func (t *Terminal) emit(s string) {
 	t.screenBlank = false
 }
 
-// emitKeep queues a sequence that moves the cursor or changes the pen but
-// leaves the cells alone, so a known-blank screen stays known blank.
-func (t *Terminal) emitKeep(s string) {
+// emitPen queues a sequence that changes only the pen (SGR): the cells, the
+// cursor and a known-blank screen stay as they are.
+func (t *Terminal) emitPen(s string) {
 	t.out = append(t.out, s...)
-	t.curValid = false
+}
+
+// emitInPlace queues an erase that changes cells but never moves the cursor
+// (EL, ECH), so the followed cursor stays valid.
+func (t *Terminal) emitInPlace(n int, final byte) {
+	t.out = appendCSI1(t.out, n, final)
+	t.screenBlank = false
 }
 
 func appendCSI1(b []byte, n int, final byte) []byte {
@@ -341,7 +347,9 @@ func (t *Terminal) controlLocked(b byte) {
 	case 0x0a, 0x0b, 0x0c:
 		t.lineFeedLocked("\n")
 	case 0x0d:
-		t.emit("\r")
+		t.out = append(t.out, '\r')
+		t.screenBlank = false
+		t.cx, t.wrapNext = 0, false // stays valid: CR only homes the column
 	case 0x1b:
 		t.sc.state = stEsc
 		return
@@ -492,8 +500,10 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 	cols, rows := t.cols, t.rows
 	count := func(limit int) int { return min(max(s.param(0, 1), 1), limit) }
 	switch final {
-	case '@', 'P', 'X':
+	case '@', 'P':
 		t.emitCSI1(count(cols), final)
+	case 'X':
+		t.emitInPlace(count(cols), 'X')
 	case 'A', 'B', 'e', 'E', 'F', 'L', 'M', 'T':
 		t.emitCSI1(count(rows), final)
 	case 'C', 'D', 'a', 'Z':
@@ -510,12 +520,19 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 		t.out = strconv.AppendInt(t.out, int64(min(max(s.param(0, 1), 1), rows)), 10)
 		t.out = append(t.out, ';')
 		t.out = strconv.AppendInt(t.out, int64(min(max(s.param(1, 1), 1), cols)), 10)
-		t.emitKeep("H")
+		t.out = append(t.out, 'H')
+		if t.curValid && !t.origin {
+			// The cursor lands exactly where asked (values are clamped):
+			// no need to read it back before the text that follows.
+			t.cx, t.cy, t.wrapNext = min(max(s.param(1, 1), 1), cols)-1, min(max(s.param(0, 1), 1), rows)-1, false
+		} else {
+			t.curValid = false
+		}
 	case 'J':
 		t.eraseDisplayLocked(s.param(0, 0))
 	case 'K':
 		if n := s.param(0, 0); n <= 2 {
-			t.emitCSI1(n, 'K')
+			t.emitInPlace(n, 'K')
 		}
 	case 'S':
 		n := count(rows)
