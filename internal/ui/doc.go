@@ -11,6 +11,19 @@
 // touches a pane, so the package is tested entirely against
 // tcell.NewSimulationScreen with golden screens.
 //
+// The server's side, per client:
+//
+//	in, err := ui.NewInput(cfg.Prefix, cfg.Bindings) // once, at attach
+//	// each frame:
+//	sc := buildScene()      // panes, tabs, separators at the session size
+//	in.Decorate(sc)         // prefix indicator, prompt, help, copy-mode view
+//	ui.Draw(screen, sc)     // paints and calls screen.Show
+//	// each tcell event, with the scene last drawn:
+//	for _, a := range in.Handle(ev, sc) { execute(a) }
+//
+// where EnterCopy is answered with a.Start(in, snapshot, w, h, cx, cy) and
+// Copy with the paste buffer plus OSC52 written to the client's terminal.
+//
 // Synchronized output (mode 2026) contract: Draw shows whatever Screen a
 // PaneView carries. While a pane's application holds synchronized output on,
 // the server must hand Draw the last screen captured while the mode was off
