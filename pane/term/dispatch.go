@@ -30,7 +30,7 @@ func (t *Terminal) flushLocked() {
 		return
 	}
 	b := t.out
-	t.guard(func() { _, _ = t.vt.Write(b) })
+	t.guardLocked(func() { _, _ = t.vt.Write(b) })
 	t.out = t.out[:0]
 }
 
@@ -41,7 +41,7 @@ func (t *Terminal) syncCursorLocked() {
 	}
 	t.flushLocked()
 	var c vt10x.Cursor
-	t.guard(func() {
+	t.guardLocked(func() {
 		c = t.vt.Cursor()
 		t.vmode = t.vt.Mode()
 	})
@@ -54,7 +54,7 @@ func (t *Terminal) syncCursorLocked() {
 
 func (t *Terminal) altLocked() bool {
 	var m vt10x.ModeFlag
-	t.guard(func() { m = t.vt.Mode() })
+	t.guardLocked(func() { m = t.vt.Mode() })
 	return m&vt10x.ModeAltScreen != 0
 }
 
@@ -69,33 +69,42 @@ func (t *Terminal) scrollsIntoHistoryLocked() bool {
 	return t.cy == t.bottom && t.vmode&vt10x.ModeAltScreen == 0
 }
 
-// emit queues a sequence for vt10x; the cursor must be read back afterwards.
-func (t *Terminal) emit(s string) {
+// emitLocked queues a sequence for vt10x; the cursor must be read back afterwards.
+func (t *Terminal) emitLocked(s string) {
 	t.out = append(t.out, s...)
 	t.curValid = false
 	t.screenBlank = false
 }
 
-// emitPen queues a sequence that changes only the pen (SGR): the cells, the
+// emitPenLocked queues a sequence that changes only the pen (SGR): the cells, the
 // cursor and a known-blank screen stay as they are.
-func (t *Terminal) emitPen(s string) {
+func (t *Terminal) emitPenLocked(s string) {
 	t.out = append(t.out, s...)
 }
 
-// emitInPlace queues an erase that changes cells but never moves the cursor
+// emitInPlaceLocked queues an erase that changes cells but never moves the cursor
 // (EL, ECH), so the followed cursor stays valid.
-func (t *Terminal) emitInPlace(n int, final byte) {
+func (t *Terminal) emitInPlaceLocked(n int, final byte) {
 	t.out = appendCSI1(t.out, n, final)
 	t.screenBlank = false
 }
 
+// appendCSI1 appends a one-parameter CSI, leaving the parameter out when it
+// is vt10x's default (0 for EL and TBC, 1 for the rest): vt10x costs per
+// rune, so the shortest form is the fastest.
 func appendCSI1(b []byte, n int, final byte) []byte {
 	b = append(b, 0x1b, '[')
-	b = strconv.AppendInt(b, int64(n), 10)
+	def := 1
+	if final == 'K' || final == 'g' {
+		def = 0
+	}
+	if n != def {
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
 	return append(b, final)
 }
 
-func (t *Terminal) emitCSI1(n int, final byte) {
+func (t *Terminal) emitCSI1Locked(n int, final byte) {
 	t.out = appendCSI1(t.out, n, final)
 	t.curValid = false
 	t.screenBlank = false
@@ -176,7 +185,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		return // does not fit and may not wrap: dropped, as tmux does
 	}
 	if t.insert && !t.wrapNext {
-		t.emitCSI1(w, '@')
+		t.emitCSI1Locked(w, '@')
 		t.syncCursorLocked()
 	}
 	switch {
@@ -186,8 +195,8 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		}
 		if t.insert {
 			// Wrap by hand so that the insertion happens on the new line.
-			t.emit("\n\r")
-			t.emitCSI1(w, '@')
+			t.emitLocked("\n\r")
+			t.emitCSI1Locked(w, '@')
 		}
 		t.curValid = false
 	case w == 2 && t.cx == t.cols-1:
@@ -196,9 +205,9 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		if t.scrollsIntoHistoryLocked() {
 			t.captureWrapLocked()
 		}
-		t.emit("\n\r")
+		t.emitLocked("\n\r")
 		if t.insert {
-			t.emitCSI1(w, '@')
+			t.emitCSI1Locked(w, '@')
 		}
 	}
 	t.out = utf8.AppendRune(t.out, code)
@@ -234,7 +243,7 @@ func (t *Terminal) combineLocked(r rune) {
 	py := t.cy
 	var g, left vt10x.Glyph
 	var cur vt10x.Cursor
-	if !t.guard(func() {
+	if !t.guardLocked(func() {
 		g = t.vt.Cell(px, py)
 		if px > 0 {
 			left = t.vt.Cell(px-1, py)
@@ -328,14 +337,14 @@ func (t *Terminal) controlLocked(b byte) {
 		case t.wrapNext:
 			// tmux's cursor sits past the last column while a wrap is
 			// pending, so one step back lands on the last column.
-			t.emitCSI1(t.cols, 'G')
+			t.emitCSI1Locked(t.cols, 'G')
 		case t.cx == 0 && t.cy > 0 && t.rowWrappedLocked(t.cy-1):
 			// Backspace at the start of a wrapped line goes to the end of
 			// the line above, as in tmux.
-			t.emit("\x1b[A")
-			t.emitCSI1(t.cols, 'G')
+			t.emitLocked("\x1b[A")
+			t.emitCSI1Locked(t.cols, 'G')
 		default:
-			t.emit("\b")
+			t.emitLocked("\b")
 		}
 	case 0x09:
 		t.syncCursorLocked()
@@ -343,7 +352,7 @@ func (t *Terminal) controlLocked(b byte) {
 			// tmux does not tab past the end; vt10x would clear a pending wrap.
 			break
 		}
-		t.emit("\t")
+		t.emitLocked("\t")
 	case 0x0a, 0x0b, 0x0c:
 		t.lineFeedLocked("\n")
 	case 0x0d:
@@ -377,12 +386,12 @@ func (t *Terminal) lineFeedLocked(seq string) {
 	if t.scrollsIntoHistoryLocked() {
 		t.captureRowsLocked(t.top, 1)
 	}
-	t.emit(seq)
+	t.emitLocked(seq)
 }
 
 func (t *Terminal) rowWrappedLocked(y int) bool {
 	var g vt10x.Glyph
-	t.guard(func() { g = t.vt.Cell(t.cols-1, y) })
+	t.guardLocked(func() { g = t.vt.Cell(t.cols-1, y) })
 	return g.Mode&vtAttrWrap != 0
 }
 
@@ -393,11 +402,11 @@ func (t *Terminal) escDispatchLocked(inter, b byte) {
 		if inter == '(' {
 			switch b {
 			case '0', 'B', 'A', '<', '5', 'C', 'K':
-				t.emit("\x1b(" + string(rune(b)))
+				t.emitLocked("\x1b(" + string(rune(b)))
 			}
 		}
 		if inter == '#' && b == '8' {
-			t.emit("\x1b#8")
+			t.emitLocked("\x1b#8")
 		}
 		// G1-G3 designations, ESC % G and the rest: ignored.
 		return
@@ -408,7 +417,7 @@ func (t *Terminal) escDispatchLocked(inter, b byte) {
 	case 'E':
 		t.lineFeedLocked("\x1bE")
 	case 'M', 'H', '7', '8', '=', '>':
-		t.emit("\x1b" + string(rune(b)))
+		t.emitLocked("\x1b" + string(rune(b)))
 	case 'Z': // DECID
 		t.replies = append(t.replies, replyDA1...)
 	case 'c':
@@ -422,11 +431,11 @@ func (t *Terminal) escDispatchLocked(inter, b byte) {
 func (t *Terminal) risLocked() {
 	t.syncCursorLocked()
 	if t.vmode&vt10x.ModeAltScreen != 0 {
-		t.emit("\x1b[?1047l")
+		t.emitLocked("\x1b[?1047l")
 		t.syncCursorLocked()
 	}
 	t.scrollOnClearLocked()
-	t.emit("\x1bc\x1b[H\x1b[2J")
+	t.emitLocked("\x1bc\x1b[H\x1b[2J")
 	t.screenBlank = true
 	t.top, t.bottom = 0, t.rows-1
 	t.insert, t.bracketed, t.syncOutput = false, false, false
@@ -501,30 +510,35 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 	count := func(limit int) int { return min(max(s.param(0, 1), 1), limit) }
 	switch final {
 	case '@', 'P':
-		t.emitCSI1(count(cols), final)
+		t.emitCSI1Locked(count(cols), final)
 	case 'X':
-		t.emitInPlace(count(cols), 'X')
+		t.emitInPlaceLocked(count(cols), 'X')
 	case 'A', 'B', 'e', 'E', 'F', 'L', 'M', 'T':
-		t.emitCSI1(count(rows), final)
+		t.emitCSI1Locked(count(rows), final)
 	case 'C', 'D', 'a', 'Z':
-		t.emitCSI1(count(cols), final)
+		t.emitCSI1Locked(count(cols), final)
 	case 'I':
 		// CHT: ignored, as tmux 3.3a (the reference) does; vt10x's own
 		// version loops once per requested stop.
 	case 'G', '`':
-		t.emitCSI1(min(max(s.param(0, 1), 1), cols), final)
+		t.emitCSI1Locked(min(max(s.param(0, 1), 1), cols), final)
 	case 'd':
-		t.emitCSI1(min(max(s.param(0, 1), 1), rows), final)
+		t.emitCSI1Locked(min(max(s.param(0, 1), 1), rows), final)
 	case 'H', 'f':
+		row, col := min(max(s.param(0, 1), 1), rows), min(max(s.param(1, 1), 1), cols)
 		t.out = append(t.out, 0x1b, '[')
-		t.out = strconv.AppendInt(t.out, int64(min(max(s.param(0, 1), 1), rows)), 10)
-		t.out = append(t.out, ';')
-		t.out = strconv.AppendInt(t.out, int64(min(max(s.param(1, 1), 1), cols)), 10)
+		if row != 1 || col != 1 {
+			t.out = strconv.AppendInt(t.out, int64(row), 10)
+		}
+		if col != 1 {
+			t.out = append(t.out, ';')
+			t.out = strconv.AppendInt(t.out, int64(col), 10)
+		}
 		t.out = append(t.out, 'H')
 		if t.curValid && !t.origin {
 			// The cursor lands exactly where asked (values are clamped):
 			// no need to read it back before the text that follows.
-			t.cx, t.cy, t.wrapNext = min(max(s.param(1, 1), 1), cols)-1, min(max(s.param(0, 1), 1), rows)-1, false
+			t.cx, t.cy, t.wrapNext = col-1, row-1, false
 		} else {
 			t.curValid = false
 		}
@@ -532,7 +546,7 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 		t.eraseDisplayLocked(s.param(0, 0))
 	case 'K':
 		if n := s.param(0, 0); n <= 2 {
-			t.emitInPlace(n, 'K')
+			t.emitInPlaceLocked(n, 'K')
 		}
 	case 'S':
 		n := count(rows)
@@ -541,7 +555,7 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 			// As for line feeds: the region's top rows go to history.
 			t.captureRowsLocked(t.top, min(n, t.bottom-t.top+1))
 		}
-		t.emitCSI1(n, 'S')
+		t.emitCSI1Locked(n, 'S')
 	case 'b':
 		rep = true
 		t.repeatLocked(s.param(0, 1))
@@ -551,7 +565,7 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 		}
 	case 'g':
 		if n := s.param(0, 0); n == 0 || n == 3 {
-			t.emitCSI1(n, 'g')
+			t.emitCSI1Locked(n, 'g')
 		}
 	case 'h', 'l':
 		t.ansiModesLocked(final == 'h')
@@ -588,10 +602,10 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 		t.out = strconv.AppendInt(t.out, int64(top+1), 10)
 		t.out = append(t.out, ';')
 		t.out = strconv.AppendInt(t.out, int64(bottom+1), 10)
-		t.emit("r")
+		t.emitLocked("r")
 	case 's', 'u':
 		if s.nparams == 0 {
-			t.emit("\x1b[" + string(rune(final)))
+			t.emitLocked("\x1b[" + string(rune(final)))
 		}
 	}
 }
@@ -607,20 +621,20 @@ func (t *Terminal) eraseDisplayLocked(n int) {
 		if home {
 			t.scrollOnClearLocked()
 		}
-		t.emit("\x1b[J")
+		t.emitLocked("\x1b[J")
 		t.screenBlank = home
 	case 1:
 		t.syncCursorLocked()
-		t.emit("\x1b[1J")
+		t.emitLocked("\x1b[1J")
 		if t.cy == 1 && (!t.origin || t.top == 0) {
 			// vt10x leaves row 0 alone when the cursor is on row 1.
-			t.emit("\x1b[A\x1b[2K\x1b[B")
-			t.emitCSI1(t.cx+1, 'G')
+			t.emitLocked("\x1b[A\x1b[2K\x1b[B")
+			t.emitCSI1Locked(t.cx+1, 'G')
 		}
 	case 2:
 		t.syncCursorLocked()
 		t.scrollOnClearLocked()
-		t.emit("\x1b[2J")
+		t.emitLocked("\x1b[2J")
 		t.screenBlank = true
 	case 3:
 		t.h.clear()
@@ -634,7 +648,7 @@ func (t *Terminal) scrollOnClearLocked() {
 		return
 	}
 	last := -1
-	t.guard(func() {
+	t.guardLocked(func() {
 		for y := t.rows - 1; y >= 0 && last < 0; y-- {
 			for x := 0; x < t.cols; x++ {
 				if !blankGlyph(t.vt.Cell(x, y)) {
@@ -684,21 +698,21 @@ func (t *Terminal) privateModesLocked(set bool) {
 				// on) is a no-op; vt10x would switch screens.
 				continue
 			}
-			t.emitPrivateMode(m, set)
+			t.emitPrivateModeLocked(m, set)
 			t.curValid = false
 		case 1, 5, 6, 7, 9, 25, 1000, 1002, 1003, 1004, 1006, 1048:
-			t.emitPrivateMode(m, set)
+			t.emitPrivateModeLocked(m, set)
 		}
 	}
 }
 
-func (t *Terminal) emitPrivateMode(m int, set bool) {
+func (t *Terminal) emitPrivateModeLocked(m int, set bool) {
 	t.out = append(t.out, "\x1b[?"...)
 	t.out = strconv.AppendInt(t.out, int64(m), 10)
 	if set {
-		t.emit("h")
+		t.emitLocked("h")
 	} else {
-		t.emit("l")
+		t.emitLocked("l")
 	}
 }
 
@@ -712,9 +726,9 @@ func (t *Terminal) ansiModesLocked(set bool) {
 			t.insert = set
 		case 20:
 			if set {
-				t.emit("\x1b[20h")
+				t.emitLocked("\x1b[20h")
 			} else {
-				t.emit("\x1b[20l")
+				t.emitLocked("\x1b[20l")
 			}
 		}
 	}

@@ -9,7 +9,7 @@ import "strconv"
 func (t *Terminal) sgrLocked() {
 	s := &t.sc
 	if s.nparams == 0 {
-		t.emitPen("\x1b[0m")
+		t.emitPenLocked("\x1b[0m")
 		return
 	}
 	start := len(t.out)
@@ -64,7 +64,7 @@ func (t *Terminal) sgrLocked() {
 		t.out = t.out[:start]
 		return
 	}
-	t.emitPen("m")
+	t.emitPenLocked("m")
 }
 
 // colorArgs validates a colour given as sub-parameters (5:n or

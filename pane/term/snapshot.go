@@ -19,7 +19,7 @@ const (
 // readGlyphsLocked copies row y out of vt10x.
 func (t *Terminal) readGlyphsLocked(y int) ([]vt10x.Glyph, bool) {
 	g := t.glyphBuf[:0]
-	ok := t.guard(func() {
+	ok := t.guardLocked(func() {
 		for x := 0; x < t.cols; x++ {
 			g = append(g, t.vt.Cell(x, y))
 		}

@@ -191,7 +191,7 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 	if slide := t.cy - rows + 1; slide > 0 && !t.altLocked() {
 		t.captureRowsLocked(0, slide)
 	}
-	t.guard(func() { t.vt.Resize(cols, rows) })
+	t.guardLocked(func() { t.vt.Resize(cols, rows) })
 	t.screenBlank = false
 	t.cols, t.rows = cols, rows
 	t.top, t.bottom = 0, rows-1
@@ -225,7 +225,7 @@ func (t *Terminal) Modes() Modes {
 
 func (t *Terminal) modesLocked() Modes {
 	var m vt10x.ModeFlag
-	t.guard(func() { m = t.vt.Mode() })
+	t.guardLocked(func() { m = t.vt.Mode() })
 	return Modes{
 		AppCursor:      m&vt10x.ModeAppCursor != 0,
 		AppKeypad:      m&vt10x.ModeAppKeypad != 0,
@@ -268,7 +268,7 @@ func (t *Terminal) Cursor() Cursor {
 func (t *Terminal) cursorLocked() Cursor {
 	var c vt10x.Cursor
 	var vis bool
-	t.guard(func() {
+	t.guardLocked(func() {
 		c = t.vt.Cursor()
 		vis = t.vt.CursorVisible()
 	})
@@ -325,10 +325,10 @@ func (t *Terminal) HistoryCells(from, n int) [][]Cell {
 	return out
 }
 
-// guard runs a vt10x call and turns a panic inside it into a reset of the
+// guardLocked runs a vt10x call and turns a panic inside it into a reset of the
 // emulator (same size, history kept) and a log line, so that no input can
 // take the pane, let alone the server, down.
-func (t *Terminal) guard(f func()) (ok bool) {
+func (t *Terminal) guardLocked(f func()) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.logs = append(t.logs, fmt.Sprintf("term: emulator panic recovered, emulator reset: %v", r))

@@ -408,7 +408,7 @@ func TestPanicRecovery(t *testing.T) {
 	tm := New(10, 2, Options{Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
 	tm.Write([]byte("1\r\n2\r\n3\x1b[?2004h"))
 	tm.mu.Lock()
-	ok := tm.guard(func() { panic("boom") })
+	ok := tm.guardLocked(func() { panic("boom") })
 	tm.mu.Unlock()
 	tm.deliver()
 	if ok {
