@@ -57,12 +57,32 @@ func TestAgreementWithTmux(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				screen, all := tmuxCapture(t, tmux, f, cols, rows)
+				screen, all, state := tmuxCapture(t, tmux, f, cols, rows)
 
 				term := New(cols, rows, Options{})
 				term.Write(onlcr(raw))
 				ours := term.Lines()
 				oursAll := append(term.History(-1), ours...)
+
+				// Cursor and title as tmux has them. tmux's cursor sits one
+				// past the last column while a wrap is pending; ours stays on
+				// the last column (as xterm and vt10x), which is the same
+				// place on the screen.
+				var tx, ty int
+				var title string
+				if _, err := fmt.Sscanf(state, "%d,%d", &tx, &ty); err != nil {
+					t.Fatalf("tmux state %q: %v", state, err)
+				}
+				if i := strings.IndexByte(state, ' '); i >= 0 {
+					title = state[i+1:]
+				}
+				c := term.Cursor()
+				if c.X != min(tx, cols-1) || c.Y != ty {
+					t.Errorf("cursor %d,%d, tmux %d,%d", c.X, c.Y, tx, ty)
+				}
+				if term.Title() != "" && term.Title() != title {
+					t.Errorf("title %q, tmux %q", term.Title(), title)
+				}
 
 				known := knownDifferences[filepath.Base(f)]
 				var r result
@@ -116,8 +136,9 @@ func compareRows(t *testing.T, what string, want, got []string, known map[string
 }
 
 // tmuxCapture runs file through cat in a pane of a private tmux server of
-// exactly cols x rows and returns capture-pane -p and capture-pane -p -S -.
-func tmuxCapture(t *testing.T, tmux, file string, cols, rows int) (screen, all []string) {
+// exactly cols x rows and returns capture-pane -p, capture-pane -p -S - and
+// "cursor_x,cursor_y pane_title".
+func tmuxCapture(t *testing.T, tmux, file string, cols, rows int) (screen, all []string, state string) {
 	t.Helper()
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -182,7 +203,11 @@ func tmuxCapture(t *testing.T, tmux, file string, cols, rows int) (screen, all [
 	if err != nil {
 		t.Fatal(err)
 	}
-	return splitCapture(scr), splitCapture(last)
+	state, err = run("display", "-p", "#{cursor_x},#{cursor_y} #{pane_title}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return splitCapture(scr), splitCapture(last), strings.TrimSuffix(state, "\n")
 }
 
 func splitCapture(s string) []string {
