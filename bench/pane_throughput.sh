@@ -9,6 +9,9 @@
 #      ten have ended and show their last line, median of RUNS; then the
 #      server's resident memory (VmRSS) while the ten panes hold their 2000
 #      lines of history, and a check that no line was lost.
+#   Each test also reports the server process's CPU time (/proc/PID/stat),
+#   which the machine's other load disturbs far less than wall time, and a
+#   baseline: session start with a silent pane, and an idle server's RSS.
 #
 # It builds melmux from this checkout into a temporary directory, runs every
 # server in private directories (XDG_RUNTIME_DIR for melmux, a socket path for
@@ -55,6 +58,9 @@ cleanup() {
 	for s in "${started[@]+"${started[@]}"}"; do
 		"$M" -s "$s" kill-server >/dev/null 2>&1 || true
 	done
+	# A daemon that did not answer kill-server still lives under our private
+	# runtime directory; end it by its pid.
+	pgrep -f "__serve -s .* --socket $XDG_RUNTIME_DIR/" | xargs -r kill 2>/dev/null || true
 	T kill-server >/dev/null 2>&1 || true
 	if [ "$KEEP" = 1 ]; then
 		echo "kept $work" >&2
