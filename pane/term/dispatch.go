@@ -185,6 +185,9 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		return // does not fit and may not wrap: dropped, as tmux does
 	}
 	if t.insert && !t.wrapNext {
+		// Insert mode makes room at the cursor before any wrap, as tmux
+		// does; with a wrap pending there is no room to make and the
+		// character overwrites the start of the next line.
 		t.emitCSI1Locked(w, '@')
 		t.syncCursorLocked()
 	}
@@ -193,12 +196,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		if t.scrollsIntoHistoryLocked() {
 			t.captureWrapLocked()
 		}
-		if t.insert {
-			// Wrap by hand so that the insertion happens on the new line.
-			t.emitLocked("\n\r")
-			t.emitCSI1Locked(w, '@')
-		}
-		t.curValid = false
+		t.curValid = false // vt10x wraps on this glyph
 	case w == 2 && t.cx == t.cols-1:
 		// A wide rune does not fit in the last column: the line wraps
 		// and the last column keeps what it had, as in tmux.
@@ -206,9 +204,6 @@ func (t *Terminal) placeLocked(code rune, w int) {
 			t.captureWrapLocked()
 		}
 		t.emitLocked("\n\r")
-		if t.insert {
-			t.emitCSI1Locked(w, '@')
-		}
 	}
 	t.out = utf8.AppendRune(t.out, code)
 	if w == 2 {
