@@ -237,6 +237,10 @@ func (c *client) loop() (reason string) {
 	var last time.Time
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	// settle fires when a busy pane's border should turn idle.
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
 	for {
 		select {
 		case r := <-c.quit:
@@ -258,6 +262,8 @@ func (c *client) loop() (reason string) {
 			pending = true
 		case <-c.dirty:
 			pending = true
+		case <-settle.C:
+			pending = true
 		case <-timer.C:
 		}
 		if !pending {
@@ -269,12 +275,15 @@ func (c *client) loop() (reason string) {
 		}
 		pending = false
 		last = time.Now()
-		c.draw()
+		if next := c.draw(); next > 0 {
+			settle.Reset(next + time.Millisecond)
+		}
 	}
 }
 
-func (c *client) draw() {
-	sc := c.s.scene(c)
+// draw renders one frame and returns when the scene changes by itself next.
+func (c *client) draw() time.Duration {
+	sc, next := c.s.scene(c)
 	c.msgMu.Lock()
 	if c.message != "" && time.Now().Before(c.msgEnd) {
 		sc.Message = c.message
@@ -283,6 +292,7 @@ func (c *client) draw() {
 	c.input.Decorate(sc)
 	c.scene = sc
 	ui.Draw(c.screen, sc)
+	return next
 }
 
 func (c *client) say(format string, args ...any) {

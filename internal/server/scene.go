@@ -16,8 +16,10 @@ const syncHold = time.Second
 
 func uiRect(r layout.Rect) ui.Rect { return ui.Rect{X: r.X, Y: r.Y, W: r.W, H: r.H} }
 
-// scene builds what client c shows: the active tab at the session size.
-func (s *Server) scene(c *client) *ui.Scene {
+// scene builds what client c shows: the active tab at the session size. It
+// also says when the scene will change without any event (a busy pane turning
+// idle), so the client can redraw then instead of polling; 0 means never.
+func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 	cols, rows := c.tty.size()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -42,6 +44,7 @@ func (s *Server) scene(c *client) *ui.Scene {
 		sc.Tabs = append(sc.Tabs, tv)
 	}
 	focused := s.layout.Focused()
+	var next time.Duration
 	for _, pl := range s.layout.Place(active, w, h) {
 		e, ok := s.panes[pl.Pane]
 		if !ok {
@@ -64,6 +67,9 @@ func (s *Server) scene(c *client) *ui.Scene {
 			pv.State = "exited"
 		case time.Since(e.p.LastOutput()) < busyWindow:
 			pv.State = "busy"
+			if left := busyWindow - time.Since(e.p.LastOutput()); next == 0 || left < next {
+				next = left
+			}
 		default:
 			pv.State = "idle"
 		}
@@ -74,7 +80,7 @@ func (s *Server) scene(c *client) *ui.Scene {
 			sc.Separators = append(sc.Separators, ui.Rect{X: b.X, Y: b.Y, W: 1, H: b.Len})
 		}
 	}
-	return sc
+	return sc, next
 }
 
 // screenLocked is the pane's screen to draw: the live one, or while the
