@@ -210,52 +210,71 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 	// screen coordinates relative to the unclipped origin.
 	dx, dy := c.X-p.Content.X, c.Y-p.Content.Y
 	var cache styleCache
+	var text []byte
 	for y := 0; y < c.H; y++ {
 		ry := y + dy
 		var row []term.Cell
 		if ry < len(rows) {
 			row = rows[ry]
 		}
+		n := min(max(len(row)-dx, 0), c.W) // cells of this row inside the rect
+		// Runs of plain ASCII cells in one style go to tcell as one string,
+		// taking its lock once per run instead of once per cell. The row's
+		// text is converted once; runs are substrings of it.
+		text = text[:0]
+		for x := 0; x < n; x++ {
+			text = append(text, plainByte(&row[x+dx]))
+		}
+		line := string(text)
 		selFrom, selTo := p.Copy.selection(ry, p.Content.W)
-		x := 0
-		for ; x < c.W; x++ {
+		sy := c.Y + y
+		for x := 0; x < n; {
 			rx := x + dx
-			if rx >= len(row) {
-				break
-			}
 			cell := &row[rx]
+			sel := rx >= selFrom && rx < selTo
 			style := cache.get(cell.FG, cell.BG, cell.Attr)
-			if rx >= selFrom && rx < selTo {
+			if sel {
 				style = style.Reverse(cell.Attr&term.AttrReverse == 0)
 			}
-			sx, sy := c.X+x, c.Y+y
+			if line[x] != 0 {
+				end := x + 1
+				for end < n && line[end] != 0 {
+					next := &row[end+dx]
+					nsel := end+dx >= selFrom && end+dx < selTo
+					if next.FG != cell.FG || next.BG != cell.BG || next.Attr != cell.Attr || nsel != sel {
+						break
+					}
+					end++
+				}
+				s.PutStrStyled(c.X+x, sy, line[x:end], style)
+				x = end
+				continue
+			}
+			sx := c.X + x
 			switch {
 			case cell.Width == 0, cell.Width == 2 && x+1 >= c.W:
 				// An orphan continuation or a wide rune cut by the edge:
 				// a blank keeps the columns right.
 				s.Put(sx, sy, " ", style)
+			case cell.Rune == 0x7f || cell.Rune >= 0x80 && cell.Rune < 0xa0:
+				s.Put(sx, sy, " ", style) // DEL and C1 controls have no glyph
 			case cell.Comb != "":
 				s.Put(sx, sy, string(cell.Rune)+cell.Comb, style)
-			case cell.Rune < 128:
-				if cell.Rune <= ' ' || cell.Rune == 0x7f {
-					s.Put(sx, sy, " ", style)
-				} else {
-					s.Put(sx, sy, asciiStr[cell.Rune], style)
-				}
 			default:
 				s.SetContent(sx, sy, cell.Rune, nil, style)
 			}
-			if cell.Width == 2 {
+			x++
+			if cell.Width == 2 && x < c.W {
 				// The continuation cell belongs to this rune. tcell skips it
 				// when it agrees the rune is wide; if it measures the rune
 				// narrow, the blank keeps last frame's text from showing.
-				x++
 				s.Put(sx+1, sy, " ", style)
+				x++
 			}
 		}
 		// Past the end of the pane's screen (a resize not yet caught up).
-		for ; x < c.W; x++ {
-			s.Put(c.X+x, c.Y+y, " ", tcell.StyleDefault)
+		for x := n; x < c.W; x++ {
+			s.Put(c.X+x, sy, " ", tcell.StyleDefault)
 		}
 	}
 	if p.Copy != nil && p.Copy.Position != "" {
@@ -270,6 +289,19 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 		}
 		putStr(s, c.X, c.Y+y, c.X+c.W, exitText(p), tcell.StyleDefault.Reverse(true))
 	}
+}
+
+// plainByte is the one byte a cell draws as when it is plain ASCII (blanks
+// and control characters draw as a space), or 0 when it needs its own Put:
+// wide, combining, continuation and non-ASCII cells.
+func plainByte(c *term.Cell) byte {
+	switch {
+	case c.Width != 1 || c.Comb != "" || c.Rune >= 0x7f:
+		return 0
+	case c.Rune <= ' ':
+		return ' '
+	}
+	return byte(c.Rune)
 }
 
 // lastUsedRow is the index of the last row with any visible character, -1 if none.
