@@ -77,6 +77,8 @@ fail() {
 	failures=$((failures + 1))
 }
 
+# dump_err: the first failed screen dump's error, if it printed one.
+dump_err() { [ ! -s "$work/dump.err" ] || printf '; first read error: %s' "$(head -c 300 "$work/dump.err")"; }
 now_ns() { date +%s%N; }
 # secs START END: elapsed seconds with millisecond precision.
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
@@ -101,16 +103,22 @@ melmux_server_pid() {
 }
 
 # until_screen_shows WANT CMD...: run CMD (a screen dump) until one of its lines
-# is exactly WANT; print how many dumps that took. Gives up after 60 s.
+# is exactly WANT; print how many dumps that took. Gives up after 60 s. The
+# first failed dump's error output is kept in $work/dump.err for the report.
 until_screen_shows() {
-	local want=$1 n=0 deadline=$((SECONDS + 60))
+	local want=$1 n=0 out deadline=$((SECONDS + 60))
 	shift
+	: >"$work/dump.err"
 	while :; do
 		n=$((n + 1))
-		if "$@" 2>/dev/null | grep -qxF -- "$want"; then
+		# Read the whole dump before matching: grep -q would stop reading at
+		# the match and the dumper's next write would fail, which pipefail
+		# turns into a miss.
+		if out=$("$@" 2>"$work/dump.try") && grep -xF -- "$want" <<<"$out" >/dev/null; then
 			echo "$n"
 			return 0
 		fi
+		[ -s "$work/dump.err" ] || cp "$work/dump.try" "$work/dump.err"
 		[ $SECONDS -lt $deadline ] || {
 			echo "$n"
 			return 1
@@ -208,7 +216,7 @@ cat_melmux() {
 	pid=$(melmux_server_pid "$s")
 	cpu=$(cpu_secs 0 "$(cpu_ticks "$pid")")
 	melmux_rss=$(rss_kb "$pid")
-	[ -z "$last" ] || [ "$tries" = 1 ] || fail "melmux $s: wait --exit returned before the emulator had the last line (read-pane needed $tries tries)"
+	[ -z "$last" ] || [ "$tries" = 1 ] || fail "melmux $s: wait --exit returned before the emulator had the last line (read-pane needed $tries tries$(dump_err))"
 	check_geometry_melmux "$s"
 	kill_melmux "$s"
 	elapsed=$(secs "$t0" "$t1")
