@@ -214,3 +214,18 @@ func TestDrawLeavesNothingBehind(t *testing.T) {
 		}
 	}
 }
+
+func TestDrawControlCellsBlank(t *testing.T) {
+	p := pane(1, Rect{0, 0, 10, 3}, true, "x")
+	row := p.Screen.Cells[0]
+	for i, r := range []rune{'a', 0x7f, 'b', 0x85, 'c', 0x01, 'd', 0} {
+		row[i] = term.Cell{Rune: r, Width: 1}
+	}
+	sc := scene(nil, p)
+	s := newSim(t, W, H)
+	Draw(s, sc)
+	got := strings.SplitN(dump(s, false), "\n", 3)[1]
+	if want := "a b c d   "; !strings.HasPrefix(got, want) {
+		t.Errorf("row %q, want prefix %q", got, want)
+	}
+}
