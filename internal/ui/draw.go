@@ -575,6 +575,11 @@ func drawHelp(s tcell.Screen, sc *Scene, st StatusStyle, cols, rows int) {
 		if y >= y1 {
 			break
 		}
+		if y == y1-1 && i < len(sc.Bindings)-1 {
+			// Too many to show: say so rather than cut the list silently.
+			putStr(s, r.X+2, y, x1, fmt.Sprintf("… and %d more", len(sc.Bindings)-i), body)
+			break
+		}
 		x := putStr(s, r.X+2, y, x1, b.Keys, body.Bold(true))
 		x = max(x, r.X+2+keyw+2)
 		putStr(s, x, y, x1, b.Command, body)

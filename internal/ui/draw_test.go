@@ -81,6 +81,9 @@ func TestDrawGolden(t *testing.T) {
 	prompt := scene(nil, pane(1, full, true, "bash"))
 	prompt.Prompt = &PromptView{Label: ":", Text: "open-pane --layout right", Cursor: 9}
 
+	helpShort := scene(nil, pane(1, full, true, "bash"))
+	helpShort.Help, helpShort.Bindings = true, in.Bindings()
+
 	var many []TabView
 	for i := range 8 {
 		many = append(many, TabView{Index: i, Name: "tab", Panes: 1, Active: i == 6})
@@ -94,7 +97,7 @@ func TestDrawGolden(t *testing.T) {
 		name string
 		sc   *Scene
 	}{
-		{"tabs_overflow", overflow}, {"prompt_long", longPrompt},
+		{"tabs_overflow", overflow}, {"prompt_long", longPrompt}, {"help_short", helpShort},
 		{"one_pane", onePane}, {"split_right", splitRight}, {"split_down", splitDown},
 		{"nested", nested}, {"tabs", tabs}, {"zoom", zoom}, {"status_markers", markers},
 		{"wide", wide}, {"exited", exited}, {"help", help}, {"prompt", prompt},
