@@ -190,8 +190,14 @@ func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
 	label := id + name + suffix
 	if widths.StringWidth(label) > avail && avail > 0 {
 		label = widths.Truncate(label, avail-1, "…") + " "
+		suffix = ""
 	}
-	putStr(s, f.X+1, f.Y, end-1, label, text)
+	x := putStr(s, f.X+1, f.Y, end-1, label[:len(label)-len(suffix)], text)
+	// A pane waiting on a person, or one that failed, stands out.
+	if p.State == "waiting" && !p.Exited || p.Exited && (p.Signal != "" || p.ExitCode != nil && *p.ExitCode != 0) {
+		text = tcell.StyleDefault.Foreground(tcolor(st.Attention)).Bold(true)
+	}
+	putStr(s, x, f.Y, end-1, suffix, text)
 }
 
 // drawContent draws the pane's screen (or its copy-mode view) into Content.

@@ -110,7 +110,7 @@ func TestDrawGolden(t *testing.T) {
 				tc.sc.Rows = 24
 			}
 			Draw(s, tc.sc)
-			golden(t, tc.name, dump(s, tc.name == "tabs" || tc.name == "status_markers" || tc.name == "split_right"))
+			golden(t, tc.name, dump(s, tc.name == "tabs" || tc.name == "status_markers" || tc.name == "split_right" || tc.name == "exited"))
 		})
 	}
 }
