@@ -24,6 +24,7 @@ var benchPatterns = map[string]string{
 	"literal":   "TODO",
 	"required":  `func \w+Error\(`,
 	"noliteral": `[A-Z][a-z]+[0-9]{3}`,
+	"casefold":  `(?i)deadline`,
 }
 
 func BenchmarkGrepGoSrc(b *testing.B) {

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,14 +28,15 @@ const (
 // matcher finds the lines of a buffer that a pattern matches. It chooses the
 // cheapest exact method once per pattern: a plain literal is found with
 // bytes.Index alone; a pattern with a literal every match must contain uses
-// bytes.Index to find candidate lines and the regexp only on those; anything
-// else runs a multi-line form of the regexp over the whole buffer and checks
-// each hit against its line. No method allocates per line.
+// bytes.Index to find candidate lines and a lazy DFA to judge each one;
+// anything else runs the DFA over the whole buffer, one table lookup per
+// byte. No method allocates per line.
 type matcher struct {
-	line    *regexp.Regexp // the pattern as given: the judge of a line
-	whole   *regexp.Regexp // (?m) form for whole-buffer scanning
+	re      *regexp.Regexp // the pattern as given, the reference for a line
+	prog    *syntax.Prog   // compiled program the DFAs are built from
 	literal []byte         // a substring every match contains, or nil
 	pure    bool           // the pattern is exactly literal
+	fold    bool           // literal is lower-case, to be found in a lower-cased copy
 }
 
 func newMatcher(pattern string) (*matcher, error) {
@@ -41,56 +44,122 @@ func newMatcher(pattern string) (*matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &matcher{line: re}
+	m := &matcher{re: re}
 	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return nil, err
 	}
 	tree = tree.Simplify()
-	if tree.Op == syntax.OpLiteral && tree.Flags&syntax.FoldCase == 0 {
+	if m.prog, err = syntax.Compile(tree); err != nil {
+		return nil, err
+	}
+	// A literal holding U+FFFD cannot be searched as bytes: the regexp
+	// also matches it against invalid UTF-8.
+	if tree.Op == syntax.OpLiteral && tree.Flags&syntax.FoldCase == 0 && !slices.Contains(tree.Rune, utf8.RuneError) {
 		m.literal = []byte(string(tree.Rune))
 		m.pure = !bytes.ContainsRune(m.literal, '\n')
-	} else if lit := requiredLiteral(tree); len(lit) >= 2 && !strings.Contains(lit, "\n") {
-		m.literal = []byte(lit)
-	}
-	if m.literal == nil {
-		m.whole, err = regexp.Compile("(?m:" + pattern + ")")
-		if err != nil {
-			// The wrapped form should always compile; fall back to
-			// line-by-line matching if it somehow does not.
-			m.whole = nil
-		}
+	} else if lit, fold := requiredLiteralFold(tree, true); (len(lit) >= 2 && !fold || len(lit) >= 3) &&
+		!strings.ContainsAny(lit, "\n\uFFFD") {
+		m.literal, m.fold = []byte(lit), fold
 	}
 	return m, nil
 }
 
+// newDFA gives a worker its own DFA over the pattern.
+func (m *matcher) newDFA() *lineDFA { return newLineDFA(m.prog) }
+
 // requiredLiteral returns the longest case-sensitive literal that every
 // match of re must contain, or "".
 func requiredLiteral(re *syntax.Regexp) string {
+	lit, _ := requiredLiteralFold(re, false)
+	return lit
+}
+
+// requiredLiteralFold is requiredLiteral that, when fold is allowed, may
+// instead return a case-folded literal (lower-cased, fold true) where no
+// case-sensitive one exists.
+func requiredLiteralFold(re *syntax.Regexp, allowFold bool) (string, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			return ""
+		if re.Flags&syntax.FoldCase == 0 {
+			return string(re.Rune), false
 		}
-		return string(re.Rune)
-	case syntax.OpCapture:
-		return requiredLiteral(re.Sub[0])
-	case syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		if allowFold && foldSafe(re.Rune) {
+			return strings.ToLower(string(re.Rune)), true
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteralFold(re.Sub[0], allowFold)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return requiredLiteralFold(re.Sub[0], allowFold)
 		}
 	case syntax.OpConcat:
-		best := ""
+		best, bestFold := "", false
 		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub); len(l) > len(best) {
-				best = l
+			l, f := requiredLiteralFold(sub, allowFold)
+			// An exact literal of two bytes or more beats any folded one.
+			better := len(l) > len(best)
+			if bestFold != f && len(best) >= 2 && len(l) >= 2 {
+				better = !f
+			}
+			if better {
+				best, bestFold = l, f
 			}
 		}
-		return best
+		return best, bestFold
 	}
-	return ""
+	return "", false
+}
+
+// foldSafe reports whether a case-insensitive literal can be found by
+// lower-casing ASCII: only ASCII letters and no k or s, whose Unicode folds
+// include the Kelvin sign and the long s.
+func foldSafe(runes []rune) bool {
+	for _, r := range runes {
+		if r >= utf8.RuneSelf || r == '\n' {
+			return false
+		}
+		switch r {
+		case 'k', 'K', 's', 'S':
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII[b] is b lower-cased if it is an ASCII capital.
+var lowerASCII = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] = byte(i) + 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// toLowerASCII writes buf lower-cased (ASCII only, so offsets are kept)
+// into dst, reusing its storage. It works eight bytes at a time: for bytes
+// below 0x80, adding 0x3f sets the top bit from 'A' up and adding 0x25 from
+// '[' up, so their difference marks exactly the capitals, whose 0x20 bit is
+// then set; no addition can carry into the next byte.
+func toLowerASCII(dst, buf []byte) []byte {
+	if cap(dst) < len(buf) {
+		dst = make([]byte, len(buf), len(buf)+len(buf)/4)
+	}
+	dst = dst[:len(buf)]
+	const low7, high = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(buf); i += 8 {
+		x := binary.LittleEndian.Uint64(buf[i:])
+		y := x & low7
+		capital := (y + 0x3f3f3f3f3f3f3f3f) &^ (y + 0x2525252525252525) &^ x & high
+		binary.LittleEndian.PutUint64(dst[i:], x|capital>>2)
+	}
+	for ; i < len(buf); i++ {
+		dst[i] = lowerASCII[buf[i]]
+	}
+	return dst
 }
 
 // lineSpan is one matching line: its number and byte range in the buffer.
@@ -99,29 +168,25 @@ type lineSpan struct {
 	start, end int
 }
 
-// scan appends the matching lines of buf to out.
-func (m *matcher) scan(buf []byte, out []lineSpan) []lineSpan {
+// scan appends the matching lines of buf to out, using d to judge lines
+// and lower as scratch space for a case-folded search.
+func (m *matcher) scan(buf []byte, out []lineSpan, d *lineDFA, lower *[]byte) []lineSpan {
+	if m.literal == nil {
+		return d.scan(buf, out)
+	}
+	hay := buf
+	if m.fold {
+		*lower = toLowerASCII(*lower, buf)
+		hay = *lower
+	}
 	lineNo := 1  // number of the line starting at counted
 	counted := 0 // offset up to which newlines have been counted
-	pos := 0     // where the next search starts
-	for pos < len(buf) {
-		var hit int
-		switch {
-		case m.literal != nil:
-			i := bytes.Index(buf[pos:], m.literal)
-			if i < 0 {
-				return out
-			}
-			hit = pos + i
-		case m.whole != nil:
-			loc := m.whole.FindIndex(buf[pos:])
-			if loc == nil {
-				return out
-			}
-			hit = pos + loc[0]
-		default:
-			hit = pos
+	for pos := 0; pos < len(buf); {
+		i := bytes.Index(hay[pos:], m.literal)
+		if i < 0 {
+			break
 		}
+		hit := pos + i
 		start := bytes.LastIndexByte(buf[:hit], '\n') + 1
 		end := bytes.IndexByte(buf[hit:], '\n')
 		if end < 0 {
@@ -129,8 +194,7 @@ func (m *matcher) scan(buf []byte, out []lineSpan) []lineSpan {
 		} else {
 			end += hit
 		}
-		line := buf[start:end]
-		if m.pure || m.line.Match(line) {
+		if m.pure || d.matchLine(buf[start:end]) {
 			lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
 			counted = start
 			out = append(out, lineSpan{no: lineNo, start: start, end: end})
@@ -231,6 +295,8 @@ func clipLine(b []byte) string {
 type grepWorker struct {
 	buf   []byte
 	spans []lineSpan
+	dfa   *lineDFA
+	lower []byte
 }
 
 func (e *Executor) grep(ctx context.Context, a args) Result {
@@ -258,6 +324,9 @@ func grepTree(ctx context.Context, root string, m *matcher, workers int) (*grepC
 		nw = defaultWorkers()
 	}
 	ws := make([]grepWorker, nw)
+	for i := range ws {
+		ws[i].dfa = m.newDFA()
+	}
 	walkTree(ctx, root, nw, nil, func(id int, abs, rel string, typ fs.FileMode) {
 		if !typ.IsRegular() {
 			return // symlinks are not followed; their targets are searched where they live
@@ -287,7 +356,7 @@ func grepTree(ctx context.Context, root string, m *matcher, workers int) (*grepC
 			c.mu.Unlock()
 			return
 		}
-		w.spans = m.scan(buf, w.spans[:0])
+		w.spans = m.scan(buf, w.spans[:0], w.dfa, &w.lower)
 		c.add(rel, buf, w.spans)
 	})
 	if err := ctx.Err(); err != nil {
