@@ -192,3 +192,22 @@ func BenchmarkDrawTerminfo200x50(b *testing.B) {
 	cpu.report(b, n)
 	b.ReportMetric(float64(tty.written)/float64(n), "bytes/frame")
 }
+
+// BenchmarkDrawTyping200x50 is the everyday frame: four coloured panes, one
+// of them echoing a keystroke (one cell and the cursor change).
+func BenchmarkDrawTyping200x50(b *testing.B) {
+	s := newSim(b, 200, 50)
+	sc := fourPanes(0)
+	row := sc.Panes[0].Screen.Cells[5]
+	Draw(s, sc)
+	b.ReportAllocs()
+	cpu := startCPU()
+	n := 0
+	for b.Loop() {
+		row[n%40].Rune = rune('a' + n%26)
+		sc.Panes[0].Screen.Cursor.X = n % 40
+		Draw(s, sc)
+		n++
+	}
+	cpu.report(b, n)
+}
