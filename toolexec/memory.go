@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // MemoryStore is the shared project memory behind remember and recall: one
@@ -61,7 +62,9 @@ func OpenMemory(ctx context.Context, path string) (*MemoryStore, error) {
 	}
 	// busy_timeout makes a writer wait for another process's lock instead of
 	// failing; WAL lets readers run beside the one writer.
-	dsn := "file:" + path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	// In a URI file name, these three would end the path early.
+	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	dsn := "file:" + escaped + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("memory store %s: %w", path, err)
@@ -102,9 +105,15 @@ func retryBusy(ctx context.Context, f func() error) error {
 }
 
 func isBusy(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "SQLITE_BUSY") || strings.Contains(s, "database is locked") ||
-		strings.Contains(s, "SQLITE_LOCKED") || strings.Contains(s, "(5)") || strings.Contains(s, "(6)")
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		// Extended codes keep the primary code in the low byte.
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return true
+		}
+	}
+	return false
 }
 
 // Path is the database file.

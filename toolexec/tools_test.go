@@ -194,3 +194,35 @@ func mustStore(t *testing.T, ex *Executor) *MemoryStore {
 	}
 	return m
 }
+
+func TestMemoryStoreFile(t *testing.T) {
+	// An odd directory name must not cut the SQLite URI short.
+	path := filepath.Join(t.TempDir(), "a?b#c%d", "memory.db")
+	ctx := context.Background()
+	m, err := OpenMemory(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := m.Remember(ctx, "/p", "n1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database not at %s: %v", path, err)
+	}
+	var mode string
+	if err := m.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	var timeout int
+	if err := m.db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&timeout); err != nil || timeout < 1000 {
+		t.Errorf("busy_timeout = %d, %v", timeout, err)
+	}
+	if _, err := m.Remember(ctx, "/p", " \n"); err != ErrEmptyNote {
+		t.Errorf("blank note: %v", err)
+	}
+	notes, err := m.Recall(ctx, "/p")
+	if err != nil || len(notes) != 1 || notes[0].Text != "n1" || notes[0].Project != "/p" {
+		t.Errorf("Recall = %+v, %v", notes, err)
+	}
+}
