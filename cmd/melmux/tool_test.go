@@ -24,8 +24,11 @@ func runCLI(t *testing.T, dir, stdin string, args ...string) (int, string, strin
 }
 
 func TestToolVerb(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, ".data"))
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "ws")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(parent, "outside.txt"), []byte("far away\n"), 0o644)
+	t.Setenv("XDG_DATA_HOME", filepath.Join(parent, ".data"))
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o644)
 	for _, tc := range []struct {
 		name           string
@@ -49,6 +52,8 @@ func TestToolVerb(t *testing.T) {
 		{"bad timeout", "", []string{"tool", "--command-timeout", "soon", "run_command", "{}"}, 2, "", "invalid value"},
 		{"timeout flag", "", []string{"tool", "--command-timeout", "200ms", "run_command", `{"command":"sleep 10"}`}, 1,
 			"", "timed out after 200ms"},
+		{"outside refused", "", []string{"tool", "read_file", `{"path":"../outside.txt"}`}, 1, "", "outside the workspace root"},
+		{"--allow-outside", "", []string{"tool", "--allow-outside", "read_file", `{"path":"../outside.txt"}`}, 0, "1\tfar away", ""},
 		{"tools base", "", []string{"tools", "--role", "base"}, 0, `"name": "create_pdf"`, ""},
 		{"tools bad role", "", []string{"tools", "--role", "x"}, 2, "", `unknown tool role "x"`},
 		{"tools extra", "", []string{"tools", "lead"}, 2, "", "takes no arguments"},
@@ -98,13 +103,15 @@ func (s *stubPanes) Call(_ context.Context, name string, args json.RawMessage) (
 
 func TestToolPaneHook(t *testing.T) {
 	dir := t.TempDir()
+	wired := paneTools
+	defer func() { paneTools = wired }()
+	paneTools = nil
 	code, _, errOut := runCLI(t, dir, "", "tool", "open_pane", `{"layout":"right"}`)
 	if code != 1 || !strings.Contains(errOut, "pane tools need a melmux session") {
 		t.Errorf("without the hook: exit %d, %q", code, errOut)
 	}
 	stub := &stubPanes{}
 	paneTools = func(*globals) toolexec.PaneTools { return stub }
-	defer func() { paneTools = nil }()
 	code, out, _ := runCLI(t, dir, "", "tool", "open_pane", `{"layout":"right","command":"top"}`)
 	if code != 0 || out != "2\n" {
 		t.Errorf("open_pane through the hook: exit %d, %q", code, out)
