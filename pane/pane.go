@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/melmux/melmux/pane/keys"
 	"github.com/melmux/melmux/pane/term"
@@ -75,6 +76,8 @@ type Pane struct {
 	readDone  chan struct{} // closed when the reader goroutine returned
 
 	lastOutput atomic.Int64 // unix nanoseconds of the last output; start time before any
+	reading    atomic.Bool  // the reader is inside Read, having applied all it read before
+	reads      atomic.Int64 // Read calls that returned
 
 	mu       sync.Mutex // guards the fields below
 	status   Status
@@ -171,7 +174,10 @@ func (p *Pane) readLoop() {
 	}()
 	buf := make([]byte, 32<<10)
 	for {
+		p.reading.Store(true)
 		n, err := p.ptmx.Read(buf)
+		p.reading.Store(false)
+		p.reads.Add(1)
 		if n > 0 {
 			p.term.Write(buf[:n])
 			p.lastOutput.Store(time.Now().UnixNano())
@@ -226,13 +232,7 @@ func (p *Pane) waitLoop() {
 		st.ExitCode = &code
 		p.logf("pane %d: wait: %v", p.id, err)
 	}
-	// Let the reader drain what the program wrote before it ended, so the
-	// final screen is complete when the exit is reported. A background child
-	// may hold the PTY open; do not wait for it forever.
-	select {
-	case <-p.readDone:
-	case <-time.After(200 * time.Millisecond):
-	}
+	p.drainAfterExit()
 	p.mu.Lock()
 	p.status = st
 	close(p.changed)
@@ -243,6 +243,50 @@ func (p *Pane) waitLoop() {
 	if cb != nil {
 		cb()
 	}
+}
+
+// drainAfterExit waits until the reader has applied everything the program
+// wrote before it ended, so the final screen is complete when the exit is
+// reported. Usually the reader simply ends (EIO); a background child holding
+// the PTY open keeps it going, so then "drained" means nothing is left in the
+// PTY and the reader sits in Read. Bounded, for a reader starved of CPU.
+func (p *Pane) drainAfterExit() {
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		before := p.reads.Load()
+		if p.reading.Load() && p.pendingInput() == 0 {
+			// Let a Read that just returned show up in the counter.
+			time.Sleep(2 * time.Millisecond)
+			if p.reads.Load() == before && p.reading.Load() {
+				return
+			}
+		}
+		select {
+		case <-p.readDone:
+			return
+		case <-deadline.C:
+			p.logf("pane %d: output still pending 10s after the process ended", p.id)
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// pendingInput is how many bytes wait in the PTY for the reader (FIONREAD);
+// -1 if unknown.
+func (p *Pane) pendingInput() int {
+	raw, err := p.ptmx.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	n := -1
+	_ = raw.Control(func(fd uintptr) {
+		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ); err == nil {
+			n = v
+		}
+	})
+	return n
 }
 
 func signalName(s syscall.Signal) string {

@@ -106,7 +106,75 @@ func TestAttachInsideTmux(t *testing.T) {
 		t.Fatalf("pane 3 is missing after reattach:\n%s", screen)
 	}
 
+	// A second, smaller client: the session follows the smallest, and the
+	// larger client's status line says so.
+	second := tmuxtest.Start(t, 70, 20, "env "+strings.Join(vars, " ")+" "+se.bin+" attach")
+	waitSession(t, se, func(s proto.SessionInfo) bool { return s.Clients == 2 && s.Cols == 70 && s.Rows == 20 })
+	wait("the size note", has("70x20 (smallest client)"))
+	second.WaitFor("%0", 15*time.Second, "the second client's status", func(s string) bool { return strings.Contains(s, "[main]") })
+	if _, err := second.Run("kill-server"); err != nil {
+		t.Fatal(err)
+	}
+	waitSession(t, se, func(s proto.SessionInfo) bool { return s.Clients == 1 && s.Cols == 80 && s.Rows == 24 })
+
 	// Killing the client with SIGKILL leaves the session and its panes intact.
+	killClients(t, outer, pane, syscall.SIGKILL)
+	waitSession(t, se, func(s proto.SessionInfo) bool { return s.Panes == 4 && s.Clients == 0 })
+	if got := se.must("read-pane", "-t", "1"); !strings.Contains(got, "one-2") {
+		t.Fatalf("pane 1 lost its screen after the client was killed:\n%s", got)
+	}
+
+	// SIGTERM: the client restores the terminal and says why it left.
+	// SIGKILL left the outer terminal raw: C-j is a newline even so.
+	keys("stty sane; clear", "C-j")
+	wait("a clean outer prompt", func(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "outer$") })
+	keys(se.bin+" attach", "Enter")
+	wait("the panes again", has("one-2"))
+	killClients(t, outer, pane, syscall.SIGTERM)
+	wait("the SIGTERM message", has("[detached: terminated by SIGTERM]"))
+	waitSession(t, se, func(s proto.SessionInfo) bool { return s.Clients == 0 })
+
+	// The server goes away under an attached client: it says so and leaves.
+	keys(se.bin+" attach", "Enter")
+	wait("the panes again", has("one-2"))
+	waitSession(t, se, func(s proto.SessionInfo) bool { return s.Clients == 1 })
+	se.must("kill-server")
+	wait("the server-exit message", has("[server exited]"))
+	keys("echo outer-$((3+3))", "Enter")
+	wait("the outer shell working again", has("outer-6"))
+}
+
+func listPanes(t *testing.T, se *sessionEnv) []proto.PaneInfo {
+	t.Helper()
+	var panes []proto.PaneInfo
+	if err := json.Unmarshal([]byte(se.must("list-panes", "--json")), &panes); err != nil {
+		t.Fatal(fmt.Errorf("list-panes --json: %w", err))
+	}
+	return panes
+}
+
+// waitSession waits until the one session satisfies cond.
+func waitSession(t *testing.T, se *sessionEnv, cond func(proto.SessionInfo) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var sessions []proto.SessionInfo
+		if err := json.Unmarshal([]byte(se.must("ls", "--json")), &sessions); err != nil {
+			t.Fatal(err)
+		}
+		if len(sessions) == 1 && cond(sessions[0]) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session never reached the expected state: %+v", sessions)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// killClients signals the processes the outer shell runs: the attached client.
+func killClients(t *testing.T, outer *tmuxtest.Server, pane string, sig syscall.Signal) {
+	t.Helper()
 	shellPID, err := outer.Run("display", "-p", "-t", pane, "#{pane_pid}")
 	if err != nil {
 		t.Fatal(err)
@@ -117,34 +185,8 @@ func TestAttachInsideTmux(t *testing.T) {
 	}
 	for _, f := range strings.Fields(string(out)) {
 		pid, _ := strconv.Atoi(f)
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := syscall.Kill(pid, sig); err != nil {
 			t.Fatal(err)
 		}
 	}
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		var sessions []proto.SessionInfo
-		if err := json.Unmarshal([]byte(se.must("ls", "--json")), &sessions); err != nil {
-			t.Fatal(err)
-		}
-		if len(sessions) == 1 && sessions[0].Panes == 4 && sessions[0].Clients == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after SIGKILL of the client: %+v", sessions)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if got := se.must("read-pane", "-t", "1"); !strings.Contains(got, "one-2") {
-		t.Fatalf("pane 1 lost its screen after the client was killed:\n%s", got)
-	}
-}
-
-func listPanes(t *testing.T, se *sessionEnv) []proto.PaneInfo {
-	t.Helper()
-	var panes []proto.PaneInfo
-	if err := json.Unmarshal([]byte(se.must("list-panes", "--json")), &panes); err != nil {
-		t.Fatal(fmt.Errorf("list-panes --json: %w", err))
-	}
-	return panes
 }

@@ -73,7 +73,7 @@ func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
 				// Raw mode delivers ^C as a byte; a SIGINT comes from outside.
 			default:
 				select {
-				case quit <- "terminated by " + s.String():
+				case quit <- "detached: " + signalName(s):
 				default:
 				}
 				conn.Close()
@@ -100,6 +100,9 @@ func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
 	for {
 		typ, payload, err := proto.ReadFrame(frames, buf)
 		if err != nil {
+			// The server did not get to restore the screen (it sends that
+			// before an exit frame): undo what it may have set.
+			_, _ = out.Write([]byte(resetModes))
 			restore()
 			select {
 			case r := <-quit:
@@ -121,4 +124,20 @@ func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
 			return string(payload), nil
 		}
 	}
+}
+
+// resetModes leaves the alternate screen and turns off what a full-screen
+// program may have turned on: mouse reporting, bracketed paste, focus events,
+// hidden cursor, attributes, application keypad and cursor keys.
+const resetModes = "\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l" +
+	"\x1b[?25h\x1b[0m\x1b[?1l\x1b>\r\n"
+
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGTERM:
+		return "terminated by SIGTERM"
+	case syscall.SIGHUP:
+		return "terminal hung up (SIGHUP)"
+	}
+	return "signal " + s.String()
 }

@@ -22,6 +22,10 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return proto.KillPaneResult{Pane: p.Pane, SessionEnded: last}, nil
+		res := proto.KillPaneResult{Pane: p.Pane, SessionEnded: last}
+		if last {
+			return thenResult{result: res, then: func() { go s.Shutdown("last pane killed") }}, nil
+		}
+		return res, nil
 	}})
 }

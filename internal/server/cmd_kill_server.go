@@ -13,9 +13,11 @@ func init() {
 		if err := decodeParams("kill-server", raw, &p); err != nil {
 			return nil, err
 		}
-		go s.Shutdown("kill-server")
-		return struct {
-			Session string `json:"session"`
-		}{s.name}, nil
+		return thenResult{
+			result: struct {
+				Session string `json:"session"`
+			}{s.name},
+			then: func() { go s.Shutdown("kill-server") },
+		}, nil
 	}})
 }

@@ -20,6 +20,13 @@ type Command struct {
 
 var commands = map[string]*Command{}
 
+// thenResult is a result with something to do once the caller has it: ending
+// the session must not close the connection before the reply is written.
+type thenResult struct {
+	result any
+	then   func()
+}
+
 // register adds a command; a duplicate name is a programming error caught at start.
 func register(c *Command) {
 	if _, dup := commands[c.Name]; dup {

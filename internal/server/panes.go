@@ -152,8 +152,8 @@ func (s *Server) relayoutLocked() {
 	s.invalidateLocked()
 }
 
-// removePane closes a pane and takes it out of the layout; the last pane's
-// removal ends the session, and it says so.
+// removePane closes a pane and takes it out of the layout. It reports whether
+// that was the last pane, which the caller answers by ending the session.
 func (s *Server) removePane(id int) (last bool, err error) {
 	s.mu.Lock()
 	e, err := s.lookupLocked(id)
@@ -169,9 +169,6 @@ func (s *Server) removePane(id int) (last bool, err error) {
 	s.mu.Unlock()
 	e.p.Close()
 	s.log.Info("pane killed", "pane", id)
-	if last {
-		go s.Shutdown("last pane killed")
-	}
 	return last, nil
 }
 
@@ -181,8 +178,7 @@ func (s *Server) paneExited(id int) {
 	e, ok := s.panes[id]
 	s.mu.Unlock()
 	if ok {
-		st := e.p.Status()
-		s.log.Info("pane exited", "pane", id, "code", st.ExitCode, "signal", st.Signal)
+		s.log.Info("pane exited", "pane", id, "status", exitWords(e.p.Status()))
 	}
 	s.invalidate()
 }

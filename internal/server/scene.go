@@ -128,7 +128,10 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 		if a.Pane == 0 {
 			return nil
 		}
-		_, err := s.removePane(a.Pane)
+		last, err := s.removePane(a.Pane)
+		if last {
+			go s.Shutdown("last pane killed")
+		}
 		return err
 	case "detach":
 		c.exit("detached (from session " + s.name + ")")

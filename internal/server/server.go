@@ -242,7 +242,7 @@ func (s *Server) Shutdown(reason string) {
 	}
 	wg.Wait()
 	for _, c := range clients {
-		c.exit(reason)
+		c.exit("server exited")
 	}
 	s.doneOnce.Do(func() { close(s.done) })
 }
@@ -360,25 +360,31 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 		inflight.Add(1)
 		go func() {
 			defer inflight.Done()
-			respond(s.call(ctx, req))
+			resp, then := s.call(ctx, req)
+			respond(resp)
+			if then != nil {
+				then()
+			}
 		}()
 	}
 }
 
-// call runs one request through the command table, confining any panic to it.
-func (s *Server) call(ctx context.Context, req proto.Request) (resp proto.Response) {
+// call runs one request through the command table, confining any panic to
+// it. then, when set, is to run after the response has been written.
+func (s *Server) call(ctx context.Context, req proto.Request) (resp proto.Response, then func()) {
 	resp.ID = req.ID
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("command panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
 			resp.Result = nil
 			resp.Error = errorf(proto.CodeInternal, "%s failed inside the server: %v (the session goes on)", req.Method, r)
+			then = nil
 		}
 	}()
 	cmd, ok := commands[req.Method]
 	if !ok {
 		resp.Error = unknownMethod(req.Method)
-		return resp
+		return resp, nil
 	}
 	res, err := cmd.Run(ctx, s, req.Params)
 	if err != nil {
@@ -388,15 +394,18 @@ func (s *Server) call(ctx context.Context, req proto.Request) (resp proto.Respon
 		} else {
 			resp.Error = errorf(proto.CodeFailed, "%s: %v", req.Method, err)
 		}
-		return resp
+		return resp, nil
+	}
+	if tr, ok := res.(thenResult); ok {
+		res, then = tr.result, tr.then
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		resp.Error = errorf(proto.CodeInternal, "%s: encode result: %v", req.Method, err)
-		return resp
+		return resp, then
 	}
 	resp.Result = b
-	return resp
+	return resp, then
 }
 
 // Call runs a command in-process, for the server's own use (the first pane).
@@ -405,7 +414,10 @@ func (s *Server) Call(ctx context.Context, method string, params any) (json.RawM
 	if err != nil {
 		return nil, err
 	}
-	resp := s.call(ctx, proto.Request{Method: method, Params: b})
+	resp, then := s.call(ctx, proto.Request{Method: method, Params: b})
+	if then != nil {
+		then()
+	}
 	if resp.Error != nil {
 		return nil, resp.Error
 	}
