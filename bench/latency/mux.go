@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// mux drives one multiplexer from the outside, through its own CLI, the way
+// a user's scripts would.
+type mux interface {
+	// name is how the tables call it.
+	name() string
+	// startSplit starts a session of the benchmark size whose window holds
+	// two panes side by side, left running left and right running right;
+	// the right one is focused. The commands are shell words, run as argv.
+	startSplit(ctx context.Context, left, right []string) error
+	// startMany starts a session with n panes running cmd and says how they
+	// were laid out.
+	startMany(ctx context.Context, cmd []string, n int) (string, error)
+	// screen is the focused pane's text, to see that its program is ready.
+	screen(ctx context.Context) (string, error)
+	// attachCmd is the command that attaches a client to the session.
+	attachCmd() *exec.Cmd
+	// serverPID is the server process's id.
+	serverPID(ctx context.Context) (int, error)
+	// stop ends the server and every pane it holds.
+	stop() error
+}
+
+// runCmd runs a multiplexer CLI command with the benchmark's environment and
+// returns its stdout; a failure carries its stderr.
+func runCmd(ctx context.Context, env []string, argv ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// melmuxDriver runs melmux sessions under a private XDG_RUNTIME_DIR; each
+// start gets a fresh session name, so each its own server.
+type melmuxDriver struct {
+	bin        string
+	env        []string
+	cols, rows int
+	seq        int
+	session    string // the live session, "" when none
+	focused    string // the pane id open-pane printed last
+}
+
+func (m *melmuxDriver) name() string { return "melmux" }
+
+func (m *melmuxDriver) run(ctx context.Context, args ...string) (string, error) {
+	return runCmd(ctx, m.env, append([]string{m.bin, "-s", m.session}, args...)...)
+}
+
+func (m *melmuxDriver) newSession(ctx context.Context, cmd []string) error {
+	m.seq++
+	m.session = "bench" + strconv.Itoa(m.seq)
+	m.focused = ""
+	args := append([]string{"new", "-d", "-x", strconv.Itoa(m.cols), "-y", strconv.Itoa(m.rows), "--"}, cmd...)
+	if _, err := m.run(ctx, args...); err != nil {
+		m.session = ""
+		return err
+	}
+	return nil
+}
+
+func (m *melmuxDriver) startSplit(ctx context.Context, left, right []string) error {
+	if err := m.newSession(ctx, left); err != nil {
+		return err
+	}
+	out, err := m.run(ctx, append([]string{"open-pane", "--layout", "right", "--"}, right...)...)
+	if err != nil {
+		return err
+	}
+	m.focused = strings.TrimSpace(out)
+	return nil
+}
+
+func (m *melmuxDriver) startMany(ctx context.Context, cmd []string, n int) (string, error) {
+	if err := m.newSession(ctx, cmd); err != nil {
+		return "", err
+	}
+	// Alternate the split direction, as a user tiling a screen would; melmux
+	// turns a split that would make a pane too small into a tab.
+	for i := 1; i < n; i++ {
+		dir := "right"
+		if i%2 == 0 {
+			dir = "down"
+		}
+		if _, err := m.run(ctx, append([]string{"open-pane", "--layout", dir, "--"}, cmd...)...); err != nil {
+			return "", err
+		}
+	}
+	out, err := m.run(ctx, "list-panes", "--json")
+	if err != nil {
+		return "", err
+	}
+	var panes []struct {
+		Tab  int `json:"tab"`
+		Cols int `json:"cols"`
+		Rows int `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &panes); err != nil {
+		return "", fmt.Errorf("melmux list-panes --json: %w", err)
+	}
+	tabs := map[int]int{}
+	for _, p := range panes {
+		tabs[p.Tab]++
+	}
+	return fmt.Sprintf("%d panes in %d tabs (splits alternating right/down; too-small splits became tabs)", len(panes), len(tabs)), nil
+}
+
+func (m *melmuxDriver) screen(ctx context.Context) (string, error) {
+	if m.focused == "" {
+		return "", fmt.Errorf("melmux session %q: no pane opened yet", m.session)
+	}
+	return m.run(ctx, "read-pane", "-t", m.focused)
+}
+
+func (m *melmuxDriver) attachCmd() *exec.Cmd {
+	cmd := exec.Command(m.bin, "-s", m.session, "attach")
+	cmd.Env = m.env
+	return cmd
+}
+
+func (m *melmuxDriver) serverPID(ctx context.Context) (int, error) {
+	out, err := m.run(ctx, "ls", "--json")
+	if err != nil {
+		return 0, err
+	}
+	var list []struct {
+		Name string `json:"name"`
+		PID  int    `json:"pid"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return 0, fmt.Errorf("melmux ls --json: %w", err)
+	}
+	for _, s := range list {
+		if s.Name == m.session && s.PID > 0 {
+			return s.PID, nil
+		}
+	}
+	return 0, fmt.Errorf("melmux ls --json does not list session %q", m.session)
+}
+
+func (m *melmuxDriver) stop() error {
+	if m.session == "" {
+		return nil
+	}
+	_, err := m.run(context.Background(), "kill-server")
+	m.session = ""
+	return err
+}
+
+// tmuxDriver runs tmux servers on a private socket with no configuration
+// file; each start is a new server on that socket.
+type tmuxDriver struct {
+	bin        string
+	sock       string
+	env        []string
+	cols, rows int
+	live       bool
+}
+
+func (t *tmuxDriver) name() string { return "tmux" }
+
+func (t *tmuxDriver) run(ctx context.Context, args ...string) (string, error) {
+	return runCmd(ctx, t.env, append([]string{t.bin, "-S", t.sock, "-f", "/dev/null"}, args...)...)
+}
+
+// shellLine quotes argv for tmux, which runs a pane's command through the
+// shell (SHELL=/bin/sh here).
+func shellLine(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return "exec " + strings.Join(q, " ")
+}
+
+func (t *tmuxDriver) newSession(ctx context.Context, cmd []string) error {
+	_, err := t.run(ctx, "new-session", "-d", "-s", "bench", "-x", strconv.Itoa(t.cols), "-y", strconv.Itoa(t.rows), shellLine(cmd))
+	if err == nil {
+		t.live = true
+	}
+	return err
+}
+
+func (t *tmuxDriver) startSplit(ctx context.Context, left, right []string) error {
+	if err := t.newSession(ctx, left); err != nil {
+		return err
+	}
+	_, err := t.run(ctx, "split-window", "-h", "-t", "bench", shellLine(right))
+	return err
+}
+
+func (t *tmuxDriver) startMany(ctx context.Context, cmd []string, n int) (string, error) {
+	if err := t.newSession(ctx, cmd); err != nil {
+		return "", err
+	}
+	for i := 1; i < n; i++ {
+		if _, err := t.run(ctx, "split-window", "-t", "bench", shellLine(cmd)); err != nil {
+			return "", err
+		}
+		// Re-tile after each split so the next one has room, as tmux users do.
+		if _, err := t.run(ctx, "select-layout", "-t", "bench", "tiled"); err != nil {
+			return "", err
+		}
+	}
+	out, err := t.run(ctx, "list-panes", "-s", "-t", "bench", "-F", "#{window_index}")
+	if err != nil {
+		return "", err
+	}
+	wins := map[string]int{}
+	lines := strings.Fields(out)
+	for _, w := range lines {
+		wins[w]++
+	}
+	return fmt.Sprintf("%d panes in %d window (split-window, select-layout tiled)", len(lines), len(wins)), nil
+}
+
+func (t *tmuxDriver) screen(ctx context.Context) (string, error) {
+	return t.run(ctx, "capture-pane", "-p", "-t", "bench")
+}
+
+func (t *tmuxDriver) attachCmd() *exec.Cmd {
+	cmd := exec.Command(t.bin, "-S", t.sock, "-f", "/dev/null", "attach-session", "-t", "bench")
+	cmd.Env = t.env
+	return cmd
+}
+
+func (t *tmuxDriver) serverPID(ctx context.Context) (int, error) {
+	out, err := t.run(ctx, "display-message", "-p", "-t", "bench", "#{pid}")
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("tmux display-message #{pid} gave %q, not a process id", strings.TrimSpace(out))
+	}
+	return pid, nil
+}
+
+func (t *tmuxDriver) stop() error {
+	if !t.live {
+		return nil
+	}
+	t.live = false
+	_, err := t.run(context.Background(), "kill-server")
+	return err
+}
