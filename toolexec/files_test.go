@@ -93,6 +93,11 @@ func TestReadFile(t *testing.T) {
 
 	mustContain(t, w.ok("read_file", obj{"path": "empty.txt"}), "empty.txt is empty")
 
+	// A line far longer than the read buffer is cut without being held whole.
+	w.write("min.js", "var a=1;"+strings.Repeat("x", 300000)+"\nlast")
+	got = w.ok("read_file", obj{"path": "min.js"})
+	mustContain(t, got, "     1\tvar a=1;xx", "[line cut: 2000 of 300008 bytes shown]\n     2\tlast\n")
+
 	w.fails("read_file", obj{"path": "nope.txt"}, "no such file: nope.txt")
 	w.fails("read_file", obj{"path": "bin.dat"}, "bin.dat is a binary file")
 	w.fails("read_file", obj{"path": "dir"}, "dir is a directory", "list_dir")

@@ -66,7 +66,7 @@ func (e *Executor) readFile(a args) Result {
 	cutLines := 0
 	stoppedEarly := false
 	for {
-		line, err := readLine(br)
+		line, total, err := readLine(br)
 		if len(line) == 0 && err != nil {
 			if err != io.EOF {
 				return errResult("read_file: %s: %v", shown, err)
@@ -81,14 +81,20 @@ func (e *Executor) readFile(a args) Result {
 			stoppedEarly = true
 			break
 		}
-		text := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		text := line
+		if total == len(line) {
+			text = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+			total = len(text)
+		} else if err == nil {
+			total-- // the newline is not part of the line
+		}
 		cut := ""
 		if len(text) > readMaxLineBytes {
 			n := readMaxLineBytes
 			for n > 0 && !utf8.RuneStart(text[n]) {
 				n--
 			}
-			cut = fmt.Sprintf(" [line cut: %d of %d bytes shown]", n, len(text))
+			cut = fmt.Sprintf(" [line cut: %d of %d bytes shown]", n, total)
 			text = text[:n]
 			cutLines++
 		}
@@ -104,7 +110,7 @@ func (e *Executor) readFile(a args) Result {
 	if stoppedEarly {
 		rest := int64(1) // the line that stopped the loop
 		for {
-			line, err := readLine(br)
+			line, _, err := readLine(br)
 			if len(line) > 0 {
 				rest++
 			}
@@ -119,19 +125,27 @@ func (e *Executor) readFile(a args) Result {
 	return Result{Text: out.String()}
 }
 
-// readLine returns the next line including its newline, however long, and
-// io.EOF with the last unterminated line.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
+// readLine returns the next line including its newline and io.EOF with the
+// last unterminated line. A line longer than the reader's buffer keeps only
+// its first readMaxLineBytes+4 bytes (enough to cut it at a rune boundary),
+// so a minified file of one huge line costs no more memory than a short
+// one; total is the line's full length.
+func readLine(br *bufio.Reader) (line []byte, total int, err error) {
+	line, err = br.ReadSlice('\n')
+	total = len(line)
 	if err != bufio.ErrBufferFull {
-		return line, err
+		return line, total, err
 	}
-	buf := append([]byte(nil), line...)
+	keep := readMaxLineBytes + utf8.UTFMax
+	buf := append([]byte(nil), line[:min(len(line), keep)]...)
 	for err == bufio.ErrBufferFull {
 		line, err = br.ReadSlice('\n')
-		buf = append(buf, line...)
+		total += len(line)
+		if room := keep - len(buf); room > 0 {
+			buf = append(buf, line[:min(len(line), room)]...)
+		}
 	}
-	return buf, err
+	return buf, total, err
 }
 
 func describeOpenErr(shown string, err error) string {
