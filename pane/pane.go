@@ -247,20 +247,29 @@ func (p *Pane) waitLoop() {
 
 // drainAfterExit waits until the reader has applied everything the program
 // wrote before it ended, so the final screen is complete when the exit is
-// reported. Usually the reader simply ends (EIO); a background child holding
-// the PTY open keeps it going, so then "drained" means nothing is left in the
-// PTY and the reader sits in Read. Bounded, for a reader starved of CPU.
+// reported. Usually the reader simply ends (EIO once the last descriptor of
+// the PTY's other side closes). A background child holding the PTY open keeps
+// the reader going, so then "drained" means: for 50ms on end the reader sat
+// in Read, read nothing, and the PTY held nothing for it (the kernel moves
+// output to the master side asynchronously, hence the stretch of time rather
+// than one look). Bounded, for a reader starved of CPU.
 func (p *Pane) drainAfterExit() {
+	const quiet = 50 * time.Millisecond
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()
+	var since time.Time
+	last := p.reads.Load()
 	for {
-		before := p.reads.Load()
-		if p.reading.Load() && p.pendingInput() == 0 {
-			// Let a Read that just returned show up in the counter.
-			time.Sleep(2 * time.Millisecond)
-			if p.reads.Load() == before && p.reading.Load() {
-				return
-			}
+		reads := p.reads.Load()
+		idle := p.reading.Load() && reads == last && p.pendingInput() == 0
+		last = reads
+		switch {
+		case !idle:
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
+		case time.Since(since) >= quiet:
+			return
 		}
 		select {
 		case <-p.readDone:
