@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
@@ -117,7 +118,9 @@ func ParseKey(s string) (KeyID, error) {
 		if mod&tcell.ModCtrl != 0 && r >= 'A' && r <= 'Z' {
 			r += 'a' - 'A'
 		}
-		if mod&tcell.ModCtrl == 0 {
+		if mod&tcell.ModCtrl == 0 && mod&tcell.ModShift != 0 {
+			// Shift is in the character a terminal sends: S-a is A.
+			r = unicode.ToUpper(r)
 			mod &^= tcell.ModShift
 		}
 		return KeyID{tcell.KeyRune, r, mod}, nil

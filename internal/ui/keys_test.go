@@ -104,7 +104,7 @@ func TestParseKey(t *testing.T) {
 		}
 	}
 	same := [][2]string{{"C-B", "C-b"}, {"<C-b>", "C-b"}, {"c-b", "C-b"}, {"up", "Up"}, {"PageUp", "PgUp"},
-		{"esc", "Escape"}, {"S-%", "%"}, {"BTab", "BTab"}, {"DC", "Delete"}}
+		{"esc", "Escape"}, {"S-%", "%"}, {"BTab", "BTab"}, {"DC", "Delete"}, {"S-a", "A"}, {"M-S-x", "M-X"}}
 	for _, p := range same {
 		a, err1 := ParseKey(p[0])
 		b, err2 := ParseKey(p[1])
