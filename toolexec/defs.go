@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -305,14 +306,9 @@ var paneToolDefs = []ToolDef{
 		Parameters: Schema{}},
 }
 
-// PaneToolNames are the tools executed through PaneTools rather than here.
-var PaneToolNames = func() []string {
-	names := make([]string, len(paneToolDefs))
-	for i, d := range paneToolDefs {
-		names[i] = d.Name
-	}
-	return names
-}()
+// PaneToolNames returns the tools executed through PaneTools rather than by
+// the executor itself.
+func PaneToolNames() []string { return toolNames(paneToolDefs) }
 
 // Definitions returns the tools a role is offered, in the document's order:
 // base tools, then remember/recall (worker and lead), then the pane tools
@@ -328,6 +324,16 @@ func Definitions(r Role) []ToolDef {
 	}
 	if r == RoleLead {
 		out = append(out, paneToolDefs...)
+	}
+	// Deep copies, so a caller editing its definitions cannot change what
+	// the executor validates against.
+	for i := range out {
+		out[i].Parameters.Required = slices.Clone(out[i].Parameters.Required)
+		props := slices.Clone(out[i].Parameters.Properties)
+		for j := range props {
+			props[j].Enum = slices.Clone(props[j].Enum)
+		}
+		out[i].Parameters.Properties = props
 	}
 	return out
 }
@@ -345,8 +351,8 @@ func lookup(name string) (ToolDef, bool) {
 }
 
 func isPaneTool(name string) bool {
-	for _, n := range PaneToolNames {
-		if n == name {
+	for _, d := range paneToolDefs {
+		if d.Name == name {
 			return true
 		}
 	}
