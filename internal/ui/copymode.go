@@ -112,6 +112,16 @@ func (c *CopyMode) follow() {
 	c.top = min(max(c.top, 0), c.maxTop())
 }
 
+// resize fits copy mode to a pane whose content area changed size.
+func (c *CopyMode) resize(w, h int) {
+	if w <= 0 || h <= 0 || (w == c.w && h == c.h) {
+		return
+	}
+	c.w, c.h = w, h
+	c.clampCursor()
+	c.follow()
+}
+
 // Cursor returns the cursor in absolute line coordinates.
 func (c *CopyMode) Cursor() Point { return c.cur }
 

@@ -159,3 +159,24 @@ func TestCopyModeSearch(t *testing.T) {
 	empty.LineEnd()
 	_ = empty.View()
 }
+
+func TestCopyModeFollowsPaneResize(t *testing.T) {
+	sc, src := copyScene()
+	in := newIn(t, "", nil)
+	EnterCopy{Pane: 3}.Start(in, src, 20, 4, 0, 3) // cursor on the last line
+	sc.Panes[0].Content.H = 2
+	in.Decorate(sc)
+	v := sc.Panes[0].Copy
+	if v == nil || len(v.Rows) != 2 || v.CursorY < 0 || v.CursorY > 1 {
+		t.Fatalf("after shrinking to 2 rows: %+v", v)
+	}
+	if in.copy.Cursor() != (Point{0, 7}) || !in.copy.AtBottom() {
+		t.Errorf("cursor %v, at bottom %v", in.copy.Cursor(), in.copy.AtBottom())
+	}
+	sc.Panes[0].Content.W, sc.Panes[0].Content.H = 3, 8
+	in.copy.Move(10, 0)
+	in.Decorate(sc)
+	if in.copy.Cursor().X != 2 || len(sc.Panes[0].Copy.Rows) != 8 {
+		t.Errorf("after narrowing: cursor %v, %d rows", in.copy.Cursor(), len(sc.Panes[0].Copy.Rows))
+	}
+}

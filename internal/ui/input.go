@@ -455,13 +455,3 @@ func (in *Input) copySelection() []Action {
 	}
 	return append(out, ExitCopy{Pane: in.copyPane}, Redraw{})
 }
-
-// resize fits copy mode to a pane whose content area changed size.
-func (c *CopyMode) resize(w, h int) {
-	if w <= 0 || h <= 0 || (w == c.w && h == c.h) {
-		return
-	}
-	c.w, c.h = w, h
-	c.clampCursor()
-	c.follow()
-}
