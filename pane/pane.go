@@ -249,12 +249,12 @@ func (p *Pane) waitLoop() {
 // wrote before it ended, so the final screen is complete when the exit is
 // reported. Usually the reader simply ends (EIO once the last descriptor of
 // the PTY's other side closes). A background child holding the PTY open keeps
-// the reader going, so then "drained" means: for 50ms on end the reader sat
+// the reader going, so then "drained" means: for 250ms on end the reader sat
 // in Read, read nothing, and the PTY held nothing for it (the kernel moves
 // output to the master side asynchronously, hence the stretch of time rather
 // than one look). Bounded, for a reader starved of CPU.
 func (p *Pane) drainAfterExit() {
-	const quiet = 50 * time.Millisecond
+	const quiet = 250 * time.Millisecond
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()
 	var since time.Time

@@ -355,11 +355,7 @@ func (c *client) enterCopy(a ui.EnterCopy) {
 	snap := t.Snapshot()
 	hist := t.HistoryCells(0, t.HistoryLen())
 	rows := append(ui.CellRows(hist), snap.Cells...)
-	cm := ui.NewCopyMode(rows, snap.Cols, snap.Rows, snap.Cursor.X, snap.Cursor.Y)
-	if a.Scroll != 0 {
-		cm.Scroll(a.Scroll)
-	}
-	c.input.StartCopy(a.Pane, cm)
+	a.Start(c.input, rows, snap.Cols, snap.Rows, snap.Cursor.X, snap.Cursor.Y)
 }
 
 // runLine runs a CLI verb typed at the ":" prompt against this session.
