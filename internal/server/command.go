@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/json"
 	"sort"
@@ -57,9 +58,9 @@ func decodeParams(method string, raw json.RawMessage, v any) error {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
 		switch {
-		case asErr(err, &te):
+		case errors.As(err, &te):
 			return proto.Errorf(proto.CodeBadParams, "%s: parameter %q must be %s, not %s", method, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-		case asErr(err, &se):
+		case errors.As(err, &se):
 			return proto.Errorf(proto.CodeBadParams, "%s: params are not valid JSON: %v", method, err)
 		case strings.HasPrefix(err.Error(), "json: unknown field"):
 			return proto.Errorf(proto.CodeBadParams, "%s: %s (allowed: %s)", method, strings.TrimPrefix(err.Error(), "json: "), fieldNames(v))

@@ -1,12 +1,9 @@
 package server
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 )
-
-func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
 
 // structJSONNames lists the JSON field names of the struct v points to.
 func structJSONNames(v any) []string {

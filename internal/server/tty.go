@@ -19,9 +19,10 @@ type connTty struct {
 	conn net.Conn
 	wmu  *sync.Mutex // guards writes to conn, shared with other writers of this client
 
-	in      chan []byte   // typed bytes, from feed to Read
-	closed  chan struct{} // closed by Close: the client is gone
-	pending []byte        // owned by tcell's one reader goroutine
+	in        chan []byte   // typed bytes, from feed to Read
+	closed    chan struct{} // closed by Close: the client is gone
+	closeOnce sync.Once
+	pending   []byte // owned by tcell's one reader goroutine
 
 	mu       sync.Mutex // guards cols, rows, onResize, drained
 	cols     int
@@ -135,15 +136,7 @@ func (t *connTty) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-var closeOnce sync.Mutex // serialises Close of any connTty; closing is rare
-
 func (t *connTty) Close() error {
-	closeOnce.Lock()
-	defer closeOnce.Unlock()
-	select {
-	case <-t.closed:
-	default:
-		close(t.closed)
-	}
+	t.closeOnce.Do(func() { close(t.closed) })
 	return nil
 }
