@@ -2,9 +2,9 @@ package server
 
 import (
 	"bytes"
-	"errors"
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 
