@@ -75,9 +75,9 @@ func agreeOne(t *testing.T, se *sessionEnv, i int, f string) (rows, agree int) {
 		se.mustT(t, "-s", name, "wait", "-t", "1", "--idle", "200ms", "--timeout", "10s")
 		ours := lines(se.mustT(t, "-s", name, "read-pane", "-t", "1"))
 		oursAll := lines(se.mustT(t, "-s", name, "read-pane", "-t", "1", "--all"))
-		screen, all := tmuxtest.CaptureStream(t, f, cols, height)
-		r1, a1 := compareLines(t, filepath.Base(f)+" screen", screen, ours)
-		r2, a2 := compareLines(t, filepath.Base(f)+" --all", all, oursAll)
+		tm := tmuxtest.CaptureStream(t, f, cols, height)
+		r1, a1 := tmuxtest.CompareRows(t, "read-pane", tm.Screen, ours, nil)
+		r2, a2 := tmuxtest.CompareRows(t, "read-pane --all", tm.All, oursAll, nil)
 		se.mustT(t, "-s", name, "kill-server")
 		return r1 + r2, a1 + a2
 	}
@@ -85,22 +85,3 @@ func agreeOne(t *testing.T, se *sessionEnv, i int, f string) (rows, agree int) {
 
 func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
-func compareLines(t *testing.T, what string, want, got []string) (rows, agree int) {
-	t.Helper()
-	n := max(len(want), len(got))
-	for i := 0; i < n; i++ {
-		var w, g string
-		if i < len(want) {
-			w = want[i]
-		}
-		if i < len(got) {
-			g = got[i]
-		}
-		if w == g {
-			agree++
-		} else {
-			t.Errorf("%s row %d: tmux %q, melmux %q", what, i, w, g)
-		}
-	}
-	return n, agree
-}

@@ -106,9 +106,18 @@ func (s *Server) WaitFor(target string, timeout time.Duration, what string, cond
 	}
 }
 
-// CaptureStream runs file through cat in a cols x rows pane and returns the
-// screen and history+screen once cat has finished and the pane is quiet.
-func CaptureStream(t testing.TB, file string, cols, rows int) (screen, all []string) {
+// Capture is what tmux shows after a stream: the screen (capture-pane -p),
+// history and screen (capture-pane -p -S -), the cursor and the pane title.
+type Capture struct {
+	Screen, All      []string
+	CursorX, CursorY int
+	Title            string
+}
+
+// CaptureStream runs file through cat in a cols x rows pane (a real PTY, so
+// ONLCR applies) and returns what tmux shows once cat has finished and the
+// pane is quiet.
+func CaptureStream(t testing.TB, file string, cols, rows int) Capture {
 	t.Helper()
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -145,7 +154,49 @@ func CaptureStream(t testing.TB, file string, cols, rows int) (screen, all []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Lines(scr), Lines(last)
+	state, err := s.Run("display", "-p", "#{cursor_x},#{cursor_y} #{pane_title}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Capture{Screen: Lines(scr), All: Lines(last)}
+	state = strings.TrimSuffix(state, "\n")
+	if _, err := fmt.Sscanf(state, "%d,%d", &c.CursorX, &c.CursorY); err != nil {
+		t.Fatalf("tmux cursor %q: %v", state, err)
+	}
+	if i := strings.IndexByte(state, ' '); i >= 0 {
+		c.Title = state[i+1:]
+	}
+	return c
+}
+
+// CompareRows reports each row where got differs from tmux's want as a test
+// error, unless known (tmux's row text → reason) documents the difference,
+// and returns the rows compared and the rows agreeing.
+func CompareRows(t testing.TB, what string, want, got []string, known map[string]string) (rows, agree int) {
+	t.Helper()
+	n := max(len(want), len(got))
+	for i := 0; i < n; i++ {
+		var w, g string
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if w == g {
+			agree++
+			continue
+		}
+		if reason, ok := known[w]; ok {
+			t.Logf("%s row %d differs as documented (%s): tmux %q, ours %q", what, i, reason, w, g)
+			continue
+		}
+		t.Errorf("%s row %d: tmux %q, ours %q", what, i, w, g)
+	}
+	if len(want) != len(got) {
+		t.Errorf("%s: tmux has %d rows, ours %d", what, len(want), len(got))
+	}
+	return n, agree
 }
 
 // Lines splits capture-pane output into rows.
