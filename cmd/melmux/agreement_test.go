@@ -84,4 +84,3 @@ func agreeOne(t *testing.T, se *sessionEnv, i int, f string) (rows, agree int) {
 }
 
 func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
-

@@ -88,4 +88,3 @@ func TestAgreementWithTmux(t *testing.T) {
 	t.Logf("agreement with tmux over %d streams: screen %d/%d rows, history+screen %d/%d rows",
 		len(files), agreeScreen, totalScreen, agreeAll, totalAll)
 }
-
