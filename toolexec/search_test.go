@@ -27,6 +27,7 @@ func TestGrep(t *testing.T) {
 		".git/config", "needle in git\n",
 		"crlf.txt", "needle crlf\r\nother\r\n",
 		"noeol.txt", "first\nneedle at end",
+		".main.go.melmux-tmp-123", "needle from a killed write\n",
 	)
 	os.WriteFile(filepath.Join(w.root, "blob.bin"), []byte("needle\x00binary"), 0o644)
 

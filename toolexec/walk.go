@@ -276,7 +276,15 @@ func (w *walker) readDir(id int, job walkJob) []walkJob {
 		if ignores != nil && ignores.ignored(abs, name, false) {
 			continue
 		}
+		if isWriteTemp(name) {
+			continue // left by a write that was killed; its content is a partial copy
+		}
 		w.visit(id, abs, rel, typ)
 	}
 	return subdirs
+}
+
+// isWriteTemp recognises WriteFileAtomic's temporary files.
+func isWriteTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, writeTempMarker)
 }

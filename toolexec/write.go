@@ -10,6 +10,10 @@ import (
 	"strings"
 )
 
+// writeTempMarker names WriteFileAtomic's temporary files, which grep and
+// find_files skip: one left by a killed process holds a partial copy.
+const writeTempMarker = ".melmux-tmp-"
+
 // WriteFileAtomic replaces path with data so that a reader, or a crash at
 // any moment, sees the old content or the new, never a mix: the data goes to
 // a temporary file in the same directory, is fsynced, takes the old file's
@@ -31,7 +35,7 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (existed bool, 
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".melmux-tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+writeTempMarker+"*")
 	if err != nil {
 		return existed, fmt.Errorf("creating temporary file in %s: %w", dir, err)
 	}
