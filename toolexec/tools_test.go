@@ -226,3 +226,27 @@ func TestMemoryStoreFile(t *testing.T) {
 		t.Errorf("Recall = %+v, %v", notes, err)
 	}
 }
+
+// TestCreatePDFBestEngine runs create_pdf with no engine forced: where
+// Chromium is installed (CI installs it) the result must name it and the
+// PDF must carry the title and body; elsewhere the built-in floor is used.
+func TestCreatePDFBestEngine(t *testing.T) {
+	w := newWorkspace(t)
+	got := w.ok("create_pdf", obj{"content": "# Findings\n\nThe cache was cold.\n", "output_path": "f.pdf", "title": "Weekly"})
+	_, errC := exec.LookPath("chromium")
+	_, errCB := exec.LookPath("chromium-browser")
+	if errC == nil || errCB == nil {
+		if !strings.HasSuffix(got, "with chromium") {
+			t.Errorf("Chromium is installed but the result is %q", got)
+		}
+	} else if !strings.Contains(got, " with ") {
+		t.Errorf("result names no engine: %q", got)
+	}
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skipf("%s; no pdftotext to read it back", got)
+	}
+	out, err := exec.Command("pdftotext", filepath.Join(w.root, "f.pdf"), "-").Output()
+	if err != nil || !strings.Contains(string(out), "Findings") || !strings.Contains(string(out), "The cache was cold.") {
+		t.Errorf("pdftotext: %v %q", err, out)
+	}
+}
