@@ -238,7 +238,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 	env := benchEnv(work)
 	drivers := map[string]mux{
 		"melmux": &melmuxDriver{bin: melmuxBin, env: env, cols: cfg.cols, rows: cfg.rows},
-		"tmux":   &tmuxDriver{bin: tmuxBin, sock: filepath.Join(work, "tmux.sock"), env: env, cols: cfg.cols, rows: cfg.rows},
+		"tmux":   &tmuxDriver{bin: tmuxBin, dir: work, env: env, cols: cfg.cols, rows: cfg.rows},
 	}
 	rep := newReport(cfg, melmuxBin, melmuxRoot, tmuxBin)
 	neighbours := map[string][]string{

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -165,10 +166,14 @@ func (m *melmuxDriver) stop() error {
 	return err
 }
 
-// tmuxDriver runs tmux servers on a private socket with no configuration
-// file; each start is a new server on that socket.
+// tmuxDriver runs tmux servers on private sockets with no configuration
+// file. Each start is a new server on a new socket in dir: kill-server
+// returns before the old server has gone, and a new session on its socket
+// could reach the dying server.
 type tmuxDriver struct {
 	bin        string
+	dir        string
+	seq        int
 	sock       string
 	env        []string
 	cols, rows int
@@ -192,6 +197,8 @@ func shellLine(argv []string) string {
 }
 
 func (t *tmuxDriver) newSession(ctx context.Context, cmd []string) error {
+	t.seq++
+	t.sock = filepath.Join(t.dir, "tmux"+strconv.Itoa(t.seq)+".sock")
 	_, err := t.run(ctx, "new-session", "-d", "-s", "bench", "-x", strconv.Itoa(t.cols), "-y", strconv.Itoa(t.rows), shellLine(cmd))
 	if err == nil {
 		t.live = true
