@@ -63,6 +63,9 @@ func (c *client) invalidate() {
 // exit tells the client why it must leave; the loop restores its terminal.
 func (c *client) exit(reason string) {
 	c.quitOnce.Do(func() { c.quit <- reason })
+	// A loop stuck writing to a stalled client must notice soon.
+	c.tty.limit.Store(int64(time.Second))
+	_ = c.conn.SetWriteDeadline(time.Now().Add(time.Second))
 }
 
 // publishClientsLocked refreshes the lock-free list invalidate walks.
@@ -277,6 +280,9 @@ func (c *client) loop() (reason string) {
 		last = time.Now()
 		if next := c.draw(); next > 0 {
 			settle.Reset(next + time.Millisecond)
+		}
+		if err := c.tty.writeErr(); err != nil {
+			return "client dropped: " + err.Error()
 		}
 	}
 }

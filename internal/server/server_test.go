@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -141,4 +142,40 @@ func TestSendKeysToAPaneThatStopsReading(t *testing.T) {
 	if err := c.Call(ctx, "list_panes", nil, &panes); err != nil || len(panes) != 1 {
 		t.Fatalf("server stuck after a full input queue: %v %+v", err, panes)
 	}
+}
+
+// A client that stops reading its socket must not slow a pane's reader or
+// other clients, and must not keep the session from ending.
+func TestStalledClientBlocksNothing(t *testing.T) {
+	s, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "sleep 0.3; seq 1 20000; exec sleep 600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	stalled, err := net.Dial("unix", s.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	hello := proto.Hello{Version: proto.Version, Mode: proto.ModeAttach, Term: "xterm-256color", Cols: 200, Rows: 50}
+	if err := proto.WriteJSON(stalled, hello); err != nil {
+		t.Fatal(err)
+	}
+	// From here on nothing reads the stalled client's socket.
+	var res proto.WaitResult
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^20000$", TimeoutMS: 120000}, &res); err != nil {
+		t.Fatalf("the pane's output stalled behind a client that does not read: %v", err)
+	}
+	var info proto.SessionInfo
+	if err := c.Call(ctx, "ls", nil, &info); err != nil || info.Clients != 1 {
+		t.Fatalf("ls with a stalled client: %v %+v", err, info)
+	}
+	start := time.Now()
+	s.Shutdown("test")
+	select {
+	case <-s.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the session did not end with a stalled client attached")
+	}
+	t.Logf("session ended %s after Shutdown with a stalled client", time.Since(start).Round(time.Millisecond))
 }

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -16,8 +19,13 @@ import (
 // and the size is the one the client last reported. It lets the server run a
 // real terminfo screen for the client's TERM over nothing but the socket.
 type connTty struct {
-	conn net.Conn
-	wmu  *sync.Mutex // guards writes to conn, shared with other writers of this client
+	conn   net.Conn
+	wmu    *sync.Mutex // guards writes to conn and failed, shared with other writers of this client
+	failed error       // the write error that ended output to this client
+	// limit is how long one frame may take to go out (nanoseconds); shortened
+	// when the client is being sent away. Atomic: set without wmu, which a
+	// stalled write holds.
+	limit atomic.Int64
 
 	in        chan []byte   // typed bytes, from feed to Read
 	closed    chan struct{} // closed by Close: the client is gone
@@ -32,8 +40,10 @@ type connTty struct {
 }
 
 func newConnTty(conn net.Conn, wmu *sync.Mutex, cols, rows int) *connTty {
-	return &connTty{conn: conn, wmu: wmu, in: make(chan []byte, 16), closed: make(chan struct{}),
+	t := &connTty{conn: conn, wmu: wmu, in: make(chan []byte, 16), closed: make(chan struct{}),
 		cols: cols, rows: rows, drained: make(chan struct{})}
+	t.limit.Store(int64(slowClientLimit))
+	return t
 }
 
 func (t *connTty) Start() error {
@@ -118,22 +128,44 @@ func (t *connTty) Read(p []byte) (int, error) {
 }
 
 // Write sends output to the client in frames no larger than the protocol allows.
+// A client that has not taken a frame within slowClientLimit is dropped: its
+// loop would otherwise sit in a write for as long as the client stalls.
+const slowClientLimit = 10 * time.Second
+
+// ErrSlowClient is the write error of a client that stopped reading.
+var ErrSlowClient = errors.New("client stopped reading its output")
+
 func (t *connTty) Write(p []byte) (int, error) {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
+	if t.failed != nil {
+		return 0, t.failed
+	}
 	n := 0
 	for len(p) > 0 {
 		chunk := p
 		if len(chunk) > proto.MaxFrame {
 			chunk = chunk[:proto.MaxFrame]
 		}
+		_ = t.conn.SetWriteDeadline(time.Now().Add(time.Duration(t.limit.Load())))
 		if err := proto.WriteFrame(t.conn, proto.FrameOutput, chunk); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				err = ErrSlowClient
+			}
+			t.failed = err
 			return n, err
 		}
 		n += len(chunk)
 		p = p[len(chunk):]
 	}
 	return n, nil
+}
+
+// writeErr is the error that ended output to the client, if any.
+func (t *connTty) writeErr() error {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	return t.failed
 }
 
 func (t *connTty) Close() error {
