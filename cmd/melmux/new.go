@@ -14,6 +14,7 @@ import (
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/server"
 )
 
 func init() {
@@ -29,11 +30,8 @@ func init() {
 			if err := parseFlags(fs, args); err != nil {
 				return err
 			}
-			if *cols < 0 || *rows < 0 || *cols > 10000 || *rows > 10000 {
-				return usagef("new: -x and -y must be between 1 and 10000")
-			}
-			if (*cols > 0 && *cols < 2) || (*rows > 0 && *rows < 2) {
-				return usagef("new: a session needs at least 2 columns and 2 rows")
+			if !inRange(*cols, server.MinSessionCols, server.MaxSessionCols) || !inRange(*rows, server.MinSessionRows, server.MaxSessionRows) {
+				return usagef("new: -x must be %d-%d and -y %d-%d", server.MinSessionCols, server.MaxSessionCols, server.MinSessionRows, server.MaxSessionRows)
 			}
 			if !*detached && (*cols == 0 || *rows == 0) {
 				if c, r, err := terminalSize(); err == nil {
@@ -55,6 +53,9 @@ func init() {
 		},
 	})
 }
+
+// inRange accepts 0 (not given) or lo..hi.
+func inRange(v, lo, hi int) bool { return v == 0 || (v >= lo && v <= hi) }
 
 // startSession starts a daemon for the session and creates its first pane.
 func startSession(g *globals, argv []string, cols, rows int) error {

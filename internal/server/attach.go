@@ -93,7 +93,8 @@ func (s *Server) resizeToClientsLocked() {
 			rows = h
 		}
 	}
-	cols, rows = max(cols, 2), max(rows, 2)
+	cols = min(max(cols, MinSessionCols), MaxSessionCols)
+	rows = min(max(rows, MinSessionRows), MaxSessionRows)
 	if cols != s.cols || rows != s.rows {
 		s.cols, s.rows = cols, rows
 		s.relayoutLocked()

@@ -15,8 +15,8 @@ func init() {
 		if err := decodeParams("new", raw, &p); err != nil {
 			return nil, err
 		}
-		if p.Cols < 0 || p.Rows < 0 || p.Cols > 10000 || p.Rows > 10000 {
-			return nil, errorf(proto.CodeBadParams, "new: size %dx%d is out of range (1-10000 each)", p.Cols, p.Rows)
+		if err := checkSize("new", p.Cols, p.Rows, true); err != nil {
+			return nil, err
 		}
 		s.mu.Lock()
 		if s.started {

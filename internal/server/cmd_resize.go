@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane/term"
 )
 
 // resize sets the session size (the window, status line included) and
@@ -15,8 +16,8 @@ func init() {
 		if err := decodeParams("resize", raw, &p); err != nil {
 			return nil, err
 		}
-		if p.Cols < 2 || p.Rows < 2 || p.Cols > 10000 || p.Rows > 10000 {
-			return nil, errorf(proto.CodeBadParams, "resize: size %dx%d is out of range (cols and rows 2-10000)", p.Cols, p.Rows)
+		if err := checkSize("resize", p.Cols, p.Rows, false); err != nil {
+			return nil, err
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -24,4 +25,24 @@ func init() {
 		s.relayoutLocked()
 		return p, nil
 	}})
+}
+
+// Session size limits: the emulator's largest screen, plus the status line;
+// at least one column and a pane row under the status line.
+const (
+	MinSessionCols = 2
+	MinSessionRows = 2
+	MaxSessionCols = term.MaxCols
+	MaxSessionRows = term.MaxRows + 1
+)
+
+// checkSize refuses a session size outside the limits; zero may mean
+// "default" where the caller allows it.
+func checkSize(method string, cols, rows int, zeroOK bool) error {
+	ok := func(v, lo, hi int) bool { return (zeroOK && v == 0) || (v >= lo && v <= hi) }
+	if !ok(cols, MinSessionCols, MaxSessionCols) || !ok(rows, MinSessionRows, MaxSessionRows) {
+		return errorf(proto.CodeBadParams, "%s: size %dx%d is out of range (cols %d-%d, rows %d-%d)",
+			method, cols, rows, MinSessionCols, MaxSessionCols, MinSessionRows, MaxSessionRows)
+	}
+	return nil
 }

@@ -40,6 +40,7 @@ type connTty struct {
 }
 
 func newConnTty(conn net.Conn, wmu *sync.Mutex, cols, rows int) *connTty {
+	cols, rows = clientSize(cols, rows)
 	t := &connTty{conn: conn, wmu: wmu, in: make(chan []byte, 16), closed: make(chan struct{}),
 		cols: cols, rows: rows, drained: make(chan struct{})}
 	t.limit.Store(int64(slowClientLimit))
@@ -80,8 +81,15 @@ func (t *connTty) WindowSize() (tcell.WindowSize, error) {
 	return tcell.WindowSize{Width: t.cols, Height: t.rows}, nil
 }
 
+// clientSize bounds what a client may claim: a terminal far larger than any
+// session would only make tcell allocate cells nobody sees.
+func clientSize(cols, rows int) (int, int) {
+	return min(max(cols, 1), MaxSessionCols), min(max(rows, 1), MaxSessionRows)
+}
+
 // setSize records a resize frame and tells tcell.
 func (t *connTty) setSize(cols, rows int) {
+	cols, rows = clientSize(cols, rows)
 	t.mu.Lock()
 	t.cols, t.rows = cols, rows
 	cb := t.onResize
