@@ -65,7 +65,7 @@ func parseArgs(def ToolDef, arguments string) (args, error) {
 		if bytes.Equal(bytes.TrimSpace(val), []byte("null")) {
 			continue
 		}
-		v, err := decodeValue(p, val)
+		v, err := decodeValue(p, val, advisoryEnum[def.Name+"."+p.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s: argument %q %w", def.Name, key, err)
 		}
@@ -80,14 +80,19 @@ func parseArgs(def ToolDef, arguments string) (args, error) {
 	return out, nil
 }
 
-func decodeValue(p Property, val json.RawMessage) (any, error) {
+// advisoryEnum names the arguments whose enum guides the model but is not
+// enforced here: the session treats an unknown layout as "tab" and says so in
+// the result, the product document's safety net for models that stray.
+var advisoryEnum = map[string]bool{"open_pane.layout": true, "spawn_agent.layout": true}
+
+func decodeValue(p Property, val json.RawMessage, advisory bool) (any, error) {
 	switch p.Type {
 	case "string":
 		var s string
 		if err := json.Unmarshal(val, &s); err != nil {
 			return nil, fmt.Errorf("must be a string, got %s", jsonKind(val))
 		}
-		if len(p.Enum) > 0 {
+		if len(p.Enum) > 0 && !advisory {
 			for _, e := range p.Enum {
 				if s == e {
 					return s, nil
