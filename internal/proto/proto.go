@@ -125,7 +125,9 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 			return bytes.TrimRight(line, "\r\n"), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case errors.Is(err, io.EOF) && len(line) > 0 && !tooLong:
+		case errors.Is(err, io.EOF) && tooLong:
+			return nil, ErrLineTooLong
+		case errors.Is(err, io.EOF) && len(line) > 0:
 			return bytes.TrimRight(line, "\r\n"), nil
 		default:
 			return nil, err
