@@ -266,3 +266,38 @@ func TestShellLineQuotes(t *testing.T) {
 		t.Errorf("shellLine = %s, want %s", got, want)
 	}
 }
+
+func TestReportVerdicts(t *testing.T) {
+	cfg, err := parseFlags([]string{"-rounds", "1"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{cfg: cfg, lat: map[string]map[string]*latencyAgg{}, idle: map[string]idleResult{}}
+	fast := make([]time.Duration, 100)
+	slow := make([]time.Duration, 100)
+	for i := range fast {
+		fast[i] = time.Duration(i+1) * 100 * time.Microsecond // p99 9.9 ms
+		slow[i] = time.Duration(i+1) * time.Millisecond       // p99 99 ms
+	}
+	span := procDelta{Span: time.Second, RunTime: 500 * time.Millisecond}
+	r.addLatency("idle", "melmux", latencyResult{lat: fast, server: span})
+	r.addLatency("idle", "tmux", latencyResult{lat: slow, server: span})
+	r.addLatency("flood", "melmux", latencyResult{lat: slow, lost: 1, server: span})
+	r.addLatency("flood", "tmux", latencyResult{lat: fast, server: span})
+	r.idle["melmux"] = idleResult{layout: "20 panes", server: procDelta{Span: 10 * time.Second}}
+	var b strings.Builder
+	r.write(&b)
+	out := b.String()
+	for _, want := range []string{
+		"| idle | melmux | 100 | 0 | 5.0 | 9.0 | 9.9 | 10.0 |",
+		"| flood | melmux | 100 | 1 | 50.0 | 90.0 | 99.0 | 100.0 |",
+		"| idle | 0.10 | 0.10 | 0.10 | 0.10 |",
+		"neighbour idle: melmux p99 9.9 ms, target <= 30.0 ms: met; below tmux's 99.0 ms: yes",
+		"neighbour flood: melmux p99 99.0 ms, target <= 30.0 ms: NOT met; below tmux's 9.9 ms: NO; keys lost: melmux 1",
+		"| melmux | 20 panes | 0s | 0s | 0 (0.0/s) |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -539,6 +538,3 @@ func idleRun(ctx context.Context, cfg config, m mux) (res idleResult, err error)
 	res.bytes = term.bytesSeen() - bytesBefore
 	return res, nil
 }
-
-// goVersion is the toolchain that built this program (and melmux with it).
-func goVersion() string { return runtime.Version() }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -58,6 +59,7 @@ type melmuxDriver struct {
 	seq        int
 	session    string // the live session, "" when none
 	focused    string // the pane id open-pane printed last
+	pid        int    // the live session's server, once serverPID found it
 }
 
 func (m *melmuxDriver) name() string { return "melmux" }
@@ -69,7 +71,7 @@ func (m *melmuxDriver) run(ctx context.Context, args ...string) (string, error) 
 func (m *melmuxDriver) newSession(ctx context.Context, cmd []string) error {
 	m.seq++
 	m.session = "bench" + strconv.Itoa(m.seq)
-	m.focused = ""
+	m.focused, m.pid = "", 0
 	args := append([]string{"new", "-d", "-x", strconv.Itoa(m.cols), "-y", strconv.Itoa(m.rows), "--"}, cmd...)
 	if _, err := m.run(ctx, args...); err != nil {
 		m.session = ""
@@ -151,6 +153,7 @@ func (m *melmuxDriver) serverPID(ctx context.Context) (int, error) {
 	}
 	for _, s := range list {
 		if s.Name == m.session && s.PID > 0 {
+			m.pid = s.PID
 			return s.PID, nil
 		}
 	}
@@ -163,7 +166,26 @@ func (m *melmuxDriver) stop() error {
 	}
 	_, err := m.run(context.Background(), "kill-server")
 	m.session = ""
+	if err != nil && m.pid > 0 && waitGone(m.pid, 3*time.Second) {
+		// kill-server can lose its answer while the server does end; what
+		// matters here is that the server is gone before the next run.
+		return nil
+	}
 	return err
+}
+
+// waitGone reports whether process pid has ended within limit.
+func waitGone(pid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); os.IsNotExist(err) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // tmuxDriver runs tmux servers on private sockets with no configuration
