@@ -42,6 +42,8 @@ var caseNames = []string{"idle", "flood"}
 // muxNames are the multiplexers in the order tables list them.
 var muxNames = []string{"melmux", "tmux"}
 
+// parseFlags reads the flags and refuses values the run cannot use, naming
+// the flag and what is allowed.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("latency", flag.ContinueOnError)
@@ -178,7 +180,7 @@ var scripts = map[string]string{
 	"quiet.sh": "printf 'idle neighbour\\r\\n'\nexec sleep 1000000\n",
 }
 
-// env is the environment every multiplexer command runs with: private
+// benchEnv is the environment every multiplexer command runs with: private
 // directories, a UTF-8 locale, the same TERM and shell for both, and nothing
 // that would make a client think it is nested.
 func benchEnv(work string) []string {

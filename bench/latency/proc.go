@@ -166,7 +166,7 @@ func truncate(b []byte) string {
 	return string(b)
 }
 
-// loadAvg is the first line of /proc/loadavg's three averages, for the report.
+// loadAvg is the 1, 5 and 15 minute load averages, for the report.
 func loadAvg() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
