@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -30,9 +31,12 @@ type client struct {
 	screen tcell.Screen
 	input  *ui.Input
 
-	dirty    chan struct{} // capacity one: a redraw is wanted
-	quit     chan string   // capacity one: leave with this reason
-	quitOnce sync.Once
+	dirty     chan struct{} // capacity one: a redraw is wanted
+	urgent    chan struct{} // capacity one: the pane typed into answered; draw now
+	typedPane atomic.Int64  // pane the last typed bytes went to
+	typedAt   atomic.Int64  // when (UnixNano); 0 once its answer was drawn
+	quit      chan string   // capacity one: leave with this reason
+	quitOnce  sync.Once
 
 	scene *ui.Scene // owned by the loop goroutine: the scene last drawn
 
@@ -52,6 +56,23 @@ func (s *Server) invalidate() {
 }
 
 func (s *Server) invalidateLocked() { s.invalidate() }
+
+// paneOutput is invalidate for output of pane id: a client that typed into
+// that pane within the last 250 ms draws at once, past its frame cap.
+func (s *Server) paneOutput(id int) {
+	if list := s.clientList.Load(); list != nil {
+		for _, c := range *list {
+			if at := c.typedAt.Load(); at != 0 && c.typedPane.Load() == int64(id) && time.Since(time.Unix(0, at)) < 250*time.Millisecond {
+				select {
+				case c.urgent <- struct{}{}:
+				default:
+				}
+				continue
+			}
+			c.invalidate()
+		}
+	}
+}
 
 func (c *client) invalidate() {
 	select {
@@ -136,7 +157,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 		s.log.Warn("bindings from config refused, using defaults", "err", err)
 		input, _ = ui.NewInput("", nil)
 	}
-	c := &client{s: s, conn: conn, input: input, dirty: make(chan struct{}, 1), quit: make(chan string, 1)}
+	c := &client{s: s, conn: conn, input: input, dirty: make(chan struct{}, 1), urgent: make(chan struct{}, 1), quit: make(chan string, 1)}
 	c.tty = newConnTty(conn, &c.wmu, hello.Cols, hello.Rows)
 	if err := proto.WriteJSON(conn, proto.Welcome{Version: proto.Version, Session: s.name}); err != nil {
 		return
@@ -237,7 +258,7 @@ func (c *client) loop() (reason string) {
 			events <- ev
 		}
 	}()
-	pending := true
+	pending, urgent := true, false
 	var last time.Time
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -258,14 +279,24 @@ func (c *client) loop() (reason string) {
 			if _, resize := ev.(*tcell.EventResize); resize {
 				c.screen.Sync()
 			}
+			onlySend := false
 			if c.scene != nil {
-				for _, a := range c.input.Handle(ev, c.scene) {
+				acts := c.input.Handle(ev, c.scene)
+				onlySend = len(acts) > 0
+				for _, a := range acts {
+					if _, ok := a.(ui.SendBytes); !ok {
+						onlySend = false
+					}
 					c.do(a)
 				}
 			}
-			pending = true
+			if !onlySend {
+				pending = true
+			}
 		case <-c.dirty:
 			pending = true
+		case <-c.urgent:
+			pending, urgent = true, true
 		case <-settle.C:
 			pending = true
 		case <-timer.C:
@@ -273,11 +304,14 @@ func (c *client) loop() (reason string) {
 		if !pending {
 			continue
 		}
-		if wait := frameInterval - time.Since(last); wait > 0 {
+		if wait := frameInterval - time.Since(last); wait > 0 && !urgent {
 			timer.Reset(wait)
 			continue
 		}
-		pending = false
+		if urgent {
+			c.typedAt.Store(0)
+		}
+		pending, urgent = false, false
 		last = time.Now()
 		if next := c.draw(); next > 0 {
 			settle.Reset(next + time.Millisecond)
@@ -317,10 +351,14 @@ func (c *client) do(a ui.Action) {
 	switch a := a.(type) {
 	case ui.SendBytes:
 		if e, err := s.lookup(a.Pane); err == nil {
+			c.typedPane.Store(int64(a.Pane))
+			c.typedAt.Store(time.Now().UnixNano())
 			if err := e.p.Write(a.Bytes); err != nil {
 				c.say("pane %d: %v", a.Pane, err)
 			}
 		}
+		// The pane's answer asks for the frame; typing alone changes nothing drawn.
+		return
 	case ui.Command:
 		if err := s.uiCommand(c, a); err != nil {
 			c.say("%s: %v", a.Name, err)

@@ -116,7 +116,7 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 	p, err := pane.Start(pane.Config{
 		ID: id, Argv: spec.argv, Dir: spec.cwd, Env: env, Cols: cols, Rows: rows,
 		Scrollback: s.scroll,
-		OnOutput:   s.invalidate,
+		OnOutput:   func() { s.paneOutput(id) },
 		OnExit:     func() { s.paneExited(id) },
 		Logf: func(format string, args ...any) {
 			s.log.Warn(fmt.Sprintf(format, args...))

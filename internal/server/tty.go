@@ -166,6 +166,9 @@ func (t *connTty) Write(p []byte) (int, error) {
 		n += len(chunk)
 		p = p[len(chunk):]
 	}
+	// Disarm the deadline: an armed one is a runtime timer that would wake
+	// an idle server when it expires.
+	_ = t.conn.SetWriteDeadline(time.Time{})
 	return n, nil
 }
 
