@@ -1,14 +1,9 @@
 package keys
 
 import (
-	"bytes"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
+
+	"github.com/melmux/melmux/internal/tmuxtest"
 )
 
 // tmuxCase pairs a key in our notation with tmux's name for the same key.
@@ -42,9 +37,7 @@ func TestAgainstTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts tmux")
 	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
+	tmuxtest.Require(t)
 	appCases := append([]tmuxCase{{"<kEnter>", "KPEnter"}}, tmuxCommon...)
 	for _, c := range []struct {
 		name  string
@@ -56,15 +49,15 @@ func TestAgainstTmux(t *testing.T) {
 		{"application", `\033[?1h\033=`, Modes{AppCursor: true, AppKeypad: true}, appCases},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tm := startTmux(t, c.setup)
+			tm := tmuxtest.NewRecorder(t, c.setup)
 			if c.setup != "" {
-				tm.waitFormat("#{keypad_cursor_flag}#{keypad_flag}", "11")
+				tm.WaitFormat("#{keypad_cursor_flag}#{keypad_flag}", "11")
 			}
 			names := make([]string, len(c.cases))
 			for i, k := range c.cases {
 				names[i] = k.tmux
 			}
-			got := tm.send(names)
+			got := tm.Keys(names)
 			for i, k := range c.cases {
 				if want := string(Encode(k.vim, c.m)); got[i] != want {
 					t.Errorf("%s: Encode = %q, tmux %s sent %q", k.vim, want, k.tmux, got[i])
@@ -76,11 +69,13 @@ func TestAgainstTmux(t *testing.T) {
 		// tmux 3.3a has no format for the paste mode, so the pane sets
 		// cursor mode after it and the test waits for that flag: tmux
 		// parses the output in order.
-		tm := startTmux(t, `\033[?2004h\033[?1h`)
-		tm.waitFormat("#{keypad_cursor_flag}", "1")
+		tm := tmuxtest.NewRecorder(t, `\033[?2004h\033[?1h`)
+		tm.WaitFormat("#{keypad_cursor_flag}", "1")
 		text := "line1\nline2 \t x\nline3"
-		tm.run("set-buffer", "--", text)
-		got := tm.collect([]string{"paste-buffer", "-p", "-t", tm.target}, 1)[0]
+		if _, err := tm.Run("set-buffer", "--", text); err != nil {
+			t.Fatal(err)
+		}
+		got := tm.Collect([]string{"paste-buffer", "-p", "-t", tm.Target}, 1)[0]
 		want := string(Encode(text, Modes{BracketedPaste: true}))
 		if got != want {
 			t.Errorf("Encode = %q, tmux paste-buffer -p sent %q", want, got)
@@ -88,88 +83,3 @@ func TestAgainstTmux(t *testing.T) {
 	})
 }
 
-type tmuxPane struct {
-	t      *testing.T
-	sock   string
-	out    string
-	target string
-}
-
-func startTmux(t *testing.T, setup string) *tmuxPane {
-	dir, err := os.MkdirTemp("", "keys") // short: socket paths are limited to ~100 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	tm := &tmuxPane{t: t, sock: filepath.Join(dir, "s"), out: filepath.Join(dir, "out"), target: "k:0.0"}
-	script := fmt.Sprintf("printf '%s'; stty raw -echo; exec cat > %s", setup, tm.out)
-	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", "80", "-y", "24", script)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
-	// cat creates the file after stty made the tty raw.
-	tm.poll(func() bool { _, err := os.Stat(tm.out); return err == nil }, "the pane to start")
-	return tm
-}
-
-func (tm *tmuxPane) run(args ...string) string {
-	tm.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		tm.t.Fatalf("tmux %v: %v: %s", args, err, out)
-	}
-	return string(out)
-}
-
-func (tm *tmuxPane) poll(ok func() bool, what string) {
-	tm.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-func (tm *tmuxPane) waitFormat(format, want string) {
-	tm.t.Helper()
-	tm.poll(func() bool {
-		return strings.TrimSpace(tm.run("display-message", "-p", "-t", tm.target, format)) == want
-	}, fmt.Sprintf("%s to be %s", format, want))
-}
-
-// send types each tmux key name and returns the bytes the pane received for
-// each key.
-func (tm *tmuxPane) send(names []string) []string {
-	tm.t.Helper()
-	var args []string
-	for _, n := range names {
-		args = append(args, "send-keys", "-t", tm.target, n, ";")
-	}
-	return tm.collect(args[:len(args)-1], len(names))
-}
-
-// collect runs n tmux commands (args, separated by ";" arguments) as one
-// tmux invocation, each followed by a "#" typed as a marker, and returns the
-// bytes the pane received for each command: waiting for the markers, not a
-// time, tells when everything has arrived.
-func (tm *tmuxPane) collect(args []string, n int) []string {
-	tm.t.Helper()
-	marked := []string{}
-	for _, a := range args {
-		if a == ";" {
-			marked = append(marked, ";", "send-keys", "-t", tm.target, "-l", "#", ";")
-			continue
-		}
-		marked = append(marked, a)
-	}
-	marked = append(marked, ";", "send-keys", "-t", tm.target, "-l", "#")
-	start := 0
-	if data, err := os.ReadFile(tm.out); err == nil {
-		start = len(data)
-	}
-	tm.run(marked...)
-	var data []byte
-	tm.poll(func() bool {
-		data, _ = os.ReadFile(tm.out)
-		return bytes.Count(data[start:], []byte("#")) >= n
-	}, fmt.Sprintf("%d markers", n))
-	return strings.Split(string(data[start:]), "#")[:n]
-}
