@@ -47,4 +47,3 @@ func TestEncodeKeyMatchesTmux(t *testing.T) {
 		})
 	}
 }
-

@@ -82,4 +82,3 @@ func TestAgainstTmux(t *testing.T) {
 		}
 	})
 }
-
