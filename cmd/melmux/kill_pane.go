@@ -20,7 +20,7 @@ func init() {
 			if fs.NArg() > 0 {
 				return usagef("kill-pane takes no arguments besides -t, got %q", fs.Arg(0))
 			}
-			id, err := paneFlag("kill-pane", *target)
+			id, err := paneFlag(g, "kill-pane", *target)
 			if err != nil {
 				return err
 			}

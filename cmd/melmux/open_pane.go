@@ -27,13 +27,13 @@ func init() {
 				p.Command, p.Argv = p.Argv[0], nil
 			}
 			if *target != "" {
-				id, err := paneFlag("open-pane", *target)
+				id, err := paneFlag(g, "open-pane", *target)
 				if err != nil {
 					return err
 				}
 				p.Target = id
 			} else {
-				p.Target = envPane()
+				p.Target = envPane(g)
 			}
 			if p.Cwd == "" {
 				p.Cwd, _ = os.Getwd()

@@ -13,6 +13,6 @@ import (
 func init() {
 	paneTools = func(g *globals) toolexec.PaneTools {
 		cwd, _ := os.Getwd()
-		return &client.PaneTools{Socket: proto.SocketPath(g.session), Target: envPane(), Cwd: cwd}
+		return &client.PaneTools{Socket: proto.SocketPath(g.session), Target: envPane(g), Cwd: cwd}
 	}
 }

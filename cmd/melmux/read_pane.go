@@ -23,7 +23,7 @@ func init() {
 			if fs.NArg() > 0 {
 				return usagef("read-pane takes no arguments besides flags, got %q", fs.Arg(0))
 			}
-			id, err := paneFlag("read-pane", *target)
+			id, err := paneFlag(g, "read-pane", *target)
 			if err != nil {
 				return err
 			}

@@ -20,7 +20,7 @@ func init() {
 			if err := parseFlags(fs, args); err != nil {
 				return err
 			}
-			id, err := paneFlag("send-keys", *target)
+			id, err := paneFlag(g, "send-keys", *target)
 			if err != nil {
 				return err
 			}

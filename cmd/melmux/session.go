@@ -39,13 +39,12 @@ func call(g *globals, method string, params, result any) error {
 }
 
 // paneFlag parses -t PANE: a pane id, optionally written %N as tmux users type.
-func paneFlag(verb, s string) (int, error) {
+func paneFlag(g *globals, verb, s string) (int, error) {
 	if s == "" {
-		if env := os.Getenv("MELMUX_PANE"); env != "" {
-			s = env
-		} else {
-			return 0, usagef("%s: -t PANE is required (a pane id from `melmux list-panes`)", verb)
+		if id := envPane(g); id > 0 {
+			return id, nil
 		}
+		return 0, usagef("%s: -t PANE is required (a pane id from `melmux list-panes`)", verb)
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(s, "%"))
 	if err != nil || n <= 0 {
@@ -54,8 +53,12 @@ func paneFlag(verb, s string) (int, error) {
 	return n, nil
 }
 
-// envPane is the pane this command runs in, if it runs inside melmux.
-func envPane() int {
+// envPane is the pane this command runs in, if it runs inside melmux and
+// addresses that pane's own session.
+func envPane(g *globals) int {
+	if g.session != "" && g.session != os.Getenv("MELMUX_SESSION") {
+		return 0
+	}
 	n, err := strconv.Atoi(os.Getenv("MELMUX_PANE"))
 	if err != nil || n < 0 {
 		return 0

@@ -23,7 +23,7 @@ func init() {
 			if err := parseFlags(fs, args); err != nil {
 				return err
 			}
-			id, err := paneFlag("wait", *target)
+			id, err := paneFlag(g, "wait", *target)
 			if err != nil {
 				return err
 			}
