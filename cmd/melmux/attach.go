@@ -49,8 +49,8 @@ func attachOrCreate(g *globals) error {
 }
 
 func attach(g *globals) error {
-	if os.Getenv("MELMUX_PANE") != "" && g.session == "" {
-		return fmt.Errorf("already inside melmux pane %s: attaching here would nest the session in itself (use -s NAME for another session)", os.Getenv("MELMUX_PANE"))
+	if id := envPane(g); id > 0 {
+		return fmt.Errorf("already inside pane %d of this session: attaching here would nest the session in itself (use -s NAME for another session)", id)
 	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
 		return fmt.Errorf("attach needs a terminal on stdin and stdout")
