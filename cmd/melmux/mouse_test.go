@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/melmux/melmux/internal/tmuxtest"
+)
+
+// TestMouseInsideTmux drives the attached UI with the mouse: the bytes an
+// xterm sends for SGR mouse events are typed into the outer tmux pane, so the
+// client passes them on exactly as it would a real terminal's.
+func TestMouseInsideTmux(t *testing.T) {
+	tmuxtest.Require(t)
+	se := newSessionEnv(t)
+	var vars []string
+	for _, kv := range se.env {
+		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "HOME=", "SHELL=", "PATH="} {
+			if strings.HasPrefix(kv, k) {
+				vars = append(vars, "'"+kv+"'")
+			}
+		}
+	}
+	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh", "-c", "seq 1 200; exec sh")
+	se.must("open-pane", "--layout", "right", "--", "sh")
+	outer := tmuxtest.Start(t, 100, 30, "env "+strings.Join(vars, " ")+" "+se.bin+" attach")
+	const pane = "%0"
+	screen := outer.WaitFor(pane, 15*time.Second, "both panes", func(s string) bool {
+		return strings.Contains(s, "─ 1 ") && strings.Contains(s, "─ 2 ")
+	})
+	// mouse sends one SGR event; x and y are 0-based screen cells.
+	mouse := func(button, x, y int, release bool) {
+		t.Helper()
+		end := "M"
+		if release {
+			end = "m"
+		}
+		if _, err := outer.Run("send-keys", "-t", pane, "-l", fmt.Sprintf("\x1b[<%d;%d;%d%s", button, x+1, y+1, end)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	click := func(x, y int) { mouse(0, x, y, false); mouse(0, x, y, true) }
+	focused := func() int {
+		for _, p := range listPanes(t, se) {
+			if p.Focused {
+				return p.ID
+			}
+		}
+		return 0
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				last, _ := outer.Run("capture-pane", "-p", "-t", pane)
+				t.Fatalf("never %s; screen:\n%s", what, last)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	// A click in the left pane focuses it.
+	if focused() != 2 {
+		t.Fatalf("pane 2 should start focused, got %d", focused())
+	}
+	click(10, 10)
+	waitFor("focused pane 1 by a click", func() bool { return focused() == 1 })
+
+	// Dragging the separator resizes the split.
+	sep := strings.Index(strings.Split(screen, "\n")[1], "│")
+	if sep < 0 {
+		t.Fatalf("no separator on row 1:\n%s", screen)
+	}
+	sepX := len([]rune(strings.Split(screen, "\n")[1][:sep]))
+	before := listPanes(t, se)[0].Cols
+	mouse(0, sepX, 10, false)
+	mouse(32, sepX-10, 10, false)
+	mouse(0, sepX-10, 10, true)
+	waitFor("the separator dragged 10 columns left", func() bool { return listPanes(t, se)[0].Cols == before-10 })
+
+	// The wheel over a pane scrolls its history (copy mode, with its position shown).
+	position := regexp.MustCompile(`\[\d+/\d+\]`)
+	mouse(64, 10, 10, false)
+	outer.WaitFor(pane, 10*time.Second, "copy mode's position indicator", position.MatchString)
+	// Wheeling back down to the bottom leaves copy mode, as in tmux.
+	for i := 0; i < 3; i++ {
+		mouse(65, 10, 10, false)
+	}
+	outer.WaitFor(pane, 10*time.Second, "copy mode left at the bottom", func(s string) bool { return !position.MatchString(s) })
+
+	// A click on a tab in the status line selects it.
+	se.must("open-pane", "--layout", "tab", "--", "sh")
+	status := outer.WaitFor(pane, 10*time.Second, "the second tab", func(s string) bool { return strings.Contains(s, " 1:") })
+	lines := strings.Split(strings.TrimRight(status, "\n"), "\n")
+	last := lines[len(lines)-1]
+	at := strings.Index(last, "0:")
+	if at < 0 {
+		t.Fatalf("no tab 0 in the status line %q", last)
+	}
+	click(len([]rune(last[:at]))+1, len(lines)-1)
+	outer.WaitFor(pane, 10*time.Second, "tab 0 shown again", func(s string) bool { return strings.Contains(s, "─ 1 ") })
+}
