@@ -104,3 +104,43 @@ func TestMouseInsideTmux(t *testing.T) {
 	click(len([]rune(last[:at]))+1, len(lines)-1)
 	outer.WaitFor(pane, 10*time.Second, "tab 0 shown again", func(s string) bool { return strings.Contains(s, "─ 1 ") })
 }
+
+// TestCopyPasteInsideTmux copies a line in copy mode and pastes it with the
+// prefix key, and checks the copy reached the terminal's clipboard (OSC 52).
+func TestCopyPasteInsideTmux(t *testing.T) {
+	tmuxtest.Require(t)
+	se := newSessionEnv(t)
+	var vars []string
+	for _, kv := range se.env {
+		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "HOME=", "SHELL=", "PATH=", "PS1="} {
+			if strings.HasPrefix(kv, k) {
+				vars = append(vars, "'"+kv+"'")
+			}
+		}
+	}
+	se.must("new", "-d", "-x", "80", "-y", "24", "--", "sh", "-c", "echo copy-me-42; exec sh")
+	outer := tmuxtest.Start(t, 80, 24, "env "+strings.Join(vars, " ")+" "+se.bin+" attach")
+	// tmux keeps OSC 52 from a pane when set-clipboard allows it.
+	if _, err := outer.Run("set", "-g", "set-clipboard", "on"); err != nil {
+		t.Fatal(err)
+	}
+	const pane = "%0"
+	keys := func(k ...string) {
+		t.Helper()
+		if _, err := outer.Run(append([]string{"send-keys", "-t", pane}, k...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outer.WaitFor(pane, 15*time.Second, "the pane", func(s string) bool { return strings.Contains(s, "copy-me-42") })
+	se.must("wait", "-t", "1", "--idle", "300ms", "--timeout", "10s")
+	keys("C-b", "[")
+	outer.WaitFor(pane, 10*time.Second, "copy mode", regexp.MustCompile(`\[\d+/\d+\]`).MatchString)
+	keys("k", "0", "v", "$", "y")
+	outer.WaitFor(pane, 10*time.Second, "the copy message", func(s string) bool { return strings.Contains(s, "copied") })
+	keys("C-b", "]")
+	se.must("wait", "-t", "1", "--match", `^\$ copy-me-42`, "--timeout", "10s")
+	buf, err := outer.Run("show-buffer")
+	if err != nil || !strings.Contains(buf, "copy-me-42") {
+		t.Fatalf("the copy did not reach the terminal's clipboard (OSC 52): %q, %v", buf, err)
+	}
+}
