@@ -19,15 +19,7 @@ import (
 func TestAttachInsideTmux(t *testing.T) {
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
-	var vars []string
-	for _, kv := range se.env {
-		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "HOME=", "SHELL=", "PATH="} {
-			if strings.HasPrefix(kv, k) {
-				vars = append(vars, "'"+kv+"'")
-			}
-		}
-	}
-	outer := tmuxtest.Start(t, 100, 30, "env "+strings.Join(vars, " ")+" PS1='outer$ ' /bin/sh")
+	outer := tmuxtest.Start(t, 100, 30, se.inShell("PS1='outer$ ' /bin/sh"))
 	const pane = "%0"
 	keys := func(k ...string) {
 		t.Helper()
@@ -108,7 +100,7 @@ func TestAttachInsideTmux(t *testing.T) {
 
 	// A second, smaller client: the session follows the smallest, and the
 	// larger client's status line says so.
-	second := tmuxtest.Start(t, 70, 20, "env "+strings.Join(vars, " ")+" "+se.bin+" attach")
+	second := tmuxtest.Start(t, 70, 20, se.inShell(se.bin+" attach"))
 	waitSession(t, se, func(s proto.SessionInfo) bool { return s.Clients == 2 && s.Cols == 70 && s.Rows == 20 })
 	wait("the size note", has("70x20 (smallest client)"))
 	second.WaitFor("%0", 15*time.Second, "the second client's status", func(s string) bool { return strings.Contains(s, "[main]") })

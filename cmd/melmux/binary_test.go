@@ -113,3 +113,18 @@ type cmdError struct {
 func (e *cmdError) Error() string {
 	return "melmux " + strings.Join(e.args, " ") + ": " + e.err.Error() + ": " + e.stderr
 }
+
+// inShell prefixes a shell command line with this environment's variables,
+// for programs started by another program (a tmux pane) that does not pass
+// our environment on.
+func (se *sessionEnv) inShell(cmd string) string {
+	var vars []string
+	for _, kv := range se.env {
+		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "HOME=", "SHELL=", "PATH=", "PS1="} {
+			if strings.HasPrefix(kv, k) {
+				vars = append(vars, "'"+kv+"'")
+			}
+		}
+	}
+	return "env " + strings.Join(vars, " ") + " " + cmd
+}

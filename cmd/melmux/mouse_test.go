@@ -16,17 +16,9 @@ import (
 func TestMouseInsideTmux(t *testing.T) {
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
-	var vars []string
-	for _, kv := range se.env {
-		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "HOME=", "SHELL=", "PATH="} {
-			if strings.HasPrefix(kv, k) {
-				vars = append(vars, "'"+kv+"'")
-			}
-		}
-	}
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh", "-c", "seq 1 200; exec sh")
 	se.must("open-pane", "--layout", "right", "--", "sh")
-	outer := tmuxtest.Start(t, 100, 30, "env "+strings.Join(vars, " ")+" "+se.bin+" attach")
+	outer := tmuxtest.Start(t, 100, 30, se.inShell(se.bin+" attach"))
 	const pane = "%0"
 	screen := outer.WaitFor(pane, 15*time.Second, "both panes", func(s string) bool {
 		return strings.Contains(s, "─ 1 ") && strings.Contains(s, "─ 2 ")
@@ -110,16 +102,8 @@ func TestMouseInsideTmux(t *testing.T) {
 func TestCopyPasteInsideTmux(t *testing.T) {
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
-	var vars []string
-	for _, kv := range se.env {
-		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "HOME=", "SHELL=", "PATH=", "PS1="} {
-			if strings.HasPrefix(kv, k) {
-				vars = append(vars, "'"+kv+"'")
-			}
-		}
-	}
 	se.must("new", "-d", "-x", "80", "-y", "24", "--", "sh", "-c", "echo copy-me-42; exec sh")
-	outer := tmuxtest.Start(t, 80, 24, "env "+strings.Join(vars, " ")+" "+se.bin+" attach")
+	outer := tmuxtest.Start(t, 80, 24, se.inShell(se.bin+" attach"))
 	// tmux keeps OSC 52 from a pane when set-clipboard allows it.
 	if _, err := outer.Run("set", "-g", "set-clipboard", "on"); err != nil {
 		t.Fatal(err)
@@ -142,5 +126,60 @@ func TestCopyPasteInsideTmux(t *testing.T) {
 	buf, err := outer.Run("show-buffer")
 	if err != nil || !strings.Contains(buf, "copy-me-42") {
 		t.Fatalf("the copy did not reach the terminal's clipboard (OSC 52): %q, %v", buf, err)
+	}
+}
+
+// TestPromptHelpAndKillInsideTmux: the help overlay, a CLI verb run from the
+// ":" prompt, and kill-pane's confirmation.
+func TestPromptHelpAndKillInsideTmux(t *testing.T) {
+	tmuxtest.Require(t)
+	se := newSessionEnv(t)
+	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sleep", "600")
+	outer := tmuxtest.Start(t, 100, 30, se.inShell(se.bin+" attach"))
+	const pane = "%0"
+	keys := func(k ...string) {
+		t.Helper()
+		if _, err := outer.Run(append([]string{"send-keys", "-t", pane}, k...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	has := func(s string) func(string) bool { return func(screen string) bool { return strings.Contains(screen, s) } }
+	outer.WaitFor(pane, 15*time.Second, "the status line", has("[main]"))
+
+	keys("C-b", "?")
+	outer.WaitFor(pane, 10*time.Second, "the help overlay", func(s string) bool {
+		return strings.Contains(s, "split-right") && strings.Contains(s, "copy-mode") && strings.Contains(s, "detach")
+	})
+	keys("q")
+	outer.WaitFor(pane, 10*time.Second, "the overlay gone", func(s string) bool { return !strings.Contains(s, "split-right") })
+
+	keys("C-b", ":")
+	keys("-l", "open-pane --layout right -- sleep 601")
+	keys("Enter")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(listPanes(t, se)) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the prompt's open-pane did not run: %+v", listPanes(t, se))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	outer.WaitFor(pane, 10*time.Second, "pane 2", has("─ 2 "))
+
+	keys("C-b", "x")
+	outer.WaitFor(pane, 10*time.Second, "the confirmation", has("kill pane 2? (y/n)"))
+	keys("n")
+	time.Sleep(300 * time.Millisecond)
+	if n := len(listPanes(t, se)); n != 2 {
+		t.Fatalf("'n' killed the pane anyway: %d panes", n)
+	}
+	keys("C-b", "x")
+	outer.WaitFor(pane, 10*time.Second, "the confirmation", has("kill pane 2? (y/n)"))
+	keys("y")
+	deadline = time.Now().Add(10 * time.Second)
+	for len(listPanes(t, se)) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("'y' did not kill pane 2: %+v", listPanes(t, se))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
