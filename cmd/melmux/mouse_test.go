@@ -143,7 +143,9 @@ func TestPromptHelpAndKillInsideTmux(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	has := func(s string) func(string) bool { return func(screen string) bool { return strings.Contains(screen, s) } }
+	has := func(s string) func(string) bool {
+		return func(screen string) bool { return strings.Contains(screen, s) }
+	}
 	outer.WaitFor(pane, 15*time.Second, "the status line", has("[main]"))
 
 	keys("C-b", "?")
