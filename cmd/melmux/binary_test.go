@@ -42,9 +42,10 @@ func melmuxBinary(t *testing.T) string {
 // sessionEnv is a private environment for one test's sessions: its own
 // socket, state and config directories.
 type sessionEnv struct {
-	t   *testing.T
-	bin string
-	env []string
+	t    *testing.T
+	bin  string
+	env  []string
+	home string // $HOME, $XDG_CONFIG_HOME and $XDG_STATE_HOME
 }
 
 func newSessionEnv(t *testing.T) *sessionEnv {
@@ -54,7 +55,7 @@ func newSessionEnv(t *testing.T) *sessionEnv {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	se := &sessionEnv{t: t, bin: melmuxBinary(t)}
+	se := &sessionEnv{t: t, bin: melmuxBinary(t), home: home}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -183,5 +185,34 @@ func TestPromptHelpAndKillInsideTmux(t *testing.T) {
 			t.Fatalf("'y' did not kill pane 2: %+v", listPanes(t, se))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestConfigPrefixInsideTmux: the prefix and bindings of config.toml apply to
+// attached clients.
+func TestConfigPrefixInsideTmux(t *testing.T) {
+	tmuxtest.Require(t)
+	se := newSessionEnv(t)
+	cfg := filepath.Join(se.home, "melmux", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("prefix = \"C-a\"\n[bindings]\n\"|\" = \"split-right\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh", "-c", "stty raw -echo; exec cat > /dev/null")
+	outer := tmuxtest.Start(t, 100, 30, se.inShell(se.bin+" attach"))
+	const pane = "%0"
+	outer.WaitFor(pane, 15*time.Second, "the status line", func(s string) bool { return strings.Contains(s, "[main]") })
+	// C-b is no longer the prefix: it and % go to the pane.
+	if _, err := outer.Run("send-keys", "-t", pane, "C-b", "%"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outer.Run("send-keys", "-t", pane, "C-a", "|"); err != nil {
+		t.Fatal(err)
+	}
+	outer.WaitFor(pane, 10*time.Second, "pane 2 from C-a |", func(s string) bool { return strings.Contains(s, "─ 2 ") })
+	if n := len(listPanes(t, se)); n != 2 {
+		t.Fatalf("want 2 panes (C-b %% is not a binding any more), got %d", n)
 	}
 }
