@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,4 +180,60 @@ func TestStalledClientBlocksNothing(t *testing.T) {
 		t.Fatal("the session did not end with a stalled client attached")
 	}
 	t.Logf("session ended %s after Shutdown with a stalled client", time.Since(start).Round(time.Millisecond))
+}
+
+// While a program holds synchronized output (mode 2026), attached clients are
+// shown its last complete screen, not the half-drawn one.
+func TestSyncOutputShowsTheLastCompleteFrame(t *testing.T) {
+	s, c := startServer(t)
+	ctx := context.Background()
+	script := `echo before; read go; printf '\033[?2026h'; echo during; read go; printf '\033[?2026l'; exec sleep 600`
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", script}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 80, 24)}
+	shows := func(word string) bool {
+		sc, _ := s.scene(viewer)
+		for _, row := range sc.Panes[0].Screen.Cells {
+			var b strings.Builder
+			for _, cell := range row {
+				if cell.Rune != 0 {
+					b.WriteRune(cell.Rune)
+				}
+			}
+			if strings.Contains(b.String(), word) {
+				return true
+			}
+		}
+		return false
+	}
+	wait := func(pattern string) {
+		t.Helper()
+		if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: pattern, TimeoutMS: 10000}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait("before")
+	if !shows("before") {
+		t.Fatal("the first screen is not shown")
+	}
+	// The program opens a synchronized frame and draws into it.
+	if err := c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 1, Text: "\n", NoWait: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wait("^during$")
+	if shows("during") {
+		t.Fatal("a client was shown a frame the program had not finished")
+	}
+	// The frame ends: now it shows.
+	if err := c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 1, Text: "\n", NoWait: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !shows("during") {
+		if time.Now().After(deadline) {
+			t.Fatal("the finished frame was never shown")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
