@@ -76,6 +76,7 @@ type Pane struct {
 	readDone  chan struct{} // closed when the reader goroutine returned
 
 	lastOutput atomic.Int64 // unix nanoseconds of the last output; start time before any
+	printed    atomic.Bool  // the program has written something
 	reading    atomic.Bool  // the reader is inside Read, having applied all it read before
 	reads      atomic.Int64 // Read calls that returned
 
@@ -181,6 +182,7 @@ func (p *Pane) readLoop() {
 		if n > 0 {
 			p.term.Write(buf[:n])
 			p.lastOutput.Store(time.Now().UnixNano())
+			p.printed.Store(true)
 			p.mu.Lock()
 			close(p.changed)
 			p.changed = make(chan struct{})
@@ -396,6 +398,17 @@ func (p *Pane) Exited() <-chan struct{} { return p.exited }
 
 // LastOutput is when output last arrived (the start time before any).
 func (p *Pane) LastOutput() time.Time { return time.Unix(0, p.lastOutput.Load()) }
+
+// BusyFor reports whether the running program printed within the last
+// window, and if so how long until that stops being true. A program that has
+// printed nothing yet is not busy.
+func (p *Pane) BusyFor(window time.Duration) (bool, time.Duration) {
+	if !p.printed.Load() || !p.Status().Running {
+		return false, 0
+	}
+	left := window - time.Since(p.LastOutput())
+	return left > 0, left
+}
 
 // Changed returns a channel closed at the next output or exit.
 func (p *Pane) Changed() <-chan struct{} {

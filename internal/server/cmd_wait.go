@@ -120,7 +120,7 @@ func checkWait(p *pane.Pane, w proto.WaitParams, re *regexp.Regexp, idle time.Du
 			}
 		}
 	case w.State != "":
-		busy := st.Running && quiet < busyWindow
+		busy, left := p.BusyFor(busyWindow)
 		switch w.State {
 		case "running":
 			if st.Running {
@@ -138,7 +138,7 @@ func checkWait(p *pane.Pane, w proto.WaitParams, re *regexp.Regexp, idle time.Du
 			if !busy {
 				return "idle", "", 0
 			}
-			return "", "", busyWindow - quiet
+			return "", "", left
 		}
 	}
 	return "", "", 0

@@ -202,7 +202,7 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 		if cwd := e.p.Cwd(); cwd != "" {
 			info.Cwd = cwd
 		}
-		if idle < busyWindow {
+		if busy, _ := e.p.BusyFor(busyWindow); busy {
 			info.Activity = "busy"
 		}
 	}

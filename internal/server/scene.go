@@ -65,13 +65,15 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		switch {
 		case !st.Running:
 			pv.State = "exited"
-		case time.Since(e.p.LastOutput()) < busyWindow:
-			pv.State = "busy"
-			if left := busyWindow - time.Since(e.p.LastOutput()); next == 0 || left < next {
-				next = left
-			}
 		default:
-			pv.State = "idle"
+			if busy, left := e.p.BusyFor(busyWindow); busy {
+				pv.State = "busy"
+				if next == 0 || left < next {
+					next = left
+				}
+			} else {
+				pv.State = "idle"
+			}
 		}
 		sc.Panes = append(sc.Panes, pv)
 	}
