@@ -248,6 +248,8 @@ func (c *client) loop() (reason string) {
 		}
 	}()
 	events := make(chan tcell.Event, 64)
+	done := make(chan struct{})
+	defer close(done)
 	go func() {
 		defer close(events)
 		for {
@@ -255,7 +257,11 @@ func (c *client) loop() (reason string) {
 			if ev == nil {
 				return
 			}
-			events <- ev
+			select {
+			case events <- ev:
+			case <-done:
+				return // the loop has left; Fini ends PollEvent's source
+			}
 		}
 	}()
 	pending, urgent := true, false
