@@ -1,6 +1,3 @@
-// Command melmux is the terminal multiplexer: with no verb it attaches to the
-// session, creating it first; with a verb it runs that one operation and exits.
-// Exit codes: 0 success, 1 the operation failed, 2 the command line was wrong.
 package main
 
 import (
