@@ -24,6 +24,10 @@ type PaneTools struct {
 	Cwd string
 }
 
+// AvailablePaneTools are the pane tools this build runs (the agent tools,
+// spawn_agent, send_agent and read_agent, come with the Mel agent).
+var AvailablePaneTools = []string{"open_pane", "send_keys", "read_pane", "list_panes"}
+
 // ErrNotAvailable marks a tool this build of melmux does not run.
 var ErrNotAvailable = errors.New("not available")
 

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/mcpserver"
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/toolexec"
+)
+
+func init() {
+	register(&verb{
+		name:    "mcp",
+		usage:   "[--base-tools]",
+		summary: "serve the session's pane tools to an MCP client on stdio",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "mcp")
+			base := fs.Bool("base-tools", false, "also serve the base tools (files, grep, run_command...) in the current directory")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			if fs.NArg() > 0 {
+				return usagef("mcp takes no arguments, got %q", strings.Join(fs.Args(), " "))
+			}
+			wd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			ex := &toolexec.Executor{Root: wd, Role: toolexec.RoleLead,
+				Panes: &client.PaneTools{Socket: proto.SocketPath(g.session), Target: envPane(g), Cwd: wd}}
+			defer ex.Close()
+			tools := append([]string(nil), client.AvailablePaneTools...)
+			if *base {
+				for _, d := range toolexec.Definitions(toolexec.RoleWorker) {
+					tools = append(tools, d.Name)
+				}
+			}
+			srv, err := mcpserver.New(mcpserver.Options{Executor: ex, Tools: tools, Version: version})
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return mcpserver.Serve(ctx, srv)
+		},
+	})
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPServesThePaneTools connects the MCP SDK's own client to `melmux mcp`
+// (the real binary on stdio) and drives a session through it.
+func TestMCPServesThePaneTools(t *testing.T) {
+	se := newSessionEnv(t)
+	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sleep", "600")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(se.bin, "mcp")
+	cmd.Env = se.env
+	cmd.Dir = t.TempDir()
+	cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := cl.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, " "); got != "list_panes open_pane read_pane send_keys" {
+		t.Fatalf("tools: %s", got)
+	}
+
+	call := func(name string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: a protocol error instead of a result: %v", name, err)
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String(), res.IsError
+	}
+	out, isErr := call("open_pane", map[string]any{"layout": "right", "command": "sh"})
+	if isErr || !strings.HasPrefix(out, "opened pane 2 (layout right") || !strings.Contains(out, "--- screen ---") {
+		t.Fatalf("open_pane: %v %q", isErr, out)
+	}
+	out, isErr = call("send_keys", map[string]any{"pane": 2, "text": "echo abc | tr a-c x-z\n"})
+	if isErr || !strings.Contains(out, "\nxyz\n") {
+		t.Fatalf("send_keys should answer with the settled screen: %v %q", isErr, out)
+	}
+	out, isErr = call("list_panes", nil)
+	if isErr || !strings.HasPrefix(out, "2 panes\n") {
+		t.Fatalf("list_panes: %v %q", isErr, out)
+	}
+	// Failures are results marked as errors, naming what is allowed.
+	out, isErr = call("read_pane", map[string]any{"pane": 9})
+	if !isErr || !strings.Contains(out, "pane 9 does not exist (panes: 1, 2)") {
+		t.Fatalf("read_pane of a missing pane: %v %q", isErr, out)
+	}
+	out, isErr = call("send_keys", map[string]any{"pane": "two", "text": "x"})
+	if !isErr || !strings.Contains(out, `"pane" must be an integer`) {
+		t.Fatalf("a wrongly typed argument: %v %q", isErr, out)
+	}
+	if se.must("read-pane", "-t", "2") == "" {
+		t.Fatal("pane 2 is empty")
+	}
+}
+
+// With --base-tools the workspace tools are served too, in the current directory.
+func TestMCPBaseTools(t *testing.T) {
+	se := newSessionEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(se.bin, "mcp", "--base-tools")
+	cmd.Env = se.env
+	cmd.Dir = dir
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 4+12 {
+		t.Fatalf("want the 4 pane tools and the 12 worker tools, got %d", len(tools.Tools))
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "grep", Arguments: map[string]any{"pattern": "^b"}})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "notes.txt:2:beta\n" {
+		t.Fatalf("grep through MCP: %v %+v", err, res)
+	}
+	// No session: the pane tools say so as a result, not a protocol error.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes"})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "no melmux session") {
+		t.Fatalf("list_panes without a session: %v %+v", err, res)
+	}
+}
