@@ -68,4 +68,3 @@ func handler(ex *toolexec.Executor, name string) mcp.ToolHandler {
 func Serve(ctx context.Context, srv *mcp.Server) error {
 	return srv.Run(ctx, &mcp.StdioTransport{})
 }
-
