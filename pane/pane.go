@@ -284,6 +284,36 @@ func (p *Pane) drainAfterExit() {
 	}
 }
 
+// Foreground returns the argv of the process group in the foreground of the
+// pane's terminal (what a person would say "runs" in it: the shell, or the
+// program the shell started), or nil once the program has exited.
+func (p *Pane) Foreground() []string {
+	if !p.Status().Running {
+		return nil
+	}
+	raw, err := p.ptmx.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	pgrp := -1
+	_ = raw.Control(func(fd uintptr) {
+		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
+			pgrp = v
+		}
+	})
+	if pgrp <= 0 {
+		return nil
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pgrp))
+	if err != nil || len(data) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+}
+
+// Argv is the program the pane was started with.
+func (p *Pane) Argv() []string { return append([]string(nil), p.cmd.Args...) }
+
 // pendingInput is how many bytes wait in the PTY for the reader (FIONREAD);
 // -1 if unknown.
 func (p *Pane) pendingInput() int {

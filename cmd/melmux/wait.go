@@ -18,7 +18,7 @@ func init() {
 			exit := fs.Bool("exit", false, "until the pane's process exits")
 			idle := fs.Duration("idle", 0, "until no output for DUR")
 			match := fs.String("match", "", "until a screen line matches the RE2 pattern")
-			state := fs.String("state", "", "until the pane is in state S (running, exited, busy, idle)")
+			state := fs.String("state", "", "until the pane is in state S (running, exited, busy, idle; for coding agents working, waiting, idle, exited)")
 			timeout := fs.Duration("timeout", 0, "give up after DUR (exit 1)")
 			if err := parseFlags(fs, args); err != nil {
 				return err

@@ -11,8 +11,10 @@ import (
 	"github.com/melmux/melmux/pane"
 )
 
-// waitStates are the values wait --state accepts for a pane without an agent.
-var waitStates = map[string]bool{"running": true, "exited": true, "busy": true, "idle": true}
+// waitStates are the values wait --state accepts. For a pane running a coding
+// agent, idle, working, waiting and exited are the agent's states; running and
+// busy are the process's and its output's.
+var waitStates = map[string]bool{"running": true, "exited": true, "busy": true, "idle": true, "working": true, "waiting": true}
 
 // wait blocks until a condition holds on a pane: its process exited, its
 // output has been quiet for a while, a screen line matches, or it is in a
@@ -46,7 +48,7 @@ func init() {
 			}
 		}
 		if p.State != "" && !waitStates[p.State] {
-			return nil, errorf(proto.CodeBadParams, "wait: state %q is not one of running, exited, busy, idle (agent states apply to agent panes)", p.State)
+			return nil, errorf(proto.CodeBadParams, "wait: state %q is not one of running, exited, busy, idle, working, waiting", p.State)
 		}
 		e, err := s.lookup(p.Pane)
 		if err != nil {
@@ -61,7 +63,12 @@ func init() {
 		idle := time.Duration(p.IdleMS) * time.Millisecond
 		for {
 			ch := e.p.Changed()
-			held, line, wake := checkWait(e.p, p, re, idle)
+			agent := func() (*proto.AgentInfo, time.Duration) {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return e.agentLocked(p.Pane)
+			}
+			held, line, wake := checkWait(e.p, p, re, idle, agent)
 			if held != "" {
 				return proto.WaitResult{Pane: p.Pane, Held: held, Line: line, WaitedMS: time.Since(start).Milliseconds()}, nil
 			}
@@ -100,7 +107,8 @@ func init() {
 // checkWait tests the condition once. It returns what held (empty if
 // nothing), the matching line, and when a time-based condition could next
 // become true without any output.
-func checkWait(p *pane.Pane, w proto.WaitParams, re *regexp.Regexp, idle time.Duration) (held, line string, wake time.Duration) {
+func checkWait(p *pane.Pane, w proto.WaitParams, re *regexp.Regexp, idle time.Duration,
+	agent func() (*proto.AgentInfo, time.Duration)) (held, line string, wake time.Duration) {
 	st := p.Status()
 	quiet := time.Since(p.LastOutput())
 	switch {
@@ -120,6 +128,14 @@ func checkWait(p *pane.Pane, w proto.WaitParams, re *regexp.Regexp, idle time.Du
 			}
 		}
 	case w.State != "":
+		if w.State != "running" && w.State != "busy" {
+			if a, change := agent(); a != nil {
+				if a.State == w.State {
+					return a.Kind + " is " + a.State, "", 0
+				}
+				return "", "", change
+			}
+		}
 		busy, left := p.BusyFor(busyWindow)
 		switch w.State {
 		case "running":

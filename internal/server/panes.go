@@ -206,6 +206,7 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 			info.Activity = "busy"
 		}
 	}
+	info.Agent, _ = e.agentLocked(id)
 	return info
 }
 

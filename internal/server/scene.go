@@ -7,6 +7,7 @@ import (
 
 	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/layout"
+	"github.com/melmux/melmux/pane/agentstate"
 	"github.com/melmux/melmux/pane/term"
 )
 
@@ -37,7 +38,13 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 			}
 		}
 		for _, id := range t.Panes {
-			if e, ok := s.panes[id]; ok && !e.p.Status().Running {
+			e, ok := s.panes[id]
+			if !ok {
+				continue
+			}
+			if !e.p.Status().Running {
+				tv.Attention = true
+			} else if a, _ := e.agentLocked(id); a != nil && a.State == string(agentstate.Waiting) {
 				tv.Attention = true
 			}
 		}
@@ -66,7 +73,17 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		case !st.Running:
 			pv.State = "exited"
 		default:
-			if busy, left := e.p.BusyFor(busyWindow); busy {
+			if a, change := e.agentLocked(pl.Pane); a != nil {
+				// An agent pane shows the agent's state: working,
+				// waiting (in the attention colour) or idle.
+				pv.State = a.State
+				if change > 0 && (next == 0 || change < next) {
+					next = change
+				}
+				if a.Kind != "" && pv.Title == "" {
+					pv.Title = a.Kind
+				}
+			} else if busy, left := e.p.BusyFor(busyWindow); busy {
 				pv.State = "busy"
 				if next == 0 || left < next {
 					next = left

@@ -94,6 +94,11 @@ type paneEntry struct {
 	// output frame, and when the current frame began.
 	lastFull  *term.Screen
 	syncSince time.Time
+
+	// Guarded by Server.mu: the coding agent the pane runs ("" for none) and
+	// when that was last looked up.
+	kind   string
+	kindAt time.Time
 }
 
 // New prepares a server; Serve starts it.

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane/agentstate"
+)
+
+// agentKindTTL bounds how often a pane's foreground program is looked up
+// (an ioctl and a /proc read): often enough to notice `claude` started in a
+// shell, rarely enough to cost nothing per frame.
+const agentKindTTL = time.Second
+
+// kindOfArgv finds a coding agent in an argv: the program itself, the script
+// an interpreter runs (node /usr/bin/claude), or the command of `sh -c`.
+func kindOfArgv(argv []string) string {
+	for i := 0; i < len(argv) && i < 3; i++ {
+		if f := strings.Fields(argv[i]); len(f) > 0 {
+			if k := agentstate.Kind(f[0]); k != "" {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// agentKindLocked is the kind of coding agent the pane runs now ("" for
+// none): the foreground program while it runs, the program it ran once it
+// has exited. Cached for agentKindTTL. Caller holds Server.mu.
+func (e *paneEntry) agentKindLocked() string {
+	if !e.kindAt.IsZero() && time.Since(e.kindAt) < agentKindTTL {
+		return e.kind
+	}
+	argv := e.p.Foreground()
+	if argv == nil {
+		argv = e.p.Argv()
+	}
+	e.kind, e.kindAt = kindOfArgv(argv), time.Now()
+	return e.kind
+}
+
+// agentLocked describes the agent in a pane, or nil when it runs none. It
+// also says when the state could change with no output (a working agent
+// turning idle once quiet), 0 for never. Caller holds Server.mu.
+func (e *paneEntry) agentLocked(id int) (*proto.AgentInfo, time.Duration) {
+	kind := e.agentKindLocked()
+	if kind == "" {
+		return nil, 0
+	}
+	info := &proto.AgentInfo{ID: fmt.Sprintf("pane-%d", id), Role: "external", Kind: kind}
+	if !e.p.Status().Running {
+		info.State = string(agentstate.Exited)
+		return info, 0
+	}
+	quiet := time.Since(e.p.LastOutput())
+	state := agentstate.Detect(e.p.Term().Lines(), quiet)
+	info.State = string(state)
+	var next time.Duration
+	if state == agentstate.Working && quiet < agentstate.QuietAfter {
+		next = agentstate.QuietAfter - quiet
+	}
+	return info, next
+}
