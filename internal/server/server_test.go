@@ -237,3 +237,32 @@ func TestSyncOutputShowsTheLastCompleteFrame(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A tab holding an agent that waits on a person is marked for attention, and
+// the agent's pane shows its state.
+func TestWaitingAgentMarksItsTab(t *testing.T) {
+	s, c := startServer(t)
+	ctx := context.Background()
+	bin := t.TempDir()
+	script := "#!/bin/sh\nprintf 'Do you want to proceed?\\n1. Yes\\n2. No\\nEsc to cancel\\n'\nread answer\n"
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "tab", Argv: []string{filepath.Join(bin, "claude")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 2, State: "waiting", TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30)}
+	sc, _ := s.scene(viewer)
+	if len(sc.Tabs) != 2 || sc.Tabs[0].Attention || !sc.Tabs[1].Attention {
+		t.Fatalf("only tab 1 (the waiting agent's) should ask for attention: %+v", sc.Tabs)
+	}
+	if len(sc.Panes) != 1 || sc.Panes[0].State != "waiting" {
+		t.Fatalf("the agent's pane should show its state: %+v", sc.Panes)
+	}
+}
