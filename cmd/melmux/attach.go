@@ -33,6 +33,9 @@ func init() {
 // attachOrCreate is `melmux` with no verb: attach, creating the session first
 // when there is none.
 func attachOrCreate(g *globals) error {
+	if err := needTerminal(); err != nil {
+		return err // before creating a session nobody could see
+	}
 	c, err := dial(g)
 	if err == nil {
 		c.Close()
@@ -52,8 +55,8 @@ func attach(g *globals) error {
 	if id := envPane(g); id > 0 {
 		return fmt.Errorf("already inside pane %d of this session: attaching here would nest the session in itself (use -s NAME for another session)", id)
 	}
-	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
-		return fmt.Errorf("attach needs a terminal on stdin and stdout")
+	if err := needTerminal(); err != nil {
+		return err
 	}
 	reason, err := client.Attach(proto.SocketPath(g.session), os.Stdin, os.Stdout)
 	if reason != "" {
@@ -64,4 +67,11 @@ func attach(g *globals) error {
 
 func terminalSize() (int, int, error) {
 	return term.GetSize(int(os.Stdout.Fd()))
+}
+
+func needTerminal() error {
+	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
+		return fmt.Errorf("attaching needs a terminal on stdin and stdout (for scripts: melmux new -d, then the verbs in docs/cli.md)")
+	}
+	return nil
 }
