@@ -6,6 +6,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
+	"github.com/rivo/uniseg"
+
 	"github.com/melmux/melmux/pane/term"
 )
 
@@ -264,10 +266,8 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 				s.Put(sx, sy, " ", style)
 			case cell.Rune == 0x7f || cell.Rune >= 0x80 && cell.Rune < 0xa0:
 				s.Put(sx, sy, " ", style) // DEL and C1 controls have no glyph
-			case cell.Comb != "":
-				s.Put(sx, sy, string(cell.Rune)+cell.Comb, style)
 			default:
-				s.SetContent(sx, sy, cell.Rune, nil, style)
+				s.Put(sx, sy, fitGrapheme(cell), style)
 			}
 			x++
 			if cell.Width == 2 && x < c.W {
@@ -653,4 +653,30 @@ func placeCursor(s tcell.Screen, sc *Scene, cols, rows int) {
 	}
 	s.SetCursorStyle(shape)
 	s.ShowCursor(p.Content.X+x, p.Content.Y+y)
+}
+
+// fitGrapheme is what to draw for a non-ASCII cell so that it takes exactly
+// the columns the emulator gave it. tcell measures what it draws with uniseg,
+// which calls some clusters wider than the emulator (which follows tmux and
+// wcwidth): an emoji with VS16 (❤️), a flag pair, a ZWJ sequence. Drawn whole,
+// such a cluster would cover the next cell and shift the rest of the row, so
+// it falls back to its base rune, then to a blank.
+func fitGrapheme(cell *term.Cell) string {
+	want := max(int(cell.Width), 1)
+	full := string(cell.Rune) + cell.Comb
+	if graphemeWidth(full) == want {
+		return full
+	}
+	if cell.Comb != "" {
+		if base := string(cell.Rune); graphemeWidth(base) == want {
+			return base
+		}
+	}
+	return " " // a wide cell's continuation is blanked by the caller
+}
+
+// graphemeWidth is the width tcell gives the first grapheme of s.
+func graphemeWidth(s string) int {
+	_, _, w, _ := uniseg.FirstGraphemeClusterInString(s, -1)
+	return w
 }
