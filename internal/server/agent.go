@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,19 +28,34 @@ func kindOfArgv(argv []string) string {
 	return ""
 }
 
-// agentKindLocked is the kind of coding agent the pane runs now ("" for
-// none): the foreground program while it runs, the program it ran once it
-// has exited. Cached for agentKindTTL. Caller holds Server.mu.
-func (e *paneEntry) agentKindLocked() string {
+// lookupForegroundLocked refreshes what the pane runs now, at most once per
+// agentKindTTL: the foreground program while it runs, the program it ran
+// once it has exited. Caller holds Server.mu.
+func (e *paneEntry) lookupForegroundLocked() {
 	if !e.kindAt.IsZero() && time.Since(e.kindAt) < agentKindTTL {
-		return e.kind
+		return
 	}
 	argv := e.p.Foreground()
-	if argv == nil {
+	e.fg = ""
+	if len(argv) > 0 {
+		e.fg = filepath.Base(argv[0])
+	} else {
 		argv = e.p.Argv()
 	}
 	e.kind, e.kindAt = kindOfArgv(argv), time.Now()
+}
+
+// agentKindLocked is the kind of coding agent the pane runs now, "" for none.
+func (e *paneEntry) agentKindLocked() string {
+	e.lookupForegroundLocked()
 	return e.kind
+}
+
+// foregroundLocked names the program in the pane's foreground ("vim" while
+// the shell runs vim), "" once the pane's program has exited.
+func (e *paneEntry) foregroundLocked() string {
+	e.lookupForegroundLocked()
+	return e.fg
 }
 
 // agentLocked describes the agent in a pane, or nil when it runs none. It

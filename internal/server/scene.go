@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -34,7 +35,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		tv := ui.TabView{Index: t.Index, Name: t.Name, Panes: len(t.Panes), Active: t.Index == active}
 		if tv.Name == "" && len(t.Panes) > 0 {
 			if e, ok := s.panes[t.Focus]; ok {
-				tv.Name = e.displayName()
+				tv.Name = e.displayNameLocked()
 			}
 		}
 		for _, id := range t.Panes {
@@ -60,7 +61,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		st := e.p.Status()
 		pv := ui.PaneView{
 			ID: pl.Pane, Frame: uiRect(pl.Frame), Content: uiRect(pl.Content),
-			Title: e.title, Command: e.command, Focused: pl.Pane == focused,
+			Title: e.title, Command: e.runningLocked(), Focused: pl.Pane == focused,
 			Exited: !st.Running, ExitCode: st.ExitCode, Screen: e.screenLocked(),
 		}
 		if pv.Title == "" {
@@ -120,14 +121,27 @@ func (e *paneEntry) screenLocked() *term.Screen {
 	return snap
 }
 
-func (e *paneEntry) displayName() string {
+// displayNameLocked names a pane in the status line: its title, the title its
+// program set, else what runs in it.
+func (e *paneEntry) displayNameLocked() string {
 	if e.title != "" {
 		return e.title
 	}
 	if t := e.p.Term().Title(); t != "" {
 		return t
 	}
-	return e.command
+	return e.runningLocked()
+}
+
+// runningLocked is what runs in the pane: the foreground program when the
+// shell started another (vim, top, claude), else the pane's command.
+func (e *paneEntry) runningLocked() string {
+	fg := e.foregroundLocked()
+	start := e.p.Argv()
+	if fg == "" || (len(start) > 0 && fg == filepath.Base(start[0])) {
+		return e.command
+	}
+	return fg
 }
 
 // uiCommand runs a key-bound command for client c.

@@ -98,6 +98,7 @@ type paneEntry struct {
 	// Guarded by Server.mu: the coding agent the pane runs ("" for none) and
 	// when that was last looked up.
 	kind   string
+	fg     string // the foreground program's name
 	kindAt time.Time
 }
 

@@ -266,3 +266,36 @@ func TestWaitingAgentMarksItsTab(t *testing.T) {
 		t.Fatalf("the agent's pane should show its state: %+v", sc.Panes)
 	}
 }
+
+// A pane's border and tab name show the program in its foreground (what the
+// shell runs now), not only the command the pane started with.
+func TestBorderNamesTheForegroundProgram(t *testing.T) {
+	s, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-i"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30)}
+	command := func() string {
+		s.mu.Lock()
+		for _, e := range s.panes {
+			e.kindAt = time.Time{} // look again now
+		}
+		s.mu.Unlock()
+		sc, _ := s.scene(viewer)
+		return sc.Panes[0].Command
+	}
+	if got := command(); got != "sh -i" {
+		t.Fatalf("an idle shell's pane should show its command, got %q", got)
+	}
+	if err := c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 1, Text: "sleep 600\n", NoWait: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for command() != "sleep" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the border never named the foreground program: %q", command())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
