@@ -130,10 +130,13 @@ func dispatch(g *globals, args []string) error {
 
 const version = "0.1.0"
 
+// verbNames lists the public verbs, sorted; `__serve` is internal.
 func verbNames() []string {
 	names := make([]string, 0, len(verbs))
 	for n := range verbs {
-		names = append(names, n)
+		if !strings.HasPrefix(n, "__") {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names
@@ -143,9 +146,6 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "usage: melmux [-s NAME] [VERB [ARGS]]")
 	fmt.Fprintln(w, "With no verb, attach to the session (creating it). Verbs:")
 	for _, n := range verbNames() {
-		if strings.HasPrefix(n, "__") {
-			continue
-		}
 		v := verbs[n]
 		fmt.Fprintf(w, "  %-12s %s\n", n, v.summary)
 	}
