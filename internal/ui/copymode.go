@@ -270,6 +270,65 @@ func (c *CopyMode) WordForward() {
 	c.follow()
 }
 
+// WordEnd moves to the end of the word under or after the cursor (vi e).
+func (c *CopyMode) WordEnd() {
+	p, ok := c.step(c.cur, 1)
+	for ok && c.class(p) == 0 {
+		p, ok = c.step(p, 1)
+	}
+	if !ok {
+		c.follow()
+		return
+	}
+	cls := c.class(p)
+	for {
+		q, ok := c.step(p, 1)
+		if !ok || q.Y != p.Y || c.class(q) != cls {
+			break
+		}
+		p = q
+	}
+	c.cur = p
+	c.follow()
+}
+
+// FirstNonBlank moves to the first non-blank cell of the line (vi ^).
+func (c *CopyMode) FirstNonBlank() {
+	l := c.line(c.cur.Y)
+	x := 0
+	for x < len(l) && x < c.w-1 && blank(l[x]) {
+		x++
+	}
+	if x < len(l) && blank(l[x]) {
+		x = 0 // a blank line
+	}
+	c.cur.X = x
+	c.clampCursor()
+}
+
+// ViewLine moves to the top (0), middle (1) or bottom (2) line of the view
+// (vi H, M, L).
+func (c *CopyMode) ViewLine(where int) {
+	last := min(c.top+c.h, c.lines()) - 1
+	switch where {
+	case 0:
+		c.cur.Y = c.top
+	case 1:
+		c.cur.Y = c.top + (last-c.top)/2
+	default:
+		c.cur.Y = last
+	}
+	c.FirstNonBlank()
+}
+
+// SwapEnds moves the cursor to the other end of the selection (vi o).
+func (c *CopyMode) SwapEnds() {
+	if c.selecting {
+		c.cur, c.anchor = c.anchor, c.cur
+		c.follow()
+	}
+}
+
 // WordBack moves to the start of the previous word (vi b).
 func (c *CopyMode) WordBack() {
 	p, ok := c.step(c.cur, -1)

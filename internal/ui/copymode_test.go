@@ -180,3 +180,51 @@ func TestCopyModeFollowsPaneResize(t *testing.T) {
 		t.Errorf("after narrowing: cursor %v, %d rows", in.copy.Cursor(), len(sc.Panes[0].Copy.Rows))
 	}
 }
+
+func TestCopyModeViMotions(t *testing.T) {
+	src := CellRows(screenOf(30, 5, "foo.bar  baz_1 (x)", "   indented text", "", "fourth", "fifth").Cells)
+	c := NewCopyMode(src, 30, 5, 0, 0)
+	c.GoTop()
+	var got []Point
+	for range 5 {
+		c.WordEnd()
+		got = append(got, c.Cursor())
+	}
+	// e: foo . bar baz_1 ( — each word's last cell.
+	want := []Point{{2, 0}, {3, 0}, {6, 0}, {13, 0}, {15, 0}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("e: %v\nwant %v", got, want)
+	}
+	c.Move(0, 1)
+	c.LineEnd()
+	c.FirstNonBlank()
+	if c.Cursor() != (Point{3, 1}) {
+		t.Errorf("^ on an indented line: %v", c.Cursor())
+	}
+	c.Move(0, 1)
+	c.FirstNonBlank()
+	if c.Cursor() != (Point{0, 2}) {
+		t.Errorf("^ on an empty line: %v", c.Cursor())
+	}
+	c.ViewLine(0)
+	if c.Cursor().Y != 0 {
+		t.Errorf("H: %v", c.Cursor())
+	}
+	c.ViewLine(1)
+	if c.Cursor().Y != 2 {
+		t.Errorf("M: %v", c.Cursor())
+	}
+	c.ViewLine(2)
+	if c.Cursor() != (Point{0, 4}) {
+		t.Errorf("L: %v", c.Cursor())
+	}
+	// o swaps the selection's ends; the selected text is the same.
+	c.GoTop()
+	c.StartSelection()
+	c.WordEnd()
+	before := c.Selection()
+	c.SwapEnds()
+	if c.Cursor() != (Point{0, 0}) || c.Selection() != before || before != "foo" {
+		t.Errorf("o: cursor %v, selection %q then %q", c.Cursor(), before, c.Selection())
+	}
+}

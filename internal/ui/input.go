@@ -391,8 +391,20 @@ func (in *Input) copyKey(k KeyID) []Action {
 			c.WordForward()
 		case 'b':
 			c.WordBack()
+		case 'e':
+			c.WordEnd()
 		case '0':
 			c.LineStart()
+		case '^':
+			c.FirstNonBlank()
+		case 'H':
+			c.ViewLine(0)
+		case 'M':
+			c.ViewLine(1)
+		case 'L':
+			c.ViewLine(2)
+		case 'o':
+			c.SwapEnds()
 		case '$':
 			c.LineEnd()
 		case 'g':
