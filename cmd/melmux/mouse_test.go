@@ -76,6 +76,16 @@ func TestMouseInsideTmux(t *testing.T) {
 	mouse(0, sepX-10, 10, true)
 	waitFor("the separator dragged 10 columns left", func() bool { return listPanes(t, se)[0].Cols == before-10 })
 
+	// The keyboard moves it too: C-b C-Right by one cell, C-b M-Left by five.
+	if _, err := outer.Run("send-keys", "-t", pane, "C-b", "C-Right"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the split one column wider", func() bool { return listPanes(t, se)[0].Cols == before-9 })
+	if _, err := outer.Run("send-keys", "-t", pane, "C-b", "M-Left"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the split five columns narrower", func() bool { return listPanes(t, se)[0].Cols == before-14 })
+
 	// The wheel over a pane scrolls its history (copy mode, with its position shown).
 	position := regexp.MustCompile(`\[\d+/\d+\]`)
 	mouse(64, 10, 10, false)

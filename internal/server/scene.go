@@ -208,6 +208,8 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 	case "zoom":
 		s.layout.ToggleZoom()
 		s.relayoutLocked()
+	case "resize":
+		return s.resizeSplitLocked(a)
 	default:
 		return fmt.Errorf("unknown command %q", a.Name)
 	}
@@ -241,4 +243,57 @@ func (s *Server) dragBorder(a ui.DragBorder) {
 		}
 		return
 	}
+}
+
+// resizeSplitLocked moves a border of the focused pane from the keyboard, as
+// tmux's resize-pane: left/right move its right edge (its left edge when it
+// has none on the right), up/down its bottom edge (else its top edge).
+func (s *Server) resizeSplitLocked(a ui.Command) error {
+	if len(a.Args) == 0 {
+		return fmt.Errorf("resize needs a direction: left, right, up or down")
+	}
+	n := 1
+	if len(a.Args) > 1 {
+		v, err := strconv.Atoi(a.Args[1])
+		if err != nil || v < 1 {
+			return fmt.Errorf("resize: %q is not a number of cells", a.Args[1])
+		}
+		n = v
+	}
+	vertical := a.Args[0] == "left" || a.Args[0] == "right"
+	if a.Args[0] == "left" || a.Args[0] == "up" {
+		n = -n
+	}
+	w, h := s.paneAreaLocked()
+	tab := s.layout.ActiveTab()
+	for _, pl := range s.layout.Place(tab, w, h) {
+		if pl.Pane != a.Pane {
+			continue
+		}
+		// The far edge first (the separator after the pane, or the title bar
+		// of the pane below), then the near one.
+		edges := [][2]int{{pl.Frame.X + pl.Frame.W, pl.Frame.Y}, {pl.Frame.X - 1, pl.Frame.Y}}
+		if !vertical {
+			edges = [][2]int{{pl.Frame.X, pl.Frame.Y + pl.Frame.H}, {pl.Frame.X, pl.Frame.Y}}
+		}
+		for i, e := range edges {
+			if i == 1 && !vertical && pl.Frame.Y == 0 {
+				break // the top pane's title bar is no border
+			}
+			b, ok := s.layout.BorderAt(tab, e[0], e[1], w, h)
+			if !ok || (b.Split == layout.Right) != vertical {
+				continue
+			}
+			to := b.X + n
+			if !vertical {
+				to = b.Y + n
+			}
+			if s.layout.DragBorder(tab, b, to, w, h) {
+				s.relayoutLocked()
+			}
+			return nil
+		}
+		return fmt.Errorf("pane %d has no border to move %s", a.Pane, a.Args[0])
+	}
+	return nil
 }

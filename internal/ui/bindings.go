@@ -48,6 +48,22 @@ var commandArgs = map[string]func(args []string) error{
 		}
 		return fmt.Errorf("focus %q: the direction must be left, right, up or down", args[0])
 	},
+	"resize": func(args []string) error {
+		if len(args) < 1 || len(args) > 2 {
+			return fmt.Errorf("resize takes a direction (left, right, up, down) and an optional number of cells")
+		}
+		switch args[0] {
+		case "left", "right", "up", "down":
+		default:
+			return fmt.Errorf("resize %q: the direction must be left, right, up or down", args[0])
+		}
+		if len(args) == 2 {
+			if n, err := strconv.Atoi(args[1]); err != nil || n < 1 || n > 1000 {
+				return fmt.Errorf("resize %s %q: the number of cells must be 1-1000", args[0], args[1])
+			}
+		}
+		return nil
+	},
 	"run": func(args []string) error {
 		if len(args) == 0 {
 			return fmt.Errorf("run needs a melmux command line, e.g. run open-pane --layout right")
@@ -104,6 +120,8 @@ var defaultBindings = [][2]string{
 	{"8", "select-tab 8"}, {"9", "select-tab 9"},
 	{"Left", "focus left"}, {"Right", "focus right"}, {"Up", "focus up"}, {"Down", "focus down"},
 	{"h", "focus left"}, {"l", "focus right"}, {"k", "focus up"}, {"j", "focus down"},
+	{"C-Left", "resize left"}, {"C-Right", "resize right"}, {"C-Up", "resize up"}, {"C-Down", "resize down"},
+	{"M-Left", "resize left 5"}, {"M-Right", "resize right 5"}, {"M-Up", "resize up 5"}, {"M-Down", "resize down 5"},
 	{"z", "zoom"}, {"x", "kill-pane"}, {"d", "detach"}, {"[", "copy-mode"}, {"]", "paste-buffer"},
 	{":", "command-prompt"}, {"?", "help"},
 }
