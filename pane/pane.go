@@ -497,19 +497,21 @@ func (p *Pane) WaitSettled(ctx context.Context, since time.Time, settle, firstOu
 	}
 }
 
-// Kill ends the process: SIGHUP to its process group as a closing terminal
-// would, then SIGKILL if it has not ended within grace.
+// Kill ends the process and whatever else runs in its process group (a
+// background child it left behind): SIGHUP, as a closing terminal would, then
+// SIGKILL to what is left once the process ended or grace ran out.
 func (p *Pane) Kill(grace time.Duration) {
-	st := p.Status()
-	if !st.Running {
+	pid := p.cmd.Process.Pid
+	// Best effort throughout: the group may already be gone.
+	_ = syscall.Kill(-pid, syscall.SIGHUP)
+	if !p.Status().Running {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		return
 	}
-	pid := p.cmd.Process.Pid
-	// Best effort: the group may already be gone.
-	_ = syscall.Kill(-pid, syscall.SIGHUP)
 	_ = p.cmd.Process.Signal(syscall.SIGHUP)
 	select {
 	case <-p.exited:
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		return
 	case <-time.After(grace):
 	}

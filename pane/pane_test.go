@@ -2,8 +2,10 @@ package pane
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -129,5 +131,34 @@ func TestBadConfig(t *testing.T) {
 	}
 	if _, err := Start(Config{ID: 3, Argv: []string{"/no/such/thing"}, Cols: 10, Rows: 10}); err == nil || !strings.Contains(err.Error(), `cannot run "/no/such/thing"`) {
 		t.Errorf("missing program: %v", err)
+	}
+}
+
+// A pane's program starts with default signal handling (nothing ignored, as
+// under tmux), and killing a pane ends the background children it left.
+func TestSignalsAndLeftoverChildren(t *testing.T) {
+	p := start(t, 60, 5, "sh", "-c", "grep SigIgn /proc/self/status")
+	waitExit(t, p)
+	if !screenHas(p, "SigIgn:") || !screenHas(p, " 0000000000000000") {
+		t.Fatalf("the program inherited ignored signals: %q", p.Term().Lines())
+	}
+	p = start(t, 60, 5, "sh", "-c", "sleep 6671 & echo $!; exit 0")
+	waitExit(t, p)
+	var child int
+	for _, l := range p.Term().Lines() {
+		if _, err := fmt.Sscan(l, &child); err == nil {
+			break
+		}
+	}
+	if child == 0 {
+		t.Fatalf("no child pid on screen: %q", p.Term().Lines())
+	}
+	p.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(child, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the background child %d outlived its pane", child)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

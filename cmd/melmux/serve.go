@@ -47,7 +47,15 @@ func init() {
 				return err
 			}
 			defer closeLog()
-			signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+			// The daemon has no terminal, but a hangup must not end it. Catch
+			// SIGHUP rather than ignore it: an ignored signal stays ignored in
+			// every pane's program across exec, and a caught one does not.
+			hups := make(chan os.Signal, 1)
+			signal.Notify(hups, syscall.SIGHUP)
+			go func() {
+				for range hups {
+				}
+			}()
 			cfg, cfgErr := config.Load()
 			problem := ""
 			if cfgErr != nil {
