@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/melmux/melmux/internal/proto"
 )
 
 // verb is one CLI subcommand. Each lives in its own file and registers itself
@@ -69,7 +71,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var ue *usageError
 	var ee *exitError
+	var pe *proto.Error
 	switch {
+	case errors.As(err, &pe) && pe.Code == proto.CodeBadParams:
+		// The server refused a value the command line gave: a usage error.
+		fmt.Fprintf(stderr, "melmux: %s\n", pe.Message)
+		return 2
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "melmux: %s\n", ue.msg)
 		return 2
@@ -96,10 +103,14 @@ func takeSessionFlag(g *globals, args []string) ([]string, error) {
 			if len(args) < 2 {
 				return nil, usagef("-s needs a session name")
 			}
-			g.session = args[1]
+			if err := setSession(g, args[1]); err != nil {
+				return nil, err
+			}
 			args = args[2:]
 		case strings.HasPrefix(a, "-s=") || strings.HasPrefix(a, "--session="):
-			g.session = a[strings.Index(a, "=")+1:]
+			if err := setSession(g, a[strings.Index(a, "=")+1:]); err != nil {
+				return nil, err
+			}
 			args = args[1:]
 		default:
 			return args, nil
@@ -156,8 +167,19 @@ func printHelp(w io.Writer) {
 func newFlags(g *globals, v string) *flag.FlagSet {
 	fs := flag.NewFlagSet(v, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&g.session, "s", g.session, "session name")
+	fs.Func("s", "session name", func(name string) error { return setSession(g, name) })
 	return fs
+}
+
+// setSession takes an explicit -s NAME. An empty name is refused rather than
+// read as "not given": `melmux -s "$NAME" kill-server` with NAME unset must
+// not end the main session.
+func setSession(g *globals, name string) error {
+	if err := proto.ValidateSessionName(name); err != nil {
+		return usagef("-s: %v", err)
+	}
+	g.session = name
+	return nil
 }
 
 // parseFlags parses args and turns a flag error into a usage error that shows

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"path/filepath"
 
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -35,8 +35,9 @@ func init() {
 			} else {
 				p.Target = envPane(g)
 			}
-			if p.Cwd == "" {
-				p.Cwd, _ = os.Getwd()
+			// A relative --cwd is the caller's, like the default.
+			if abs, err := filepath.Abs(p.Cwd); err == nil {
+				p.Cwd = abs
 			}
 			var res proto.OpenPaneResult
 			if err := call(g, "open_pane", p, &res); err != nil {

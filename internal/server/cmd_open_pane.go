@@ -35,7 +35,7 @@ func init() {
 			}
 		}
 		since := time.Now()
-		e, res, err := s.spawn(spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), title: p.Title,
+		e, res, err := s.spawn(spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), title: printable(p.Title),
 			env: s.env, target: p.Target, layout: p.Layout})
 		if err != nil {
 			return nil, err
@@ -60,4 +60,15 @@ func trimTrailingEmpty(lines []string) []string {
 		n--
 	}
 	return lines[:n]
+}
+
+// printable drops control characters from a title: it is shown in borders,
+// tables and terminals, where an escape sequence must not arrive.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -37,8 +37,9 @@ func init() {
 		if n != 1 {
 			return nil, errorf(proto.CodeBadParams, "wait: give exactly one condition: exit, idle_ms (> 0), match or state")
 		}
-		if p.IdleMS < 0 || p.TimeoutMS < 0 {
-			return nil, errorf(proto.CodeBadParams, "wait: idle_ms and timeout_ms must not be negative")
+		const maxMS = int64(365 * 24 * time.Hour / time.Millisecond)
+		if p.IdleMS < 0 || p.TimeoutMS < 0 || p.IdleMS > maxMS || p.TimeoutMS > maxMS {
+			return nil, errorf(proto.CodeBadParams, "wait: idle_ms and timeout_ms must be 0-%d (a year)", maxMS)
 		}
 		var re *regexp.Regexp
 		if p.Match != "" {

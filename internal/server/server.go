@@ -149,6 +149,10 @@ func New(cfg Config) *Server {
 // Listen creates the socket directory (0700) and the socket (0600). A live
 // server already on the path is an error; a stale socket file is replaced.
 func (s *Server) Listen() error {
+	// sun_path holds 108 bytes with its terminating NUL.
+	if len(s.sock) > 107 {
+		return fmt.Errorf("socket path %s is %d bytes, over the 107 a unix socket allows: use a shorter $XDG_RUNTIME_DIR, $MELMUX_SOCKET or session name", s.sock, len(s.sock))
+	}
 	dir := filepath.Dir(s.sock)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("socket directory: %w", err)
