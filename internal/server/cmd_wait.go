@@ -62,7 +62,15 @@ func init() {
 			defer cancel()
 		}
 		idle := time.Duration(p.IdleMS) * time.Millisecond
+		// A line that matches may scroll off the screen between two looks:
+		// the lines saved to history since the last look are searched too.
+		seen := e.p.Term().HistoryTotal()
 		for {
+			if re != nil {
+				if line, ok := scrolledMatch(e.p, re, &seen); ok {
+					return proto.WaitResult{Pane: p.Pane, Held: "matched " + p.Match, Line: line, WaitedMS: time.Since(start).Milliseconds()}, nil
+				}
+			}
 			ch := e.p.Changed()
 			agent := func() (*proto.AgentInfo, time.Duration) {
 				s.mu.Lock()
@@ -185,4 +193,22 @@ func exitWords(st pane.Status) string {
 		return fmt.Sprintf("exit code %d", *st.ExitCode)
 	}
 	return "ended"
+}
+
+// scrolledMatch searches the history lines saved since *seen (as many as the
+// history still holds) and moves *seen on.
+func scrolledMatch(p *pane.Pane, re *regexp.Regexp, seen *uint64) (string, bool) {
+	t := p.Term()
+	total := t.HistoryTotal()
+	fresh := total - *seen
+	*seen = total
+	if fresh == 0 {
+		return "", false
+	}
+	for _, l := range t.History(int(min(fresh, uint64(t.HistoryLen())))) {
+		if re.MatchString(l) {
+			return l, true
+		}
+	}
+	return "", false
 }

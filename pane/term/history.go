@@ -29,12 +29,14 @@ type history struct {
 	limit    int
 	lines    []histLine
 	start, n int
+	total    uint64 // lines ever pushed: only grows, even as the ring wraps or is cleared
 }
 
 func (h *history) push(l histLine) {
 	if h.limit <= 0 {
 		return
 	}
+	h.total++
 	if h.n < h.limit {
 		if h.n < len(h.lines) {
 			h.lines[(h.start+h.n)%len(h.lines)] = l

@@ -287,6 +287,14 @@ func (t *Terminal) HistoryLen() int {
 	return t.h.n
 }
 
+// HistoryTotal counts the lines ever saved to history. It only grows, so a
+// reader that remembers it can tell how many lines scrolled off since.
+func (t *Terminal) HistoryTotal() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.h.total
+}
+
 // History returns the last n history lines (all of them when n < 0), oldest
 // first, as text like Lines.
 func (t *Terminal) History(n int) []string {
