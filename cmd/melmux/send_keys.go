@@ -27,7 +27,11 @@ func init() {
 			if fs.NArg() == 0 {
 				return usagef("send-keys: TEXT is missing (usage: melmux send-keys -t PANE TEXT)")
 			}
-			p := proto.SendKeysParams{Pane: id, Text: unescape(strings.Join(fs.Args(), " ")), NoWait: !*screen}
+			text, err := unescape(strings.Join(fs.Args(), " "))
+			if err != nil {
+				return usagef("send-keys: %v", err)
+			}
+			p := proto.SendKeysParams{Pane: id, Text: text, NoWait: !*screen}
 			var res proto.SendKeysResult
 			if err := call(g, "send_keys", p, &res); err != nil {
 				return err

@@ -76,10 +76,12 @@ func printJSON(w io.Writer, v any) error {
 }
 
 // unescape turns the C escapes people type in shell-quoted text into bytes:
-// \n \r \t \e \\ \xHH. Anything else after a backslash stays as typed.
-func unescape(s string) string {
+// \n \r \t \e \\ \xHH. Anything else after a backslash stays as typed. \xHH
+// is for ASCII: the text travels as UTF-8 (JSON), where a lone byte of 80-ff
+// cannot, so it is refused rather than silently replaced.
+func unescape(s string) (string, error) {
 	if !strings.Contains(s, `\`) {
-		return s
+		return s, nil
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -103,6 +105,9 @@ func unescape(s string) string {
 		case 'x':
 			if i+2 < len(s) {
 				if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+					if v >= 0x80 {
+						return "", fmt.Errorf("\\x%s is not ASCII: \\xHH takes 00-7f; type other characters as they are (UTF-8)", s[i+1:i+3])
+					}
 					b.WriteByte(byte(v))
 					i += 2
 					continue
@@ -114,7 +119,7 @@ func unescape(s string) string {
 			b.WriteByte(s[i])
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 func sessionLabel(g *globals) string { return proto.SessionName(g.session) }
