@@ -325,6 +325,10 @@ func (s *Server) handleConn(c net.Conn) {
 	}
 }
 
+// maxInflight bounds the requests of one control connection being served at
+// once; more wait in the socket.
+const maxInflight = 64
+
 // serveControl answers JSON-line requests. Each request runs on its own
 // goroutine so a long wait does not hold up the next request; responses are
 // written whole under a mutex.
@@ -333,6 +337,7 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 	defer cancel()
 	var wmu sync.Mutex // guards writes to c
 	var inflight sync.WaitGroup
+	slots := make(chan struct{}, maxInflight)
 	defer inflight.Wait()
 	respond := func(r proto.Response) {
 		wmu.Lock()
@@ -367,8 +372,17 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 			respond(proto.Response{Error: errorf(proto.CodeBadRequest, "request is not a JSON object {\"id\":N,\"method\":M,\"params\":{...}}: %v", err)})
 			continue
 		}
+		// Backpressure: a client that sends without reading its answers
+		// stops being read once maxInflight requests wait, instead of
+		// making the server hold their results without bound.
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
 		inflight.Add(1)
 		go func() {
+			defer func() { <-slots }()
 			defer inflight.Done()
 			resp, then := s.call(ctx, req)
 			respond(resp)
