@@ -232,3 +232,27 @@ func TestDrawControlCellsBlank(t *testing.T) {
 		t.Errorf("row %q, want prefix %q", got, want)
 	}
 }
+
+// On an 80x24 terminal the help overlay flows into columns so every binding
+// shows.
+func TestHelpFitsInColumns(t *testing.T) {
+	in, err := NewInput("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scene(nil, pane(1, Rect{0, 0, 80, 23}, true, "bash"))
+	sc.Cols, sc.Rows = 80, 24
+	sc.Help, sc.Bindings = true, in.Bindings()
+	s := newSim(t, 80, 24)
+	Draw(s, sc)
+	golden(t, "help_columns", dump(s, false))
+	text := dump(s, false)
+	for _, b := range in.Bindings() {
+		if !strings.Contains(text, b.Command) {
+			t.Errorf("binding %q (%s) is missing from the 80x24 help", b.Keys, b.Command)
+		}
+	}
+	if strings.Contains(text, "more") {
+		t.Error("the 80x24 help should not need to leave bindings out")
+	}
+}
