@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/layout"
 	"github.com/melmux/melmux/pane/agentstate"
@@ -31,6 +32,21 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		sc.SizeNote = fmt.Sprintf("%dx%d (smallest client)", s.cols, s.rows)
 	}
 	active := s.layout.ActiveTab()
+	// Each agent pane's state is worked out once per frame (it reads the
+	// screen), for the tab markers and the borders alike.
+	type agentView struct {
+		info   *proto.AgentInfo
+		change time.Duration
+	}
+	agents := map[int]agentView{}
+	agentOf := func(id int, e *paneEntry) agentView {
+		v, ok := agents[id]
+		if !ok {
+			v.info, v.change = e.agentLocked(id)
+			agents[id] = v
+		}
+		return v
+	}
 	for _, t := range s.layout.Tabs() {
 		tv := ui.TabView{Index: t.Index, Name: t.Name, Panes: len(t.Panes), Active: t.Index == active}
 		if tv.Name == "" && len(t.Panes) > 0 {
@@ -45,7 +61,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 			}
 			if !e.p.Status().Running {
 				tv.Attention = true
-			} else if a, _ := e.agentLocked(id); a != nil && a.State == string(agentstate.Waiting) {
+			} else if a := agentOf(id, e).info; a != nil && a.State == string(agentstate.Waiting) {
 				tv.Attention = true
 			}
 		}
@@ -74,7 +90,8 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		case !st.Running:
 			pv.State = "exited"
 		default:
-			if a, change := e.agentLocked(pl.Pane); a != nil {
+			if av := agentOf(pl.Pane, e); av.info != nil {
+				a, change := av.info, av.change
 				// An agent pane shows the agent's state: working,
 				// waiting (in the attention colour) or idle.
 				pv.State = a.State
