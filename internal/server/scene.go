@@ -98,9 +98,6 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 				if change > 0 && (next == 0 || change < next) {
 					next = change
 				}
-				if a.Kind != "" && pv.Title == "" {
-					pv.Title = a.Kind
-				}
 			} else if busy, left := e.p.BusyFor(busyWindow); busy {
 				pv.State = "busy"
 				if next == 0 || left < next {
