@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -534,5 +533,3 @@ func (p *Pane) Close() {
 		_ = p.ptmx.Close()
 	})
 }
-
-var _ io.Writer = (*term.Terminal)(nil)

@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/melmux/melmux/internal/proto"
+)
 
 func init() {
 	register(&verb{
@@ -15,9 +19,7 @@ func init() {
 			if fs.NArg() > 0 {
 				return usagef("detach takes no arguments, got %q", fs.Arg(0))
 			}
-			var res struct {
-				Detached int `json:"detached"`
-			}
+			var res proto.DetachResult
 			if err := call(g, "detach", nil, &res); err != nil {
 				return err
 			}

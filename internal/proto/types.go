@@ -156,3 +156,8 @@ type KillPaneResult struct {
 	Pane         int  `json:"pane"`
 	SessionEnded bool `json:"session_ended"`
 }
+
+// DetachResult counts the clients detach sent away.
+type DetachResult struct {
+	Detached int `json:"detached"`
+}

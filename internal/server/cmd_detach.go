@@ -3,12 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
-)
 
-// DetachResult counts the clients sent away.
-type DetachResult struct {
-	Detached int `json:"detached"`
-}
+	"github.com/melmux/melmux/internal/proto"
+)
 
 // detach sends every attached client away; the panes go on.
 func init() {
@@ -26,6 +23,6 @@ func init() {
 		for _, c := range clients {
 			c.exit("detached (from session " + s.name + ")")
 		}
-		return DetachResult{Detached: len(clients)}, nil
+		return proto.DetachResult{Detached: len(clients)}, nil
 	}})
 }
