@@ -186,7 +186,7 @@ func TestArgumentValidation(t *testing.T) {
 		{"unknown tool", "rm_rf", `{}`, []string{`unknown tool "rm_rf"`, "read_file", "list_panes"}},
 		{"not json", "read_file", `{path: a.txt}`, []string{"arguments must be a JSON object", `{"path":"..."}`}},
 		{"array", "read_file", `["a.txt"]`, []string{"arguments must be a JSON object"}},
-		{"null", "read_file", `null`, []string{"null is not an object"}},
+		{"null means no arguments", "read_file", `null`, []string{`missing required argument "path"`}},
 		{"trailing text", "read_file", `{"path":"a.txt"} {}`, []string{"extra text"}},
 		{"missing required", "read_file", `{}`, []string{`missing required argument "path"`}},
 		{"missing with empty string", "edit_file", ``, []string{`missing required argument "path"`, "path, old_string, new_string"}},

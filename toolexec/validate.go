@@ -36,10 +36,11 @@ func (a args) boolean(name string) bool {
 
 // parseArgs checks a model's JSON-encoded arguments against the tool's schema:
 // an object, no unknown keys, every required key present, each value of its
-// declared type (and in its enum). "" means {}; a null value counts as absent.
+// declared type (and in its enum). "" and null mean {} (no arguments: MCP
+// clients send null); a null value counts as absent.
 func parseArgs(def ToolDef, arguments string) (args, error) {
 	trimmed := strings.TrimSpace(arguments)
-	if trimmed == "" {
+	if trimmed == "" || trimmed == "null" {
 		trimmed = "{}"
 	}
 	var raw map[string]json.RawMessage

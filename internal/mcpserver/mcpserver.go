@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -52,9 +51,6 @@ func handler(ex *toolexec.Executor, name string) mcp.ToolHandler {
 		args := ""
 		if req.Params != nil {
 			args = string(req.Params.Arguments)
-		}
-		if strings.TrimSpace(args) == "null" {
-			args = "" // MCP clients send null for a call without arguments
 		}
 		res := ex.Run(ctx, name, args)
 		return &mcp.CallToolResult{
