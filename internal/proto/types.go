@@ -39,13 +39,23 @@ type PaneRef struct {
 	Pane int `json:"pane"`
 }
 
-// AgentInfo describes the agent running in a pane.
+// AgentInfo describes the agent running in a pane. For a coding agent
+// detected on screen (claude, codex...) Role is "external" and ID "pane-N";
+// for a melmux agent (Kind "melmux") Role is "lead" or "worker", ID its uuid,
+// and the counters below are what it reported.
 type AgentInfo struct {
 	ID    string `json:"id"`
 	Role  string `json:"role"`
 	Kind  string `json:"kind"`
-	State string `json:"state"`
+	State string `json:"state"` // working | waiting | idle | exited
 	Model string `json:"model"`
+
+	Task         string `json:"task,omitempty"`
+	Turn         int    `json:"turn,omitempty"`    // the turn worked on now, or the last one
+	Pending      int    `json:"pending,omitempty"` // messages queued behind it
+	Legs         int    `json:"legs,omitempty"`
+	InputTokens  int    `json:"input_tokens,omitempty"`
+	OutputTokens int    `json:"output_tokens,omitempty"`
 }
 
 // PaneInfo is one row of list_panes.
@@ -160,4 +170,127 @@ type KillPaneResult struct {
 // DetachResult counts the clients detach sent away.
 type DetachResult struct {
 	Detached int `json:"detached"`
+}
+
+// The melmux agent's side of the session: a `melmux agent` process registers
+// for the pane it runs in, takes its messages from the session's queue (so a
+// person typing in its pane and a lead's send_agent arrive in one order), and
+// reports its state. The registration lives as long as the connection that
+// made it: when that connection ends, the agent is exited.
+
+// AgentRegisterParams announces a melmux agent running in Pane.
+type AgentRegisterParams struct {
+	Pane     int    `json:"pane"`
+	ID       string `json:"id"`   // uuid
+	Role     string `json:"role"` // lead | worker
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Task     string `json:"task,omitempty"`
+}
+
+// AgentReportParams is a state change of a registered agent. Turn is the turn
+// the state belongs to (0 before the first); Reply is the latest assistant
+// text of that turn (set when a turn ends, and may be set while working).
+type AgentReportParams struct {
+	Pane         int    `json:"pane"`
+	ID           string `json:"id"`
+	State        string `json:"state"` // working | waiting | idle
+	Turn         int    `json:"turn,omitempty"`
+	Reply        string `json:"reply,omitempty"`
+	Error        string `json:"error,omitempty"` // why the turn failed, when it did
+	Legs         int    `json:"legs"`
+	InputTokens  int    `json:"input_tokens"`
+	OutputTokens int    `json:"output_tokens"`
+}
+
+// AgentNextParams takes the next queued message of the agent, blocking until
+// one arrives (or WaitMS passes, when > 0: then the result has Turn 0).
+type AgentNextParams struct {
+	Pane   int    `json:"pane"`
+	ID     string `json:"id"`
+	WaitMS int64  `json:"wait_ms,omitempty"`
+}
+
+// AgentMessage is one message for an agent: its turn id (per agent, from 1,
+// in arrival order) and where it came from ("person" typed in the pane, or
+// "send_agent").
+type AgentMessage struct {
+	Turn int    `json:"turn"`
+	Text string `json:"text"`
+	From string `json:"from,omitempty"`
+}
+
+// SpawnAgentParams opens a pane running a melmux worker agent on Task.
+// Provider settings default to the server's environment; a lead passes its
+// own, and Env carries the variables they need (KEY=VALUE).
+type SpawnAgentParams struct {
+	Layout   string   `json:"layout,omitempty"`
+	Task     string   `json:"task"`
+	Model    string   `json:"model,omitempty"`
+	Target   int      `json:"target,omitempty"` // the pane to split; 0 = focused
+	Cwd      string   `json:"cwd,omitempty"`
+	Provider string   `json:"provider,omitempty"`
+	BaseURL  string   `json:"base_url,omitempty"`
+	KeyEnv   string   `json:"key_env,omitempty"`
+	MaxLegs  int      `json:"max_legs,omitempty"`
+	Env      []string `json:"env,omitempty"`
+}
+
+// SpawnAgentResult names the worker's pane and agent, with its first lines.
+type SpawnAgentResult struct {
+	ID      int      `json:"id"` // the pane
+	AgentID string   `json:"agent_id"`
+	Tab     int      `json:"tab"`
+	Layout  string   `json:"layout"`
+	Note    string   `json:"note,omitempty"`
+	Cols    int      `json:"cols"`
+	Rows    int      `json:"rows"`
+	Lines   []string `json:"lines,omitempty"`
+}
+
+// SendAgentParams gives an agent its next message. From is "person" when the
+// agent's own REPL forwards what was typed in its pane; empty otherwise.
+type SendAgentParams struct {
+	Pane int    `json:"pane"`
+	Text string `json:"text"`
+	From string `json:"from,omitempty"`
+}
+
+// SendAgentResult says what became of the message. For a melmux agent: the
+// turn id it got and how many messages are ahead of it. For any other
+// program: whether it was submitted (Delivered) or sits typed but
+// unsubmitted, and the screen after.
+type SendAgentResult struct {
+	Pane      int      `json:"pane"`
+	Kind      string   `json:"kind"` // melmux, claude, codex, ... or "" for a plain program
+	Turn      int      `json:"turn,omitempty"`
+	Ahead     int      `json:"ahead,omitempty"`
+	Delivered bool     `json:"delivered"`
+	Note      string   `json:"note,omitempty"`
+	State     string   `json:"state,omitempty"`
+	Lines     []string `json:"lines,omitempty"`
+}
+
+// ReadAgentParams reads an agent; if a melmux agent is working on a turn,
+// it waits up to WaitMS (0 = the default bound, negative = no wait) for it.
+type ReadAgentParams struct {
+	Pane   int   `json:"pane"`
+	WaitMS int64 `json:"wait_ms,omitempty"`
+}
+
+// ReadAgentResult is an agent's state and latest reply. Agent is nil for a
+// pane where no agent was detected. For panes that are not melmux agents,
+// Lines is the screen.
+type ReadAgentResult struct {
+	Pane     int        `json:"pane"`
+	Agent    *AgentInfo `json:"agent"`
+	Status   string     `json:"status"` // the pane: running | exited
+	Reply    string     `json:"reply,omitempty"`
+	Error    string     `json:"error,omitempty"`
+	TurnDone bool       `json:"turn_done"`
+	WaitedMS int64      `json:"waited_ms"`
+	WaitNote string     `json:"wait_note,omitempty"` // why the wait ended, when there was one
+	Activity string     `json:"activity"`
+	IdleMS   int64      `json:"idle_ms"`
+	Lines    []string   `json:"lines,omitempty"`
 }
