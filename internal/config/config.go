@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/melmux/melmux/internal/ui"
@@ -35,7 +36,28 @@ type Config struct {
 	Status     ui.StatusStyle
 	Scrollback int    // history lines kept per pane
 	Shell      string // command for new panes; "" means $SHELL, then /bin/sh
+	Agent      Agent  // the [agent] table
 }
+
+// Agent is the [agent] table: the Mel agent's model settings (flags and
+// environment variables override them) and its limits.
+type Agent struct {
+	Provider string        // relay | openai | anthropic; "" = from the environment
+	Model    string        // "" = the provider's default
+	BaseURL  string        // the endpoint; "" = the provider's variable or default
+	KeyEnv   string        // the variable holding the API key; "" = the provider's usual one
+	MaxLegs  int           // legs (paid calls) per turn; 0 = DefaultMaxLegs
+	ReadWait time.Duration // how long read_agent waits for a turn; 0 = DefaultReadWait
+}
+
+// Defaults of the [agent] table.
+const (
+	DefaultMaxLegs  = 50
+	DefaultReadWait = 2 * time.Minute
+)
+
+// AgentProviders are the values [agent] provider takes.
+var AgentProviders = []string{"relay", "openai", "anthropic"}
 
 // Defaults is the configuration without a file.
 func Defaults() Config {
@@ -44,6 +66,7 @@ func Defaults() Config {
 		Bindings:   map[string]string{},
 		Status:     ui.DefaultStatusStyle(),
 		Scrollback: DefaultScrollback,
+		Agent:      Agent{MaxLegs: DefaultMaxLegs, ReadWait: DefaultReadWait},
 	}
 }
 
@@ -229,8 +252,14 @@ func Parse(data []byte, name string) (Config, error) {
 				}
 				cfg.Bindings[bk] = s
 			}
+		case "agent":
+			m, ok := table(key, v)
+			if !ok {
+				continue
+			}
+			parseAgent(m, &cfg.Agent, func(k string, format string, args ...any) { bad([]string{"agent", k}, format, args...) })
 		default:
-			bad(key, "unknown key (known: prefix, shell, scrollback, [status] %s, [bindings])", statusKeyList)
+			bad(key, "unknown key (known: prefix, shell, scrollback, [status] %s, [bindings], [agent])", statusKeyList)
 		}
 	}
 	if len(probs) > 0 {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/pane/term"
@@ -157,5 +158,39 @@ func TestKeyLines(t *testing.T) {
 	want := map[string]int{"a": 1, "t": 2, `t."x.y"`: 3, "t.b.c": 4, "t.s": 5, "t.d": 8}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestAgentTable(t *testing.T) {
+	cfg, err := Parse([]byte("[agent]\nprovider = \"OpenAI\"\nmodel = \"qwen3\"\nbase_url = \"http://localhost:11434/v1\"\napi_key_env = \"MY_KEY\"\nmax_legs = 20\nread_wait = \"30s\"\n"), "c.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Agent{Provider: "openai", Model: "qwen3", BaseURL: "http://localhost:11434/v1", KeyEnv: "MY_KEY", MaxLegs: 20, ReadWait: 30 * time.Second}
+	if cfg.Agent != want {
+		t.Fatalf("agent = %+v, want %+v", cfg.Agent, want)
+	}
+	if d := Defaults().Agent; d.MaxLegs != DefaultMaxLegs || d.ReadWait != DefaultReadWait {
+		t.Fatalf("defaults = %+v", d)
+	}
+}
+
+func TestAgentTableErrors(t *testing.T) {
+	src := "[agent]\nprovider = \"gpt\"\nbase_url = \"localhost\"\napi_key_env = \"sk-abc def\"\nmax_legs = 0\nread_wait = \"soon\"\ncolour = 1\n"
+	_, err := Parse([]byte(src), "c.toml")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`c.toml:2: agent.provider: "gpt" is not a provider (providers: relay, openai, anthropic)`,
+		`c.toml:3: agent.base_url: "localhost" is not an http:// or https:// URL`,
+		`c.toml:4: agent.api_key_env: "sk-abc def" must be the name of an environment variable`,
+		`c.toml:5: agent.max_legs: 0 is out of range (1 to 10000)`,
+		`c.toml:6: agent.read_wait: "soon" must be a duration`,
+		`c.toml:7: agent.colour: unknown key (known: provider, model, base_url, api_key_env, max_legs, read_wait)`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
 	}
 }
