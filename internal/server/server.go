@@ -332,13 +332,22 @@ const maxInflight = 64
 // serveControl answers JSON-line requests. Each request runs on its own
 // goroutine so a long wait does not hold up the next request; responses are
 // written whole under a mutex.
+//
+// ctx is the connection's: every request of the connection runs under it, and
+// it ends when the connection does. Blocking requests (wait, agent_next,
+// read_agent) end with it, and agent_register binds a melmux agent's life to it.
 func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var wmu sync.Mutex // guards writes to c
 	var inflight sync.WaitGroup
 	slots := make(chan struct{}, maxInflight)
-	defer inflight.Wait()
+	// Cancel first, then wait: a request blocked on a condition that may never
+	// come true (a wait, an agent_next) must not keep the connection's fd and
+	// goroutines once the peer has gone.
+	defer func() {
+		cancel()
+		inflight.Wait()
+	}()
 	respond := func(r proto.Response) {
 		wmu.Lock()
 		defer wmu.Unlock()
