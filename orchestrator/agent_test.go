@@ -1,0 +1,241 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/melmux/melmux/toolexec"
+)
+
+// scripted is a Provider answering legs from a list and keeping every
+// request, for tests of the loop itself (the wire protocols have their own).
+type scripted struct {
+	mu      sync.Mutex
+	replies []Reply
+	reqs    []Request
+}
+
+func (s *scripted) Name() string { return "scripted" }
+
+func (s *scripted) Leg(ctx context.Context, req Request, onText func(string)) (Reply, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, req)
+	if len(s.replies) == 0 {
+		return Reply{}, errors.New("script exhausted")
+	}
+	r := s.replies[0]
+	s.replies = s.replies[1:]
+	if onText != nil {
+		onText(r.Text)
+	}
+	return r, nil
+}
+
+// fakeTools records calls; read-only tools block until released, so the
+// test can see them run together.
+type fakeTools struct {
+	mu      sync.Mutex
+	calls   []string
+	inside  atomic.Int32
+	maxSeen atomic.Int32
+}
+
+func (f *fakeTools) Run(ctx context.Context, name, args string) toolexec.Result {
+	n := f.inside.Add(1)
+	for {
+		m := f.maxSeen.Load()
+		if n <= m || f.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if readOnlyTools[name] {
+		// Give a concurrent sibling the chance to be inside at the same time.
+		deadline := time.Now().Add(2 * time.Second)
+		for f.maxSeen.Load() < 2 && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	f.inside.Add(-1)
+	f.mu.Lock()
+	f.calls = append(f.calls, name+" "+args)
+	f.mu.Unlock()
+	return toolexec.Result{Text: "result of " + name + " " + args}
+}
+
+func call(id, name, args string) ToolCall { return ToolCall{ID: id, Name: name, Arguments: args} }
+
+func TestTurnPairsResultsWithCallsInOrder(t *testing.T) {
+	p := &scripted{replies: []Reply{
+		{Text: "looking", Calls: []ToolCall{call("a", "read_pane", `{"pane":2}`), call("b", "read_agent", `{"pane":3}`), call("", "send_keys", "")}, Usage: Usage{10, 5}},
+		{Text: "again", Calls: []ToolCall{call("a", "list_panes", `{}`)}, Usage: Usage{20, 5}},
+		{Text: "all done", Usage: Usage{30, 7}},
+	}}
+	tools := &fakeTools{}
+	a := &Agent{Provider: p, Role: toolexec.RoleLead, Tools: tools}
+	a.SetSystem("sys")
+	res, err := a.Turn(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reply != "all done" || res.Legs != 3 || res.Usage != (Usage{60, 17}) {
+		t.Fatalf("result %+v", res)
+	}
+	if tools.maxSeen.Load() < 2 {
+		t.Errorf("read_pane and read_agent of one leg did not run together")
+	}
+	msgs := a.Messages()
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, ","); got != "system,user,assistant,tool,tool,tool,assistant,tool,assistant" {
+		t.Fatalf("roles %s", got)
+	}
+	// Results follow their calls in the calls' order, ids paired.
+	first := msgs[2].ToolCalls
+	for i, c := range first {
+		if msgs[3+i].ToolCallID != c.ID {
+			t.Fatalf("tool message %d answers %q, want %q", i, msgs[3+i].ToolCallID, c.ID)
+		}
+		if !strings.Contains(msgs[3+i].Content, c.Name) {
+			t.Fatalf("tool message %d is %q, not the result of %s", i, msgs[3+i].Content, c.Name)
+		}
+	}
+	// A missing id is made up; an id used before is never used again.
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if c.ID == "" || seen[c.ID] {
+				t.Fatalf("call id %q empty or reused", c.ID)
+			}
+			seen[c.ID] = true
+		}
+	}
+	if msgs[2].ToolCalls[2].Arguments != "{}" {
+		t.Errorf("empty arguments sent as %q, want {}", msgs[2].ToolCalls[2].Arguments)
+	}
+	// Every leg carried the role's definitions, verbatim.
+	if got, want := len(p.reqs[0].Tools), len(toolexec.Definitions(toolexec.RoleLead)); got != want {
+		t.Errorf("leg offered %d tools, want %d", got, want)
+	}
+	if a.Legs() != 3 {
+		t.Errorf("legs %d", a.Legs())
+	}
+}
+
+func TestTurnStopsAtBudgetWithConversationWellFormed(t *testing.T) {
+	var replies []Reply
+	for i := 0; i < 5; i++ {
+		replies = append(replies, Reply{Calls: []ToolCall{call(fmt.Sprint("c", i), "list_panes", "{}")}})
+	}
+	p := &scripted{replies: replies}
+	a := &Agent{Provider: p, Role: toolexec.RoleLead, Tools: &fakeTools{}, MaxLegs: 3}
+	res, err := a.Turn(context.Background(), "loop forever")
+	if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "--max-legs") {
+		t.Fatalf("err = %v, want the leg budget", err)
+	}
+	if res.Legs != 3 || len(p.reqs) != 3 {
+		t.Fatalf("legs %d, requests %d; want 3", res.Legs, len(p.reqs))
+	}
+	msgs := a.Messages()
+	if last := msgs[len(msgs)-1]; last.Role != "tool" {
+		t.Fatalf("conversation ends with %s, want the last call's result", last.Role)
+	}
+}
+
+func TestTranscriptResumeRepairsUnansweredCalls(t *testing.T) {
+	dir := t.TempDir()
+	tr, err := CreateTranscript(dir, Meta{ID: "0f0e-abc", Role: "lead", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{Provider: &scripted{replies: []Reply{{Text: "hi", Usage: Usage{3, 4}}}}, Role: toolexec.RoleLead, Tools: &fakeTools{}, Log: tr}
+	a.SetSystem("sys")
+	if _, err := a.Turn(context.Background(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	tr.TurnEnd(1, "hi", nil)
+	// The agent dies after a leg asked for a call, before its result.
+	tr.message(Message{Role: "user", Content: "write it"})
+	tr.message(Message{Role: "assistant", ToolCalls: []ToolCall{call("w1", "write_file", `{"path":"x","content":"y"}`)}})
+	tr.Close()
+	// And the last line was torn.
+	f, _ := os.OpenFile(tr.Path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"type":"message","mess`)
+	f.Close()
+
+	path, err := FindTranscript(dir, "0f0e")
+	if err != nil || path != filepath.Join(dir, "0f0e-abc.jsonl") {
+		t.Fatalf("find by prefix: %q %v", path, err)
+	}
+	tr2, r, err := OpenTranscript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr2.Close()
+	if r.Meta.ID != "0f0e-abc" || r.Legs != 1 || r.Usage != (Usage{3, 4}) || r.Turns != 1 || r.LastReply != "hi" {
+		t.Fatalf("restored %+v", r)
+	}
+	if len(r.Repaired) != 1 || r.Repaired[0] != "write_file" {
+		t.Fatalf("repaired %v", r.Repaired)
+	}
+	last := r.Messages[len(r.Messages)-1]
+	if last.Role != "tool" || last.ToolCallID != "w1" || !strings.Contains(last.Content, "not run again") {
+		t.Fatalf("last message %+v", last)
+	}
+	// The repair is in the file too, so a second resume needs none.
+	tr2.Close()
+	_, r2, err := OpenTranscript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r2.Repaired) != 0 || len(r2.Messages) != len(r.Messages) {
+		t.Fatalf("second resume repaired %v, %d messages (want 0, %d)", r2.Repaired, len(r2.Messages), len(r.Messages))
+	}
+	// A resumed agent never reuses an id of the old conversation.
+	b := &Agent{Provider: &scripted{replies: []Reply{{Calls: []ToolCall{call("w1", "list_panes", "{}")}}, {Text: "ok"}}}, Role: toolexec.RoleLead, Tools: &fakeTools{}}
+	b.Restore(r2)
+	if _, err := b.Turn(context.Background(), "more"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := b.Messages()
+	if id := msgs[len(msgs)-3].ToolCalls[0].ID; id == "w1" {
+		t.Fatalf("id w1 reused after resume")
+	}
+	if _, err := FindTranscript(dir, "nope"); !errors.Is(err, ErrNoTranscript) {
+		t.Fatalf("missing id: %v", err)
+	}
+}
+
+func TestInterruptedTurnAnswersEveryCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &scripted{replies: []Reply{{Calls: []ToolCall{call("x", "write_plan", `{}`), call("y", "write_plan", `{}`)}}}}
+	tools := toolRunnerFunc(func(ctx context.Context, name, args string) toolexec.Result {
+		cancel() // Ctrl-C while the first call runs
+		return toolexec.Result{Text: "plan written"}
+	})
+	a := &Agent{Provider: p, Role: toolexec.RoleLead, Tools: tools}
+	_, err := a.Turn(ctx, "plan")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	msgs := a.Messages()
+	if len(msgs) != 4 || msgs[2].Content != "plan written" || !strings.Contains(msgs[3].Content, "not run") {
+		t.Fatalf("messages %+v", msgs)
+	}
+}
+
+type toolRunnerFunc func(ctx context.Context, name, args string) toolexec.Result
+
+func (f toolRunnerFunc) Run(ctx context.Context, name, args string) toolexec.Result {
+	return f(ctx, name, args)
+}
