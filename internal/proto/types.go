@@ -188,6 +188,15 @@ type AgentRegisterParams struct {
 	Task     string `json:"task,omitempty"`
 }
 
+// AgentRegisterResult confirms a registration. Turn is the turn id of the
+// task given at registration (1), 0 when there was none: the agent reports
+// its work on the task under that turn, and messages then get turns from 2.
+type AgentRegisterResult struct {
+	Pane int    `json:"pane"`
+	ID   string `json:"id"`
+	Turn int    `json:"turn"`
+}
+
 // AgentReportParams is a state change of a registered agent. Turn is the turn
 // the state belongs to (0 before the first); Reply is the latest assistant
 // text of that turn (set when a turn ends, and may be set while working).

@@ -61,7 +61,11 @@ func (e *paneEntry) foregroundLocked() string {
 // agentLocked describes the agent in a pane, or nil when it runs none. It
 // also says when the state could change with no output (a working agent
 // turning idle once quiet), 0 for never. Caller holds Server.mu.
+// A registered melmux agent takes precedence over what the screen shows.
 func (e *paneEntry) agentLocked(id int) (*proto.AgentInfo, time.Duration) {
+	if e.melLocked() != nil {
+		return e.melInfoLocked(), 0
+	}
 	kind := e.agentKindLocked()
 	if kind == "" {
 		return nil, 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/layout"
 )
 
 // open_pane runs a command in a new pane split from a target pane (or in a new
@@ -17,8 +18,8 @@ func init() {
 		if err := decodeParams("open_pane", raw, &p); err != nil {
 			return nil, err
 		}
-		if p.Target < 0 {
-			return nil, errorf(proto.CodeBadParams, "open_pane: target %d is not a pane id", p.Target)
+		if err := targetParam("open_pane", p.Target); err != nil {
+			return nil, err
 		}
 		var argv []string
 		command := p.Command
@@ -40,16 +41,30 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		if !p.NoWait {
-			waitFirstScreen(ctx, e.p, since)
+		if p.NoWait {
+			return placed(e, res, false), nil
 		}
-		cols, rows := e.p.Size()
-		out := proto.OpenPaneResult{ID: e.p.ID(), Tab: res.Tab, Layout: string(res.Used), Note: res.Note, Cols: cols, Rows: rows}
-		if !p.NoWait {
-			out.Lines = trimTrailingEmpty(e.p.Term().Lines())
-		}
-		return out, nil
+		waitFirstScreen(ctx, e.p, since)
+		return placed(e, res, true), nil
 	}})
+}
+
+// targetParam checks the pane a new pane splits (0: the focused one).
+func targetParam(method string, target int) error {
+	if target < 0 {
+		return errorf(proto.CodeBadParams, "%s: target %d is not a pane id", method, target)
+	}
+	return nil
+}
+
+// placed says where a new pane went and, when asked, what it shows.
+func placed(e *paneEntry, res layout.AddResult, screen bool) proto.OpenPaneResult {
+	cols, rows := e.p.Size()
+	out := proto.OpenPaneResult{ID: e.p.ID(), Tab: res.Tab, Layout: string(res.Used), Note: res.Note, Cols: cols, Rows: rows}
+	if screen {
+		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+	}
+	return out
 }
 
 // trimTrailingEmpty drops the blank rows under the last line of text, which

@@ -3,11 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
-	"github.com/melmux/melmux/pane"
 )
 
 // Bounds of the settle wait of send_keys.
@@ -38,12 +36,8 @@ func init() {
 		}
 		since := time.Now()
 		n, err := e.p.SendKeys(p.Text)
-		switch {
-		case errors.Is(err, pane.ErrExited):
-			st := e.p.Status()
-			return nil, errorf(proto.CodeFailed, "pane %d has exited (%s); it takes no input. read_pane shows its last screen; kill_pane removes it", p.Pane, exitWords(st))
-		case err != nil:
-			return nil, errorf(proto.CodeFailed, "send_keys to pane %d: %v", p.Pane, err)
+		if err != nil {
+			return nil, writeError("send_keys", p.Pane, e.p, err)
 		}
 		out := proto.SendKeysResult{Pane: p.Pane, Bytes: n}
 		if !p.NoWait {

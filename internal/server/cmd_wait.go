@@ -16,6 +16,9 @@ import (
 // busy are the process's and its output's.
 var waitStates = map[string]bool{"running": true, "exited": true, "busy": true, "idle": true, "working": true, "waiting": true}
 
+// maxWaitMS bounds every wait a request asks for: a year.
+const maxWaitMS = int64(365 * 24 * time.Hour / time.Millisecond)
+
 // wait blocks until a condition holds on a pane: its process exited, its
 // output has been quiet for a while, a screen line matches, or it is in a
 // state. It sleeps on the pane's change notifications; it does not poll.
@@ -37,9 +40,8 @@ func init() {
 		if n != 1 {
 			return nil, errorf(proto.CodeBadParams, "wait: give exactly one condition: exit, idle_ms (> 0), match or state")
 		}
-		const maxMS = int64(365 * 24 * time.Hour / time.Millisecond)
-		if p.IdleMS < 0 || p.TimeoutMS < 0 || p.IdleMS > maxMS || p.TimeoutMS > maxMS {
-			return nil, errorf(proto.CodeBadParams, "wait: idle_ms and timeout_ms must be 0-%d (a year)", maxMS)
+		if p.IdleMS < 0 || p.TimeoutMS < 0 || p.IdleMS > maxWaitMS || p.TimeoutMS > maxWaitMS {
+			return nil, errorf(proto.CodeBadParams, "wait: idle_ms and timeout_ms must be 0-%d (a year)", maxWaitMS)
 		}
 		var re *regexp.Regexp
 		if p.Match != "" {
@@ -72,6 +74,7 @@ func init() {
 				}
 			}
 			ch := e.p.Changed()
+			ach := s.agentChanges(e) // a melmux agent's state changes without output
 			agent := func() (*proto.AgentInfo, time.Duration) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
@@ -106,6 +109,8 @@ func init() {
 				stop()
 				return nil, errorf(proto.CodeFailed, "wait: the session ended")
 			case <-ch:
+				stop()
+			case <-ach:
 				stop()
 			case <-timer:
 			}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -165,6 +166,7 @@ func (s *Server) removePane(id int) (last bool, err error) {
 	// Best effort: the layout and the pane table agree, so this cannot fail.
 	_ = s.layout.Remove(id)
 	s.relayoutLocked()
+	s.agentChangedLocked(e) // waits on its agent end
 	last = len(s.panes) == 0
 	s.mu.Unlock()
 	e.p.Close()
@@ -176,6 +178,9 @@ func (s *Server) removePane(id int) (last bool, err error) {
 func (s *Server) paneExited(id int) {
 	s.mu.Lock()
 	e, ok := s.panes[id]
+	if ok {
+		s.agentChangedLocked(e) // its melmux agent, if any, is exited now
+	}
 	s.mu.Unlock()
 	if ok {
 		s.log.Info("pane exited", "pane", id, "status", exitWords(e.p.Status()))
@@ -188,13 +193,12 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 	st := e.p.Status()
 	cols, rows := e.p.Size()
 	tab, _ := s.layout.TabOf(id)
-	idle := time.Since(e.p.LastOutput())
 	info := proto.PaneInfo{
 		ID: id, Tab: tab, Title: e.title, Command: e.command, Cwd: e.cwd, PID: st.PID,
 		Status: statusWord(st), ExitCode: st.ExitCode, Signal: st.Signal,
 		Cols: cols, Rows: rows, Focused: s.layout.Focused() == id,
-		Activity: "idle", IdleMS: idle.Milliseconds(),
 	}
+	info.Activity, info.IdleMS = activity(e)
 	if info.Title == "" {
 		info.Title = e.p.Term().Title()
 	}
@@ -202,12 +206,19 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 		if cwd := e.p.Cwd(); cwd != "" {
 			info.Cwd = cwd
 		}
-		if busy, _ := e.p.BusyFor(busyWindow); busy {
-			info.Activity = "busy"
-		}
 	}
 	info.Agent, _ = e.agentLocked(id)
 	return info
+}
+
+// activity is busy while the running program printed within busyWindow, else
+// idle, with the time since its last output.
+func activity(e *paneEntry) (string, int64) {
+	idle := time.Since(e.p.LastOutput()).Milliseconds()
+	if busy, _ := e.p.BusyFor(busyWindow); busy {
+		return "busy", idle
+	}
+	return "idle", idle
 }
 
 func statusWord(st pane.Status) string {
@@ -244,4 +255,13 @@ func absDir(dir string) string {
 		return a
 	}
 	return dir
+}
+
+// writeError is the error of input refused by a pane: the one send_keys
+// gives.
+func writeError(method string, id int, p *pane.Pane, err error) error {
+	if errors.Is(err, pane.ErrExited) {
+		return errorf(proto.CodeFailed, "pane %d has exited (%s); it takes no input. read_pane shows its last screen; kill_pane removes it", id, exitWords(p.Status()))
+	}
+	return errorf(proto.CodeFailed, "%s to pane %d: %v", method, id, err)
 }

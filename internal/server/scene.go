@@ -147,9 +147,13 @@ func (e *paneEntry) displayNameLocked() string {
 	return e.runningLocked()
 }
 
-// runningLocked is what runs in the pane: the foreground program when the
-// shell started another (vim, top, claude), else the pane's command.
+// runningLocked is what runs in the pane: a melmux agent by its role, the
+// foreground program when the shell started another (vim, top, claude), else
+// the pane's command.
 func (e *paneEntry) runningLocked() string {
+	if a := e.melLocked(); a != nil {
+		return "mel " + a.role // "mel worker", its state beside it
+	}
 	fg := e.foregroundLocked()
 	start := e.p.Argv()
 	if fg == "" || (len(start) > 0 && fg == filepath.Base(start[0])) {

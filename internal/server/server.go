@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/layout"
@@ -37,8 +38,11 @@ type Config struct {
 	Scrollback int    // history lines per pane; 0 = the emulator's default
 	Shell      string // default program for a pane; "" = $SHELL or /bin/sh
 	Env        []string
-	Self       string // the melmux binary, for CLI verbs typed at the ":" prompt
-	UI         UIConfig
+	Self       string // the melmux binary: CLI verbs typed at the ":" prompt, spawn_agent's workers
+	// AgentReadWait bounds read_agent's wait for a melmux agent's turn when
+	// the request gives none; 0 = config.DefaultReadWait.
+	AgentReadWait time.Duration
+	UI            UIConfig
 	// ConfigProblem is shown to every client that attaches: what was wrong
 	// with the config file the server started with.
 	ConfigProblem string
@@ -53,16 +57,17 @@ type UIConfig struct {
 
 // Server is one session.
 type Server struct {
-	name    string
-	sock    string
-	log     *slog.Logger
-	created time.Time
-	shell   string
-	env     []string
-	scroll  int
-	self    string
-	ui      UIConfig
-	problem string
+	name     string
+	sock     string
+	log      *slog.Logger
+	created  time.Time
+	shell    string
+	env      []string
+	scroll   int
+	self     string
+	readWait time.Duration // read_agent's default bound
+	ui       UIConfig
+	problem  string
 
 	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
 
@@ -100,6 +105,11 @@ type paneEntry struct {
 	kind   string
 	fg     string // the foreground program's name
 	kindAt time.Time
+
+	// Guarded by Server.mu: the melmux agent registered for the pane (nil
+	// for none; kept once exited), and the channel closed at its next change.
+	mel   *melAgent
+	melCh chan struct{}
 }
 
 // New prepares a server; Serve starts it.
@@ -125,24 +135,28 @@ func New(cfg Config) *Server {
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
 	}
+	if cfg.AgentReadWait <= 0 {
+		cfg.AgentReadWait = config.DefaultReadWait
+	}
 	return &Server{
-		name:    cfg.Name,
-		sock:    cfg.SocketPath,
-		log:     cfg.Log,
-		created: time.Now(),
-		shell:   cfg.Shell,
-		env:     cfg.Env,
-		scroll:  cfg.Scrollback,
-		self:    cfg.Self,
-		problem: cfg.ConfigProblem,
-		ui:      cfg.UI,
-		done:    make(chan struct{}),
-		panes:   map[int]*paneEntry{},
-		layout:  layout.New(),
-		nextID:  1,
-		cols:    cfg.Cols,
-		rows:    cfg.Rows,
-		clients: map[*client]struct{}{},
+		name:     cfg.Name,
+		sock:     cfg.SocketPath,
+		log:      cfg.Log,
+		created:  time.Now(),
+		shell:    cfg.Shell,
+		env:      cfg.Env,
+		scroll:   cfg.Scrollback,
+		self:     cfg.Self,
+		readWait: cfg.AgentReadWait,
+		problem:  cfg.ConfigProblem,
+		ui:       cfg.UI,
+		done:     make(chan struct{}),
+		panes:    map[int]*paneEntry{},
+		layout:   layout.New(),
+		nextID:   1,
+		cols:     cfg.Cols,
+		rows:     cfg.Rows,
+		clients:  map[*client]struct{}{},
 	}
 }
 

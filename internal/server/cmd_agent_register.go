@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// agent_register announces a melmux agent running in a pane. The
+// registration lives as long as the connection that made it: when that
+// connection ends, the agent is exited (what it reported last stays readable
+// while the pane exists). A task given here is the agent's turn 1.
+func init() {
+	register(&Command{Name: "agent_register", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.AgentRegisterParams
+		if err := decodeParams("agent_register", raw, &p); err != nil {
+			return nil, err
+		}
+		if p.Pane <= 0 {
+			return nil, errorf(proto.CodeBadParams, "agent_register: parameter \"pane\" is required: the pane the agent runs in ($MELMUX_PANE, set inside a melmux pane)")
+		}
+		if err := agentIDParam("agent_register", p.ID); err != nil {
+			return nil, err
+		}
+		if p.Role != "lead" && p.Role != "worker" {
+			return nil, errorf(proto.CodeBadParams, "agent_register: role %q is not lead or worker", p.Role)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		e, err := s.lookupLocked(p.Pane)
+		if err != nil {
+			return nil, err
+		}
+		if st := e.p.Status(); !st.Running {
+			return nil, errorf(proto.CodeFailed, "agent_register: pane %d has exited (%s)", p.Pane, exitWords(st))
+		}
+		if old := e.mel; old != nil && old.live {
+			return nil, errorf(proto.CodeFailed, "agent_register: pane %d already has a live melmux agent (%s %s); one agent per pane", p.Pane, old.role, old.id)
+		}
+		a := &melAgent{id: p.ID, role: p.Role, provider: p.Provider, model: p.Model, task: printable(p.Task),
+			live: true, state: "waiting"}
+		if p.Task != "" {
+			a.given, a.turn, a.state = 1, 1, "working"
+		}
+		e.mel = a
+		s.agentChangedLocked(e)
+		go s.bindAgent(ctx, p.Pane, e, a)
+		s.log.Info("melmux agent registered", "pane", p.Pane, "agent", p.ID, "role", p.Role, "model", p.Model)
+		return proto.AgentRegisterResult{Pane: p.Pane, ID: p.ID, Turn: a.given}, nil
+	}})
+}

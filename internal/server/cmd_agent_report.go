@@ -1,0 +1,58 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// agent_report is a registered agent's state change: working on a turn,
+// waiting for its next message, or idle after a finished turn, with its
+// latest reply and its counters. Idle or waiting finishes every turn up to
+// the one reported, which is what read_agent waits for.
+func init() {
+	register(&Command{Name: "agent_report", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.AgentReportParams
+		if err := decodeParams("agent_report", raw, &p); err != nil {
+			return nil, err
+		}
+		if err := paneParam("agent_report", p.Pane); err != nil {
+			return nil, err
+		}
+		if err := agentIDParam("agent_report", p.ID); err != nil {
+			return nil, err
+		}
+		if !reportStates[p.State] {
+			return nil, errorf(proto.CodeBadParams, "agent_report: state %q is not one of working, waiting, idle", p.State)
+		}
+		if p.Turn < 0 || p.Legs < 0 || p.InputTokens < 0 || p.OutputTokens < 0 {
+			return nil, errorf(proto.CodeBadParams, "agent_report: turn, legs, input_tokens and output_tokens must not be negative")
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		e, a, err := s.liveAgentLocked("agent_report", p.Pane, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		if p.Turn > a.given {
+			return nil, errorf(proto.CodeBadParams, "agent_report: turn %d was never given to the agent (turns given: 1-%d)", p.Turn, a.given)
+		}
+		if p.Turn != a.turn {
+			a.err = "" // a new turn starts without the last one's failure
+		}
+		a.state, a.turn = p.State, p.Turn
+		if p.Reply != "" {
+			a.reply = p.Reply
+		}
+		if p.Error != "" {
+			a.err = p.Error
+		}
+		a.legs, a.inTokens, a.outTokens = p.Legs, p.InputTokens, p.OutputTokens
+		if p.State != "working" {
+			a.finished = max(a.finished, p.Turn)
+		}
+		s.agentChangedLocked(e)
+		return e.melInfoLocked(), nil
+	}})
+}

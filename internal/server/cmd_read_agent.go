@@ -1,0 +1,134 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// read_agent reads an agent's state and latest reply. For a melmux agent with
+// turns not finished when it is called, it first waits (bounded) until they
+// are, or the agent exits, sleeping on the agent's change channel. For any
+// other pane it answers at once with the state detected on screen (if any)
+// and the screen, so a lead can read a shell as well as claude.
+func init() {
+	register(&Command{Name: "read_agent", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.ReadAgentParams
+		if err := decodeParams("read_agent", raw, &p); err != nil {
+			return nil, err
+		}
+		if err := paneParam("read_agent", p.Pane); err != nil {
+			return nil, err
+		}
+		if p.WaitMS > maxWaitMS {
+			return nil, errorf(proto.CodeBadParams, "read_agent: wait_ms must be at most %d (a year); 0 is the server's default, negative does not wait", maxWaitMS)
+		}
+		s.mu.Lock()
+		e, err := s.lookupLocked(p.Pane)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		a := e.melLocked()
+		if a == nil {
+			out := s.readOtherLocked(p.Pane, e)
+			s.mu.Unlock()
+			return out, nil
+		}
+		target := a.given
+		s.mu.Unlock()
+
+		bound := time.Duration(p.WaitMS) * time.Millisecond
+		switch {
+		case p.WaitMS == 0:
+			bound = s.readWait
+		case p.WaitMS < 0:
+			bound = 0
+		}
+		start := time.Now()
+		waited, err := s.waitTurns(ctx, p.Pane, e, a, target, bound)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		out := proto.ReadAgentResult{Pane: p.Pane, Agent: e.melInfoLocked(), Status: statusWord(e.p.Status()),
+			Reply: a.reply, Error: a.err, TurnDone: a.finished >= target}
+		out.Activity, out.IdleMS = activity(e)
+		if waited {
+			out.WaitedMS = time.Since(start).Milliseconds()
+		}
+		out.WaitNote = waitNoteLocked(a, out.Agent, target, waited, time.Since(start), bound)
+		return out, nil
+	}})
+}
+
+// waitTurns waits up to bound until the agent has finished every turn up to
+// target or is gone. It reports whether it waited at all.
+func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgent, target int, bound time.Duration) (bool, error) {
+	var timeout <-chan time.Time
+	if bound > 0 {
+		t := time.NewTimer(bound)
+		defer t.Stop()
+		timeout = t.C
+	}
+	for waited := false; ; waited = true {
+		s.mu.Lock()
+		if _, ok := s.panes[id]; !ok {
+			s.mu.Unlock()
+			return waited, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
+		}
+		over := e.mel != a || !a.live || a.finished >= target || !e.p.Status().Running
+		ch := e.agentChangesLocked()
+		s.mu.Unlock()
+		if over || bound <= 0 {
+			return waited, nil
+		}
+		select {
+		case <-ch:
+		case <-e.p.Exited():
+		case <-timeout:
+			return true, nil
+		case <-ctx.Done():
+			return waited, errorf(proto.CodeFailed, "read_agent: cancelled")
+		case <-s.done:
+			return waited, errorf(proto.CodeFailed, "read_agent: the session ended")
+		}
+	}
+}
+
+// waitNoteLocked says how the wait for turn target ended, "" when there was
+// nothing to wait for.
+func waitNoteLocked(a *melAgent, info *proto.AgentInfo, target int, waited bool, took, bound time.Duration) string {
+	after := took.Round(100 * time.Millisecond)
+	switch {
+	case a.finished >= target:
+		if waited {
+			return fmt.Sprintf("turn %d finished after %s", target, after)
+		}
+		return ""
+	case info.State == "exited":
+		return fmt.Sprintf("the agent exited before turn %d finished", target)
+	}
+	still := fmt.Sprintf("turn %d is still working", target)
+	if a.turn < target {
+		still = fmt.Sprintf("turn %d is still queued (the agent is on turn %d)", target, a.turn)
+	}
+	if !waited {
+		return still + " (not waited for)"
+	}
+	return fmt.Sprintf("stopped waiting after %s: %s; read_agent again later", bound, still)
+}
+
+// readOtherLocked is read_agent of a pane without a melmux agent: the state
+// detected on screen (nil for none), the activity and the screen.
+func (s *Server) readOtherLocked(id int, e *paneEntry) proto.ReadAgentResult {
+	info, _ := e.agentLocked(id)
+	out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()),
+		Lines: trimTrailingEmpty(e.p.Term().Lines())}
+	out.Activity, out.IdleMS = activity(e)
+	return out
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// spawnRegisterWait bounds how long spawn_agent waits for its worker to
+// register: it does so before its first model call, so this is start-up.
+var spawnRegisterWait = 10 * time.Second
+
+// spawn_agent opens a pane (placed as open_pane places one) running a melmux
+// worker agent on a task, and answers once the worker has registered, with
+// its pane, its agent id and its first screen. A worker that exits first
+// (no provider configured, a bad flag) is an error carrying its exit status
+// and its screen, so the lead sees why.
+func init() {
+	register(&Command{Name: "spawn_agent", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.SpawnAgentParams
+		if err := decodeParams("spawn_agent", raw, &p); err != nil {
+			return nil, err
+		}
+		if err := targetParam("spawn_agent", p.Target); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(p.Task) == "" {
+			return nil, errorf(proto.CodeBadParams, "spawn_agent: parameter \"task\" is required and must not be empty: the worker's task, self-contained")
+		}
+		if p.MaxLegs < 0 {
+			return nil, errorf(proto.CodeBadParams, "spawn_agent: max_legs %d must not be negative (0 = the agent's default)", p.MaxLegs)
+		}
+		for _, kv := range p.Env {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
+				return nil, errorf(proto.CodeBadParams, "spawn_agent: env entry %q is not KEY=VALUE", kv)
+			}
+		}
+		if s.self == "" {
+			return nil, errorf(proto.CodeFailed, "spawn_agent: this session does not know its melmux binary, so it cannot start a worker (the server was started without Config.Self)")
+		}
+		id := uuid.NewString()
+		argv := workerArgv(s.self, id, p)
+		since := time.Now()
+		e, res, err := s.spawn(spawnSpec{argv: argv, command: filepath.Base(s.self) + " agent --role worker --id " + id,
+			cwd: absDir(p.Cwd), env: overrideEnv(s.env, p.Env), target: p.Target, layout: p.Layout})
+		if err != nil {
+			return nil, err
+		}
+		pane := e.p.ID()
+		if err := s.waitRegistered(ctx, e, id); err != nil {
+			return nil, err
+		}
+		waitFirstScreen(ctx, e.p, since)
+		r := placed(e, res, true)
+		s.log.Info("worker spawned", "pane", pane, "agent", id)
+		return proto.SpawnAgentResult{ID: r.ID, AgentID: id, Tab: r.Tab, Layout: r.Layout, Note: r.Note,
+			Cols: r.Cols, Rows: r.Rows, Lines: r.Lines}, nil
+	}})
+}
+
+// workerArgv is the command line of a worker agent.
+func workerArgv(self, id string, p proto.SpawnAgentParams) []string {
+	argv := []string{self, "agent", "--role", "worker", "--id", id, "--task", p.Task}
+	for _, f := range [][2]string{{"--provider", p.Provider}, {"--model", p.Model}, {"--base-url", p.BaseURL}, {"--key-env", p.KeyEnv}} {
+		if f[1] != "" {
+			argv = append(argv, f[0], f[1])
+		}
+	}
+	if p.MaxLegs > 0 {
+		argv = append(argv, "--max-legs", strconv.Itoa(p.MaxLegs))
+	}
+	return argv
+}
+
+// overrideEnv is base with the KEY=VALUE entries of over replacing those of
+// the same keys.
+func overrideEnv(base, over []string) []string {
+	if len(over) == 0 {
+		return base
+	}
+	keys := map[string]bool{}
+	for _, kv := range over {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[k] = true
+	}
+	out := make([]string, 0, len(base)+len(over))
+	for _, kv := range base {
+		if k, _, _ := strings.Cut(kv, "="); !keys[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, over...)
+}
+
+// waitRegistered waits (bounded) until the agent id registers in the pane.
+// Its exit first, or the bound passing, is an error showing its screen.
+func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string) error {
+	pane := e.p.ID()
+	deadline := time.NewTimer(spawnRegisterWait)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		ok := e.mel != nil && e.mel.id == id
+		ch := e.agentChangesLocked()
+		s.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-e.p.Exited():
+			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d exited (%s) before it registered; its screen:\n%s\n(pane %d stays for reading; kill_pane removes it)",
+				pane, exitWords(e.p.Status()), screenText(e), pane)
+		case <-deadline.C:
+			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d did not register within %s; its screen:\n%s\n(it still runs in pane %d)",
+				pane, spawnRegisterWait, screenText(e), pane)
+		case <-ctx.Done():
+			return errorf(proto.CodeFailed, "spawn_agent: cancelled (the worker runs on in pane %d)", pane)
+		case <-s.done:
+			return errorf(proto.CodeFailed, "spawn_agent: the session ended")
+		}
+	}
+}
+
+// screenText is the pane's screen as text, for error messages.
+func screenText(e *paneEntry) string {
+	lines := trimTrailingEmpty(e.p.Term().Lines())
+	if len(lines) == 0 {
+		return "(empty)"
+	}
+	return strings.Join(lines, "\n")
+}

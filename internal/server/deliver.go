@@ -1,0 +1,238 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/ui"
+	"github.com/melmux/melmux/pane"
+	"github.com/melmux/melmux/pane/agentstate"
+)
+
+// Delivery to a program that is not a melmux agent (claude, codex, a shell)
+// is done as a person would: put the text in its input, see it arrive, then
+// press Enter on its own and check that the program took it. Sending text and
+// Enter in one burst fails with some agents: codex takes a burst ending in
+// Enter for a paste and inserts a newline instead of submitting.
+//
+// The bounds below are variables so that tests against real agent CLIs can
+// tune them.
+var (
+	// deliverEcho bounds the wait for the text to show on screen.
+	deliverEcho = 3 * time.Second
+	// deliverQuiet is how long the screen must stay still after changing for
+	// the text to count as taken in when it is not visible as typed (an agent
+	// that shows a long paste as a placeholder).
+	deliverQuiet = 300 * time.Millisecond
+	// deliverPause separates the text from its Enter.
+	deliverPause = 500 * time.Millisecond
+	// deliverEnters is how many times Enter is pressed at most, and
+	// deliverReact how long each press waits for the program to react.
+	deliverEnters = 3
+	deliverReact  = time.Second
+	// deliverSettle bounds the wait for the screen after a submission, so
+	// the result shows the program at work.
+	deliverSettle = 1500 * time.Millisecond
+)
+
+// probeRunes is how much of the text's end is looked for on screen: enough to
+// be specific, little enough to survive an input box that wraps or scrolls.
+const probeRunes = 16
+
+// deliver types text into the program in pane id as a person would and
+// reports whether it was submitted.
+func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string) (proto.SendAgentResult, error) {
+	p := e.p
+	text = strings.TrimRight(text, "\r\n")
+	probe := probeOf(text)
+	kind := s.agentKind(e)
+	// An agent already showing that it works (a spinner, an interrupt hint)
+	// cannot prove it took the message by showing that again.
+	cueBefore := kind != "" && screenCue(p.Term().Lines())
+
+	wrote := time.Now()
+	// One bracketed paste when the program asked for it (mode 2004),
+	// else typed; either way without the final Enter.
+	if err := p.Write(ui.PasteBytes(text, p.Term().Modes())); err != nil {
+		return proto.SendAgentResult{}, writeError("send_agent", id, p, err)
+	}
+	shown := watch(ctx, p, deliverEcho, func() (bool, time.Duration) {
+		if probe == "" || visible(p.Term().Lines(), probe) {
+			return true, 0
+		}
+		last := p.LastOutput()
+		if !last.After(wrote) {
+			return false, 0
+		}
+		quiet := time.Since(last)
+		return quiet >= deliverQuiet, deliverQuiet - quiet
+	})
+	if !sleepCtx(ctx, time.Until(wrote.Add(deliverPause))) {
+		return proto.SendAgentResult{}, errorf(proto.CodeFailed, "send_agent: cancelled")
+	}
+
+	submitted, presses := false, 0
+	for presses < deliverEnters && !submitted {
+		presses++
+		enter := time.Now()
+		if err := p.Write([]byte{'\r'}); err != nil {
+			if errors.Is(err, pane.ErrExited) && presses > 1 {
+				submitted = true // it went away after an earlier Enter
+				break
+			}
+			return proto.SendAgentResult{}, writeError("send_agent", id, p, err)
+		}
+		submitted = watch(ctx, p, deliverReact, func() (bool, time.Duration) {
+			return reacted(p, kind, cueBefore, probe, enter), 0
+		})
+		if ctx.Err() != nil {
+			return proto.SendAgentResult{}, errorf(proto.CodeFailed, "send_agent: cancelled")
+		}
+	}
+	if submitted {
+		p.WaitSettled(ctx, time.Now(), deliverQuiet, deliverQuiet, deliverSettle)
+	}
+
+	out := proto.SendAgentResult{Pane: id, Kind: kind, Delivered: submitted,
+		Lines: trimTrailingEmpty(p.Term().Lines())}
+	s.mu.Lock()
+	if a, _ := e.agentLocked(id); a != nil {
+		out.Kind, out.State = a.Kind, a.State
+	}
+	s.mu.Unlock()
+	switch {
+	case submitted && !p.Status().Running:
+		out.Note = fmt.Sprintf("submitted; then the program exited (%s)", exitWords(p.Status()))
+	case submitted && out.Kind != "":
+		out.Note = fmt.Sprintf("submitted; %s is %s", out.Kind, out.State)
+	case submitted:
+		out.Note = "submitted; the program reacted to Enter"
+	default:
+		out.Note = fmt.Sprintf("the text sits typed but unsubmitted in pane %d: the program did not react to Enter %d times", id, presses)
+	}
+	if !shown {
+		out.Note += fmt.Sprintf(" (the text did not show on screen within %s)", deliverEcho)
+	}
+	return out, nil
+}
+
+// reacted says whether the program took the Enter pressed at enter: an agent
+// shows it works or asks something, or the screen changed and the typed text
+// left the cursor's line (for a plain program: its echo moved on).
+func reacted(p *pane.Pane, kind string, cueBefore bool, probe string, enter time.Time) bool {
+	if !p.Status().Running {
+		return true
+	}
+	if !p.LastOutput().After(enter) {
+		return false
+	}
+	t := p.Term()
+	lines := t.Lines()
+	if kind != "" && !cueBefore && screenCue(lines) {
+		return true
+	}
+	cur := t.Cursor()
+	if probe == "" || cur.Y >= len(lines) {
+		return true
+	}
+	return !strings.Contains(squeeze(lines[cur.Y]), tail(probe, probeRunes/2))
+}
+
+// screenCue reports whether the screen itself says an agent works or waits
+// on a person (a spinner, an interrupt hint, a question), ignoring how recent
+// its output is.
+func screenCue(lines []string) bool {
+	return agentstate.Detect(lines, time.Hour) != agentstate.Idle
+}
+
+// agentKind is the coding agent the pane runs, "" for none.
+func (s *Server) agentKind(e *paneEntry) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return e.agentKindLocked()
+}
+
+// probeOf is what of text to look for on screen: the end of its last line
+// with any text, without white space (an input box wraps and pads).
+func probeOf(text string) string {
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if sq := squeeze(lines[i]); sq != "" {
+			return tail(sq, probeRunes)
+		}
+	}
+	return ""
+}
+
+// visible reports whether probe shows on the screen, across wrapped rows.
+func visible(lines []string, probe string) bool {
+	return strings.Contains(squeeze(strings.Join(lines, "")), probe)
+}
+
+func squeeze(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func tail(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[len(r)-n:])
+}
+
+// watch calls check at once, at every change of the pane (output, exit) and
+// when check asks to look again after a while, until check holds, bound
+// passes or ctx ends. It reports whether check held.
+func watch(ctx context.Context, p *pane.Pane, bound time.Duration, check func() (bool, time.Duration)) bool {
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
+	for {
+		ch := p.Changed()
+		ok, again := check()
+		if ok {
+			return true
+		}
+		recheck := time.NewTimer(again)
+		if again <= 0 {
+			recheck.Stop() // nothing time-based to look at again
+		}
+		select {
+		case <-ctx.Done():
+			recheck.Stop()
+			return false
+		case <-deadline.C:
+			recheck.Stop()
+			ok, _ := check() // a last look at the bound
+			return ok
+		case <-ch:
+		case <-recheck.C:
+		}
+		recheck.Stop()
+	}
+}
+
+// sleepCtx waits d unless ctx ends first; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
