@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -22,21 +20,19 @@ type PaneTools struct {
 	Target int
 	// Cwd is where new panes start: the agent's workspace.
 	Cwd string
+	// Spawn holds the defaults of spawn_agent that the model does not give:
+	// the provider settings a lead passes on to its workers (provider,
+	// base_url, key_env, model, max_legs, env). The tool's model argument
+	// overrides Model; Target and Cwd come from the fields above.
+	Spawn proto.SpawnAgentParams
 }
 
-// AvailablePaneTools are the pane tools this build runs (the agent tools,
-// spawn_agent, send_agent and read_agent, come with the Mel agent).
-var AvailablePaneTools = []string{"open_pane", "send_keys", "read_pane", "list_panes"}
-
-// ErrNotAvailable marks a tool this build of melmux does not run.
-var ErrNotAvailable = errors.New("not available")
+// AvailablePaneTools are the pane tools this build runs: every orchestration
+// tool.
+var AvailablePaneTools = []string{"open_pane", "spawn_agent", "send_keys", "send_agent", "read_pane", "read_agent", "list_panes"}
 
 // Call runs one tool. args were validated against the tool's schema.
 func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
-	switch name {
-	case "spawn_agent", "send_agent", "read_agent":
-		return "", fmt.Errorf("%s: %w in this build: the Mel agent worker is not part of it yet; use open_pane with a command (for example \"claude\" or \"codex\") and send_keys/read_pane instead", name, ErrNotAvailable)
-	}
 	c, err := Dial(pt.Socket)
 	if err != nil {
 		return "", err
@@ -63,6 +59,51 @@ func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage
 		b.WriteString("\n")
 		writeScreen(&b, r.Lines)
 		return b.String(), nil
+	case "spawn_agent":
+		var a struct {
+			Layout string `json:"layout"`
+			Task   string `json:"task"`
+			Model  string `json:"model"`
+		}
+		if err := decodeArgs(args, &a); err != nil {
+			return "", err
+		}
+		p := pt.Spawn
+		p.Env = append([]string(nil), pt.Spawn.Env...)
+		p.Layout, p.Task, p.Target, p.Cwd = a.Layout, a.Task, pt.Target, pt.Cwd
+		if a.Model != "" {
+			p.Model = a.Model
+		}
+		var r proto.SpawnAgentResult
+		if err := c.Call(ctx, "spawn_agent", p, &r); err != nil {
+			return "", err
+		}
+		return SpawnText(r), nil
+	case "send_agent":
+		var a struct {
+			Pane int    `json:"pane"`
+			Text string `json:"text"`
+		}
+		if err := decodeArgs(args, &a); err != nil {
+			return "", err
+		}
+		var r proto.SendAgentResult
+		if err := c.Call(ctx, "send_agent", proto.SendAgentParams{Pane: a.Pane, Text: a.Text}, &r); err != nil {
+			return "", err
+		}
+		return SendAgentText(r), nil
+	case "read_agent":
+		var a struct {
+			Pane int `json:"pane"`
+		}
+		if err := decodeArgs(args, &a); err != nil {
+			return "", err
+		}
+		var r proto.ReadAgentResult
+		if err := c.Call(ctx, "read_agent", proto.ReadAgentParams{Pane: a.Pane}, &r); err != nil {
+			return "", err
+		}
+		return ReadAgentText(r), nil
 	case "send_keys":
 		var a struct {
 			Pane int    `json:"pane"`
@@ -122,10 +163,7 @@ func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage
 				fmt.Fprintf(&b, " (code %d)", *p.ExitCode)
 			}
 			if p.Status == "running" {
-				fmt.Fprintf(&b, ", %s", p.Activity)
-				if p.Activity == "idle" {
-					fmt.Fprintf(&b, " for %s", (time.Duration(p.IdleMS) * time.Millisecond).Round(time.Second))
-				}
+				fmt.Fprintf(&b, ", %s", activityText(p.Activity, p.IdleMS))
 			}
 			if p.Focused {
 				b.WriteString(", focused")
@@ -134,11 +172,16 @@ func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage
 			if p.Title != "" {
 				fmt.Fprintf(&b, ", title %q", p.Title)
 			}
+			if a := p.Agent; a != nil && a.Kind == "melmux" {
+				fmt.Fprintf(&b, ", melmux %s agent %s", a.Role, agentStateText(a))
+			} else if a != nil {
+				fmt.Fprintf(&b, ", %s agent %s", a.Kind, a.State)
+			}
 			b.WriteString("\n")
 		}
 		return b.String(), nil
 	}
-	return "", fmt.Errorf("%q is not a pane tool (pane tools: open_pane, send_keys, read_pane, list_panes)", name)
+	return "", fmt.Errorf("%q is not a pane tool (pane tools: %s)", name, strings.Join(AvailablePaneTools, ", "))
 }
 
 func decodeArgs(args json.RawMessage, v any) error {

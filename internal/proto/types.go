@@ -188,15 +188,6 @@ type AgentRegisterParams struct {
 	Task     string `json:"task,omitempty"`
 }
 
-// AgentRegisterResult confirms a registration. Turn is the turn id of the
-// task given at registration (1), 0 when there was none: the agent reports
-// its work on the task under that turn, and messages then get turns from 2.
-type AgentRegisterResult struct {
-	Pane int    `json:"pane"`
-	ID   string `json:"id"`
-	Turn int    `json:"turn"`
-}
-
 // AgentReportParams is a state change of a registered agent. Turn is the turn
 // the state belongs to (0 before the first); Reply is the latest assistant
 // text of that turn (set when a turn ends, and may be set while working).
@@ -222,7 +213,8 @@ type AgentNextParams struct {
 
 // AgentMessage is one message for an agent: its turn id (per agent, from 1,
 // in arrival order) and where it came from ("person" typed in the pane, or
-// "send_agent").
+// "send_agent", or "task" for the task the agent started with, which it
+// queues itself).
 type AgentMessage struct {
 	Turn int    `json:"turn"`
 	Text string `json:"text"`

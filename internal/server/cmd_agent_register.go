@@ -10,7 +10,8 @@ import (
 // agent_register announces a melmux agent running in a pane. The
 // registration lives as long as the connection that made it: when that
 // connection ends, the agent is exited (what it reported last stays readable
-// while the pane exists). A task given here is the agent's turn 1.
+// while the pane exists). The task given here is for list_panes: the agent
+// queues it itself, as its first message (send_agent, from "task").
 func init() {
 	register(&Command{Name: "agent_register", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.AgentRegisterParams
@@ -40,13 +41,10 @@ func init() {
 		}
 		a := &melAgent{id: p.ID, role: p.Role, provider: p.Provider, model: p.Model, task: printable(p.Task),
 			live: true, state: "waiting"}
-		if p.Task != "" {
-			a.given, a.turn, a.state = 1, 1, "working"
-		}
 		e.mel = a
 		s.agentChangedLocked(e)
 		go s.bindAgent(ctx, p.Pane, e, a)
 		s.log.Info("melmux agent registered", "pane", p.Pane, "agent", p.ID, "role", p.Role, "model", p.Model)
-		return proto.AgentRegisterResult{Pane: p.Pane, ID: p.ID, Turn: a.given}, nil
+		return e.melInfoLocked(), nil
 	}})
 }

@@ -29,10 +29,10 @@ func init() {
 		from := "send_agent"
 		switch p.From {
 		case "":
-		case "person":
+		case "person", "task":
 			from = p.From
 		default:
-			return nil, errorf(proto.CodeBadParams, "send_agent: from %q is not allowed (allowed: \"person\", for the agent's own REPL, or none)", p.From)
+			return nil, errorf(proto.CodeBadParams, "send_agent: from %q is not allowed (allowed: \"person\" or \"task\", from the agent's own REPL, or none)", p.From)
 		}
 		s.mu.Lock()
 		e, err := s.lookupLocked(p.Pane)

@@ -27,16 +27,21 @@ func init() {
 	}})
 }
 
-// startServer runs a server in this process on a private socket.
-func startServer(t *testing.T) (*Server, *mxclient.Client) {
+// startServer runs a server in this process on a private socket; opts
+// adjust its config.
+func startServer(t *testing.T, opts ...func(*Config)) (*Server, *mxclient.Client) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "mxs")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	s := New(Config{Name: "t", SocketPath: filepath.Join(dir, "t.sock"), Cols: 80, Rows: 24,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh"})
+	cfg := Config{Name: "t", SocketPath: filepath.Join(dir, "t.sock"), Cols: 80, Rows: 24,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := New(cfg)
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

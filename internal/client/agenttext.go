@@ -1,0 +1,108 @@
+package client
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// The texts below are what a model reads after spawn_agent, send_agent and
+// read_agent: what happened, what to call next, and the screen or the reply,
+// framed so it can tell where they start and end. The CLI prints them too.
+
+// SpawnText renders a spawn_agent result.
+func SpawnText(r proto.SpawnAgentResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "spawned worker agent %s in pane %d (layout %s, tab %d, %dx%d)", r.AgentID, r.ID, r.Layout, r.Tab, r.Cols, r.Rows)
+	if r.Note != "" {
+		fmt.Fprintf(&b, "; note: %s", r.Note)
+	}
+	fmt.Fprintf(&b, "\nits task is turn 1; read_agent(%d) waits for its reply, send_agent(%d) gives it more\n", r.ID, r.ID)
+	writeScreen(&b, r.Lines)
+	return b.String()
+}
+
+// SendAgentText renders a send_agent result.
+func SendAgentText(r proto.SendAgentResult) string {
+	if r.Kind == "melmux" {
+		ahead := ""
+		switch {
+		case r.Ahead == 1:
+			ahead = " (1 turn ahead)"
+		case r.Ahead > 1:
+			ahead = fmt.Sprintf(" (%d turns ahead)", r.Ahead)
+		}
+		return fmt.Sprintf("queued as turn %d for the agent in pane %d%s; read_agent(%d) waits for its reply\n", r.Turn, r.Pane, ahead, r.Pane)
+	}
+	var b strings.Builder
+	if r.Delivered {
+		fmt.Fprintf(&b, "delivered to pane %d: %s\n", r.Pane, r.Note)
+	} else {
+		fmt.Fprintf(&b, "not delivered: %s; send_keys(%d, \"<Enter>\") presses Enter again, read_pane(%d) shows more\n", r.Note, r.Pane, r.Pane)
+	}
+	writeScreen(&b, r.Lines)
+	return b.String()
+}
+
+// ReadAgentText renders a read_agent result: a melmux agent's state, counters
+// and reply; for any other pane the state detected on screen and the screen.
+func ReadAgentText(r proto.ReadAgentResult) string {
+	var b strings.Builder
+	a := r.Agent
+	if a == nil || a.Kind != "melmux" {
+		fmt.Fprintf(&b, "pane %d: ", r.Pane)
+		if a == nil {
+			b.WriteString("no agent detected")
+		} else {
+			fmt.Fprintf(&b, "%s agent, %s", a.Kind, a.State)
+		}
+		fmt.Fprintf(&b, " (pane %s, %s)\n", r.Status, activityText(r.Activity, r.IdleMS))
+		writeScreen(&b, r.Lines)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "pane %d: melmux %s agent %s, %s", r.Pane, a.Role, a.ID, agentStateText(a))
+	if r.TurnDone && a.Turn > 0 {
+		b.WriteString(" (turn done)")
+	}
+	fmt.Fprintf(&b, "; %d legs, %d input / %d output tokens", a.Legs, a.InputTokens, a.OutputTokens)
+	if a.Pending > 0 {
+		fmt.Fprintf(&b, "; %d messages queued", a.Pending)
+	}
+	b.WriteString("\n")
+	if r.WaitNote != "" {
+		b.WriteString(r.WaitNote + "\n")
+	}
+	if r.Error != "" {
+		fmt.Fprintf(&b, "error: %s\n", r.Error)
+	}
+	if r.Reply == "" {
+		b.WriteString("no reply yet\n")
+		return b.String()
+	}
+	b.WriteString("--- reply ---\n")
+	b.WriteString(strings.TrimRight(r.Reply, "\n"))
+	b.WriteString("\n--- end ---\n")
+	return b.String()
+}
+
+// agentStateText says what a melmux agent does, with the turn it concerns.
+func agentStateText(a *proto.AgentInfo) string {
+	switch {
+	case a.Turn == 0:
+		return a.State + ", no turn yet"
+	case a.State == "working":
+		return fmt.Sprintf("working on turn %d", a.Turn)
+	case a.State == "waiting":
+		return fmt.Sprintf("waiting for its next message after turn %d", a.Turn)
+	}
+	return fmt.Sprintf("%s after turn %d", a.State, a.Turn)
+}
+
+func activityText(activity string, idleMS int64) string {
+	if activity == "idle" {
+		return fmt.Sprintf("idle for %s", (time.Duration(idleMS) * time.Millisecond).Round(time.Second))
+	}
+	return activity
+}
