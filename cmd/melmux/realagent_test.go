@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/melmux/melmux/internal/agentcli"
+)
+
+// TestRealAgents runs the scripts in testdata/realagent against the real
+// Claude Code (the pinned release, installed by .ci/run; skipped with the
+// install command when missing, failed with MELMUX_REQUIRE_AGENTS=1) in real
+// melmux panes. The only fake is the model: a scripted Messages endpoint in
+// this process, driven by the script's `model` command.
+func TestRealAgents(t *testing.T) {
+	claude := agentcli.Claude(t)
+	testscript.Run(t, testscript.Params{
+		Dir:   "testdata/realagent",
+		Setup: func(env *testscript.Env) error { return setupRealAgentEnv(env, claude) },
+		Cmds:  map[string]func(*testscript.TestScript, bool, []string){"model": modelCmd},
+	})
+}
+
+type endpointKey struct{}
+
+// setupRealAgentEnv adds to the scripts' usual setup a scripted endpoint, a
+// HOME that takes Claude Code straight to its prompt in $WORK, its
+// environment, `claude` on PATH, and a check that nothing the script
+// started outlives it.
+func setupRealAgentEnv(env *testscript.Env, claude string) error {
+	if err := setupScriptEnv(env); err != nil {
+		return err
+	}
+	model, err := agentcli.NewAnthropic()
+	if err != nil {
+		return err
+	}
+	env.Defer(func() { model.Close() })
+	env.Values[endpointKey{}] = model
+	if err := agentcli.WriteClaudeHome(env.WorkDir, agentcli.TestKey, env.WorkDir); err != nil {
+		return err
+	}
+	for _, kv := range agentcli.ClaudeEnv(model.URL(), agentcli.TestKey) {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Setenv(k, v)
+	}
+	// A link named claude, so that the pane's foreground program reads as
+	// the agent it is.
+	bin := filepath.Join(env.WorkDir, ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(claude, filepath.Join(bin, "claude")); err != nil {
+		return err
+	}
+	env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+
+	mark := env.WorkDir
+	env.Setenv(agentcli.MarkEnv, mark)
+	t, ok := env.T().(testing.TB)
+	if !ok {
+		return fmt.Errorf("testscript gave no testing.TB")
+	}
+	// Cleanup runs after the setup's Defer has ended the session: by then
+	// the agent and everything it started must be gone.
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if left := agentcli.WaitGone(ctx, mark); len(left) > 0 {
+			agentcli.KillMarked(mark)
+			t.Errorf("still running 10s after the session ended (now killed): %v", left)
+		}
+	})
+	return nil
+}
+
+// modelCmd drives the scripted endpoint:
+//
+//	model reply MATCH TEXT         answer a prompt containing MATCH with TEXT
+//	model bash MATCH COMMAND TEXT  answer it with a Bash tool call of COMMAND, then TEXT
+//	model wait [-timeout D] TEXT   wait for a request whose prompt contains TEXT; print the prompt
+//	model prompts                  print every Messages request's prompt, quoted, one a line
+func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
+	model := ts.Value(endpointKey{}).(*agentcli.Anthropic)
+	if neg {
+		ts.Fatalf("model: negation is not supported")
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: model reply|bash|wait|prompts ...")
+	}
+	switch verb, args := args[0], args[1:]; verb {
+	case "reply":
+		if len(args) != 2 {
+			ts.Fatalf("usage: model reply MATCH TEXT")
+		}
+		model.AddRule(agentcli.Rule{Match: args[0], Text: args[1]})
+	case "bash":
+		if len(args) != 3 {
+			ts.Fatalf("usage: model bash MATCH COMMAND TEXT")
+		}
+		model.AddRule(agentcli.Rule{Match: args[0], Bash: args[1], Text: args[2]})
+	case "wait":
+		fs := flag.NewFlagSet("model wait", flag.ContinueOnError)
+		timeout := fs.Duration("timeout", 30*time.Second, "")
+		ts.Check(fs.Parse(args))
+		if fs.NArg() != 1 {
+			ts.Fatalf("usage: model wait [-timeout D] TEXT")
+		}
+		want := fs.Arg(0)
+		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		defer cancel()
+		r, err := model.WaitRequest(ctx, func(r agentcli.Request) bool {
+			return r.Messages && strings.Contains(r.Prompt, want)
+		})
+		if err != nil {
+			ts.Fatalf("model wait %q: %v; prompts so far:\n%s", want, err, prompts(model))
+		}
+		fmt.Fprintln(ts.Stdout(), r.Prompt)
+	case "prompts":
+		fmt.Fprint(ts.Stdout(), prompts(model))
+	default:
+		ts.Fatalf("model: unknown verb %q (allowed: reply, bash, wait, prompts)", verb)
+	}
+}
+
+// prompts lists what each Messages request asked, one quoted line each.
+func prompts(model *agentcli.Anthropic) string {
+	var b strings.Builder
+	for _, r := range model.Requests() {
+		switch {
+		case !r.Messages:
+			fmt.Fprintf(&b, "other %s %s\n", r.Method, r.Path)
+		case r.ToolUseID != "":
+			fmt.Fprintf(&b, "tool_result %s\n", r.ToolUseID)
+		default:
+			fmt.Fprintf(&b, "prompt %q\n", r.Prompt)
+		}
+	}
+	return b.String()
+}
