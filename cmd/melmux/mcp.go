@@ -9,7 +9,6 @@ import (
 
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/mcpserver"
-	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/toolexec"
 )
 
@@ -17,7 +16,7 @@ func init() {
 	register(&verb{
 		name:    "mcp",
 		usage:   "[--base-tools]",
-		summary: "serve the session's pane tools to an MCP client on stdio",
+		summary: "serve the session's orchestration tools to an MCP client on stdio",
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "mcp")
 			base := fs.Bool("base-tools", false, "also serve the base tools (files, grep, run_command...) in the current directory")
@@ -31,8 +30,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			ex := &toolexec.Executor{Root: wd, Role: toolexec.RoleLead,
-				Panes: &client.PaneTools{Socket: proto.SocketPath(g.session), Target: envPane(g), Cwd: wd}}
+			ex := &toolexec.Executor{Root: wd, Role: toolexec.RoleLead, Panes: sessionPaneTools(g, wd)}
 			defer ex.Close()
 			tools := append([]string(nil), client.AvailablePaneTools...)
 			if *base {

@@ -14,7 +14,7 @@ import (
 
 // TestMCPServesThePaneTools connects the MCP SDK's own client to `melmux mcp`
 // (the real binary on stdio) and drives a session through it.
-func TestMCPServesThePaneTools(t *testing.T) {
+func TestMCPServesTheOrchestrationTools(t *testing.T) {
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sleep", "600")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -37,7 +37,7 @@ func TestMCPServesThePaneTools(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	if got := strings.Join(names, " "); got != "list_panes open_pane read_pane send_keys" {
+	if got := strings.Join(names, " "); got != "list_panes open_pane read_agent read_pane send_agent send_keys spawn_agent" {
 		t.Fatalf("tools: %s", got)
 	}
 
@@ -62,6 +62,20 @@ func TestMCPServesThePaneTools(t *testing.T) {
 	out, isErr = call("send_keys", map[string]any{"pane": 2, "text": "echo abc | tr a-c x-z\n"})
 	if isErr || !strings.Contains(out, "\nxyz\n") {
 		t.Fatalf("send_keys should answer with the settled screen: %v %q", isErr, out)
+	}
+	// send_agent to a program that is not a melmux agent types and submits
+	// the text as a person would; read_agent of a shell answers with its screen.
+	out, isErr = call("send_agent", map[string]any{"pane": 2, "text": "echo sent-$((40+2))"})
+	if isErr || !strings.HasPrefix(out, "delivered to pane 2: submitted") || !strings.Contains(out, "\nsent-42\n") {
+		t.Fatalf("send_agent to a shell: %v %q", isErr, out)
+	}
+	out, isErr = call("read_agent", map[string]any{"pane": 2})
+	if isErr || !strings.HasPrefix(out, "pane 2: no agent detected (pane running") || !strings.Contains(out, "\nsent-42\n") {
+		t.Fatalf("read_agent of a shell: %v %q", isErr, out)
+	}
+	out, isErr = call("spawn_agent", map[string]any{"layout": "tab", "task": " "})
+	if !isErr || !strings.Contains(out, `"task" is required and must not be empty`) {
+		t.Fatalf("spawn_agent without a task: %v %q", isErr, out)
 	}
 	out, isErr = call("list_panes", nil)
 	if isErr || !strings.HasPrefix(out, "2 panes\n") {
@@ -102,8 +116,8 @@ func TestMCPBaseTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 4+12 {
-		t.Fatalf("want the 4 pane tools and the 12 worker tools, got %d", len(tools.Tools))
+	if len(tools.Tools) != 7+12 {
+		t.Fatalf("want the 7 orchestration tools and the 12 worker tools, got %d", len(tools.Tools))
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "grep", Arguments: map[string]any{"pattern": "^b"}})
 	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "notes.txt:2:beta\n" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -22,22 +21,13 @@ func init() {
 			if err := parseFlags(fs, args); err != nil {
 				return err
 			}
-			p := proto.OpenPaneParams{Layout: *lay, Cwd: *cwd, Title: *title, Argv: fs.Args(), NoWait: !*asJSON}
+			t, dir, err := placement(g, "open-pane", *target, *cwd)
+			if err != nil {
+				return err
+			}
+			p := proto.OpenPaneParams{Layout: *lay, Cwd: dir, Title: *title, Argv: fs.Args(), NoWait: !*asJSON, Target: t}
 			if len(p.Argv) == 1 {
 				p.Command, p.Argv = p.Argv[0], nil
-			}
-			if *target != "" {
-				id, err := paneFlag(g, "open-pane", *target)
-				if err != nil {
-					return err
-				}
-				p.Target = id
-			} else {
-				p.Target = envPane(g)
-			}
-			// A relative --cwd is the caller's, like the default.
-			if abs, err := filepath.Abs(p.Cwd); err == nil {
-				p.Cwd = abs
 			}
 			var res proto.OpenPaneResult
 			if err := call(g, "open_pane", p, &res); err != nil {

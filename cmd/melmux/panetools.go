@@ -13,6 +13,14 @@ import (
 func init() {
 	paneTools = func(g *globals) toolexec.PaneTools {
 		cwd, _ := os.Getwd()
-		return &client.PaneTools{Socket: proto.SocketPath(g.session), Target: envPane(g), Cwd: cwd}
+		return sessionPaneTools(g, cwd)
 	}
+}
+
+// sessionPaneTools are the pane tools of `melmux tool` and `melmux mcp`:
+// new panes split the pane this runs in and start in cwd, and workers from
+// spawn_agent get the provider variables of this process's environment.
+func sessionPaneTools(g *globals, cwd string) *client.PaneTools {
+	return &client.PaneTools{Socket: proto.SocketPath(g.session), Target: envPane(g), Cwd: cwd,
+		Spawn: proto.SpawnAgentParams{Env: providerEnv(os.Environ(), "")}}
 }
