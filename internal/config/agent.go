@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -80,9 +79,4 @@ func parseAgent(m map[string]any, a *Agent, bad func(key, format string, args ..
 			bad(k, "unknown key (known: %s)", agentKeyList)
 		}
 	}
-}
-
-// String shows the settings in one line, for messages.
-func (a Agent) String() string {
-	return fmt.Sprintf("provider=%q model=%q base_url=%q api_key_env=%q", a.Provider, a.Model, a.BaseURL, a.KeyEnv)
 }

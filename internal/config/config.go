@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/melmux/melmux/internal/config/agentcfg"
 	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/pane/term"
 )
@@ -40,15 +41,10 @@ type Config struct {
 }
 
 // Agent is the [agent] table: the Mel agent's model settings (flags and
-// environment variables override them) and its limits.
-type Agent struct {
-	Provider string        // relay | openai | anthropic; "" = from the environment
-	Model    string        // "" = the provider's default
-	BaseURL  string        // the endpoint; "" = the provider's variable or default
-	KeyEnv   string        // the variable holding the API key; "" = the provider's usual one
-	MaxLegs  int           // legs (paid calls) per turn; 0 = DefaultMaxLegs
-	ReadWait time.Duration // how long read_agent waits for a turn; 0 = DefaultReadWait
-}
+// environment variables override them) and its limits. It is defined in
+// agentcfg so the orchestrator can take it without this package's
+// terminal dependencies.
+type Agent = agentcfg.Agent
 
 // Defaults of the [agent] table.
 const (
