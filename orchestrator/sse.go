@@ -92,6 +92,28 @@ func (d *sseDecoder) Next() (sseEvent, error) {
 	}
 }
 
+// each hands every event to fn until fn reports the end of the answer.
+// A stream that ends cleanly before that is whole only when complete says
+// so (a server may close right after its last event); otherwise the error
+// names the missing end.
+func (d *sseDecoder) each(fn func(sseEvent) (end bool, err error), complete func() bool, missing string) error {
+	for {
+		ev, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			if complete != nil && complete() {
+				return nil
+			}
+			return fmt.Errorf("the stream ended before %s", missing)
+		}
+		if err != nil {
+			return err
+		}
+		if end, err := fn(ev); end || err != nil {
+			return err
+		}
+	}
+}
+
 // line reads one line without its LF or CRLF end. A last line without an end
 // comes back with io.EOF.
 func (d *sseDecoder) line() ([]byte, error) {

@@ -1,0 +1,178 @@
+package modeltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// stream writes one answer as Server-Sent Events in a protocol's shape,
+// flushing every event so the client sees them as they are written.
+type stream struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	proto string
+	block int // Anthropic: the index of the next content block
+}
+
+func newStream(w http.ResponseWriter, proto string) *stream {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	st := &stream{w: w, rc: http.NewResponseController(w), proto: proto}
+	_ = st.rc.Flush()
+	return st
+}
+
+// event writes one event; name "" writes a data line alone (OpenAI).
+func (st *stream) event(name string, v any) {
+	data, _ := json.Marshal(v)
+	if name != "" {
+		fmt.Fprintf(st.w, "event: %s\n", name)
+	}
+	fmt.Fprintf(st.w, "data: %s\n\n", data)
+	_ = st.rc.Flush()
+}
+
+type obj = map[string]any
+
+func (st *stream) start(leg Leg) {
+	switch st.proto {
+	case OpenAI:
+		st.chunk(obj{"role": "assistant"}, nil)
+	case Anthropic:
+		u := usageOf(leg)
+		st.event("message_start", obj{"type": "message_start", "message": obj{
+			"id": "msg_modeltest", "type": "message", "role": "assistant", "content": []any{},
+			"stop_reason": nil, "usage": obj{"input_tokens": u.InputTokens, "output_tokens": 1}}})
+		st.event("ping", obj{"type": "ping"})
+	}
+}
+
+// chunk writes an OpenAI chunk with one choice.
+func (st *stream) chunk(delta obj, finish any) {
+	st.event("", obj{"object": "chat.completion.chunk", "choices": []any{obj{"index": 0, "delta": delta, "finish_reason": finish}}})
+}
+
+func (st *stream) text(text string) {
+	if text == "" {
+		return
+	}
+	pieces := split(text, 3)
+	switch st.proto {
+	case Relay:
+		for _, p := range pieces {
+			st.event("delta", obj{"text": p})
+		}
+	case OpenAI:
+		for _, p := range pieces {
+			st.chunk(obj{"content": p}, nil)
+		}
+	case Anthropic:
+		i := st.block
+		st.block++
+		st.event("content_block_start", obj{"type": "content_block_start", "index": i, "content_block": obj{"type": "text", "text": ""}})
+		for _, p := range pieces {
+			st.event("content_block_delta", obj{"type": "content_block_delta", "index": i, "delta": obj{"type": "text_delta", "text": p}})
+		}
+		st.event("content_block_stop", obj{"type": "content_block_stop", "index": i})
+	}
+}
+
+// calls streams the calls: the relay in one event, OpenAI as an opening
+// fragment and two pieces of arguments per call, Anthropic as tool_use
+// blocks whose input arrives as an empty piece and then two more.
+func (st *stream) calls(calls []Call, ids []string, u Usage) {
+	if len(calls) == 0 {
+		return
+	}
+	switch st.proto {
+	case Relay:
+		var list []obj
+		for i, c := range calls {
+			call := obj{"name": c.Name, "arguments": c.Arguments}
+			if ids[i] != "" {
+				call["id"] = ids[i]
+			}
+			list = append(list, call)
+		}
+		st.event("tool_calls", obj{"calls": list, "usage": u})
+	case OpenAI:
+		for i, c := range calls {
+			first := obj{"index": i, "type": "function", "function": obj{"name": c.Name, "arguments": ""}}
+			if ids[i] != "" {
+				first["id"] = ids[i]
+			}
+			st.chunk(obj{"tool_calls": []any{first}}, nil)
+			for _, p := range split(c.Arguments, 2) {
+				st.chunk(obj{"tool_calls": []any{obj{"index": i, "function": obj{"arguments": p}}}}, nil)
+			}
+		}
+	case Anthropic:
+		for i, c := range calls {
+			b := st.block
+			st.block++
+			use := obj{"type": "tool_use", "name": c.Name, "input": obj{}}
+			if ids[i] != "" {
+				use["id"] = ids[i]
+			}
+			st.event("content_block_start", obj{"type": "content_block_start", "index": b, "content_block": use})
+			for _, p := range append([]string{""}, split(c.Arguments, 2)...) {
+				st.event("content_block_delta", obj{"type": "content_block_delta", "index": b, "delta": obj{"type": "input_json_delta", "partial_json": p}})
+			}
+			st.event("content_block_stop", obj{"type": "content_block_stop", "index": b})
+		}
+	}
+}
+
+// end closes a whole answer.
+func (st *stream) end(wantsTools bool, u Usage) {
+	switch st.proto {
+	case Relay:
+		if !wantsTools { // tool_calls already ended the leg
+			st.event("done", obj{"usage": u})
+		}
+	case OpenAI:
+		finish := "stop"
+		if wantsTools {
+			finish = "tool_calls"
+		}
+		st.chunk(obj{}, finish)
+		st.event("", obj{"object": "chat.completion.chunk", "choices": []any{},
+			"usage": obj{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.InputTokens + u.OutputTokens}})
+		fmt.Fprint(st.w, "data: [DONE]\n\n")
+		_ = st.rc.Flush()
+	case Anthropic:
+		stop := "end_turn"
+		if wantsTools {
+			stop = "tool_use"
+		}
+		st.event("message_delta", obj{"type": "message_delta", "delta": obj{"stop_reason": stop}, "usage": obj{"output_tokens": u.OutputTokens}})
+		st.event("message_stop", obj{"type": "message_stop"})
+	}
+}
+
+// fail ends the answer with an error in the protocol's shape.
+func (st *stream) fail(msg string) {
+	switch st.proto {
+	case Relay:
+		st.event("error", obj{"message": msg})
+	case OpenAI:
+		st.event("", apiError(OpenAI, msg))
+	case Anthropic:
+		st.event("error", apiError(Anthropic, msg))
+	}
+}
+
+// split cuts s into at most n pieces at rune boundaries.
+func split(s string, n int) []string {
+	runes := []rune(s)
+	if len(runes) < n {
+		n = max(len(runes), 1)
+	}
+	var out []string
+	for i := range n {
+		out = append(out, string(runes[i*len(runes)/n:(i+1)*len(runes)/n]))
+	}
+	return out
+}

@@ -1,0 +1,255 @@
+package orchestrator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// ErrProvider is wrapped by every error a provider's Leg returns, except a
+// cancelled context (that error wraps context.Canceled or the context's
+// cause instead). The concrete error is a *LegError.
+var ErrProvider = errors.New("model provider error")
+
+// LegError is a leg that failed: what the endpoint said and what to do next.
+type LegError struct {
+	Provider string // relay | openai | anthropic
+	Status   int    // the HTTP status; 0 when the failure was not a status
+	Message  string // what went wrong, in the endpoint's words where it gave any
+	Hint     string // what to do next; "" when there is nothing better than trying again
+	Err      error  // the underlying error, if any
+}
+
+func (e *LegError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Provider)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, ": HTTP %d", e.Status)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Message)
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
+	}
+	return b.String()
+}
+
+// Unwrap gives ErrProvider and the underlying error, so errors.Is finds
+// either.
+func (e *LegError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrProvider}
+	}
+	return []error{ErrProvider, e.Err}
+}
+
+// endpoint is what the three providers share: one URL POSTed with JSON,
+// answered with an event stream, under one retry policy.
+type endpoint struct {
+	provider string
+	url      string
+	header   http.Header // authentication and version headers
+	hc       *http.Client
+	retry    RetryPolicy
+	// For hints: the variables that set the key and the base URL, and
+	// whether a key was sent at all.
+	keyEnv, baseEnv string
+	keySet          bool
+	model           string
+}
+
+// bearer sends key as a bearer token, when there is one.
+func (e *endpoint) bearer(key string) {
+	if key != "" {
+		e.header.Set("Authorization", "Bearer "+key)
+	}
+}
+
+// eventError is an error the stream itself reported; the endpoint turns it
+// into a LegError.
+type eventError struct{ msg, hint string }
+
+func (e *eventError) Error() string { return e.msg }
+
+func newEndpoint(s Settings, url string, hc *http.Client, retry RetryPolicy) endpoint {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return endpoint{
+		provider: s.Provider,
+		url:      url,
+		header:   http.Header{},
+		hc:       hc,
+		retry:    retry.withDefaults(),
+		keyEnv:   s.keyEnv(),
+		baseEnv:  baseEnvOf(s.Provider),
+		keySet:   s.Key != "",
+		model:    s.Model,
+	}
+}
+
+// streamReader reads one leg's events. Its errors that are not a *LegError
+// are reported as a broken stream.
+type streamReader func(*sseDecoder) (Reply, error)
+
+// leg POSTs body and reads the answer with read. It retries a connection
+// error, a 429 or a 5xx, and a stream that ended before its first event;
+// once any event has arrived it never retries, since text may already be on
+// the screen and calls must not run twice.
+func (e *endpoint) leg(ctx context.Context, body any, read streamReader) (Reply, error) {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return Reply{}, e.fail(0, "could not encode the request: "+err.Error(), "", err)
+	}
+	for try := 1; ; try++ {
+		reply, retryable, resp, err := e.attempt(ctx, payload, read)
+		if err == nil {
+			return reply, nil
+		}
+		if ctx.Err() != nil {
+			return Reply{}, e.cancelled(ctx)
+		}
+		if !retryable || try >= e.retry.Tries {
+			var le *LegError
+			if retryable && errors.As(err, &le) {
+				le.Message += fmt.Sprintf(" (gave up after %d tries)", try)
+			}
+			return Reply{}, err
+		}
+		var h http.Header
+		if resp != nil {
+			h = resp.Header
+		}
+		wait := e.retry.wait(try, h)
+		if e.retry.OnRetry != nil {
+			e.retry.OnRetry(try, wait, err)
+		}
+		if e.retry.Sleep(ctx, wait) != nil {
+			return Reply{}, e.cancelled(ctx)
+		}
+	}
+}
+
+// attempt is one try. It reports whether its failure may be retried, and
+// the response whose headers say how long to wait.
+func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReader) (Reply, bool, *http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(payload))
+	if err != nil {
+		return Reply{}, false, nil, e.fail(0, fmt.Sprintf("bad endpoint URL %q: %v", e.url, err), e.baseHint(), err)
+	}
+	for k, v := range e.header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := e.hc.Do(req)
+	if err != nil {
+		return Reply{}, true, nil, e.fail(0, fmt.Sprintf("could not reach %s: %v", e.url, err),
+			"is the server running and the URL right? "+e.baseHint(), err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		retryable := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
+		return Reply{}, retryable, resp, e.statusError(resp)
+	}
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); strings.Contains(ct, "json") {
+		// Some servers answer an error, or a whole non-streamed reply, with
+		// 200 and JSON.
+		return Reply{}, false, resp, e.fail(resp.StatusCode, "the endpoint answered JSON, not an event stream: "+errorBody(resp.Body),
+			"check that "+e.url+" is a streaming "+e.provider+" endpoint", nil)
+	}
+	dec := newSSEDecoder(resp.Body)
+	reply, err := read(dec)
+	if err == nil {
+		return reply, false, resp, nil
+	}
+	var (
+		le *LegError
+		ee *eventError
+	)
+	switch {
+	case errors.As(err, &ee):
+		err = e.fail(0, ee.msg, ee.hint, nil)
+	case !errors.As(err, &le):
+		err = e.fail(0, "the stream broke: "+err.Error(), "try again", err)
+	}
+	return Reply{}, dec.events == 0, resp, err
+}
+
+func (e *endpoint) fail(status int, msg, hint string, err error) *LegError {
+	return &LegError{Provider: e.provider, Status: status, Message: msg, Hint: hint, Err: err}
+}
+
+func (e *endpoint) cancelled(ctx context.Context) error {
+	return fmt.Errorf("%s: leg cancelled: %w", e.provider, context.Cause(ctx))
+}
+
+// statusError turns a refusal into an error that says what to change.
+func (e *endpoint) statusError(resp *http.Response) *LegError {
+	msg := errorBody(resp.Body)
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	var hint string
+	switch code := resp.StatusCode; {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		if e.keySet {
+			hint = fmt.Sprintf("the key in $%s was refused: check it, or name the variable that holds the right one with api_key_env in [agent]", e.keyEnv)
+		} else {
+			hint = fmt.Sprintf("no key was sent: set $%s", e.keyEnv)
+		}
+	case code == http.StatusNotFound:
+		hint = fmt.Sprintf("nothing answered at %s for model %q: check the base URL (%s) and the model (--model, $MELMUX_AGENT_MODEL or [agent] model)",
+			e.url, e.model, e.baseHint())
+	case code == http.StatusTooManyRequests:
+		hint = "rate limited: wait a little and try again, or check the account's quota"
+	case code >= 500:
+		hint = "the endpoint failed: try again later"
+	case code == http.StatusBadRequest || code == http.StatusUnprocessableEntity:
+		hint = "the endpoint refused the request; if it speaks of tools, the model may not support tool calls (pick another with --model)"
+	case code == http.StatusRequestEntityTooLarge:
+		hint = "the conversation is too large for the endpoint: start a new one"
+	}
+	return e.fail(resp.StatusCode, msg, hint, nil)
+}
+
+func (e *endpoint) baseHint() string {
+	return fmt.Sprintf("$%s or [agent] base_url", e.baseEnv)
+}
+
+// errorBody reads what an error response says: the message of the usual
+// JSON shapes ({"error":{"message"}}, {"error":"..."}, {"message"}), or the
+// start of the text.
+func errorBody(r io.Reader) string {
+	raw, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+	var shaped struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(raw, &shaped) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(shaped.Error, &inner) == nil && inner.Message != "":
+			return inner.Message
+		case json.Unmarshal(shaped.Error, &s) == nil && s != "":
+			return s
+		case shaped.Message != "":
+			return shaped.Message
+		}
+	}
+	text := strings.TrimSpace(string(raw))
+	if len(text) > 300 {
+		text = text[:300] + "…"
+	}
+	return text
+}

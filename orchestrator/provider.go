@@ -1,0 +1,158 @@
+package orchestrator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Provider names, as Settings.Provider, [agent] provider and --provider
+// spell them.
+const (
+	ProviderRelay     = "relay"
+	ProviderOpenAI    = "openai"
+	ProviderAnthropic = "anthropic"
+)
+
+// Option changes how NewProvider builds a provider.
+type Option func(*providerOptions)
+
+type providerOptions struct {
+	retry RetryPolicy
+}
+
+// WithRetry sets the retry policy (zero fields keep their defaults).
+func WithRetry(p RetryPolicy) Option {
+	return func(o *providerOptions) { o.retry = p }
+}
+
+// NewProvider builds the provider s names, talking through hc (nil = the
+// default client; it should have no overall timeout, since a leg streams
+// for as long as the model writes). s is normally Resolve's result.
+func NewProvider(s Settings, hc *http.Client, opts ...Option) (Provider, error) {
+	var o providerOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if s.BaseURL == "" {
+		return nil, fmt.Errorf("%w: %s has no endpoint URL: set $%s or [agent] base_url", ErrNotConfigured, s.Provider, baseEnvOf(s.Provider))
+	}
+	base := strings.TrimRight(s.BaseURL, "/")
+	p := &provider{name: s.Provider, model: s.Model}
+	switch s.Provider {
+	case ProviderRelay:
+		p.ep, p.proto = newEndpoint(s, s.BaseURL, hc, o.retry), relayProtocol{}
+		p.ep.bearer(s.Key)
+	case ProviderOpenAI:
+		p.ep, p.proto = newEndpoint(s, base+"/chat/completions", hc, o.retry), openAIProtocol{}
+		p.ep.bearer(s.Key)
+	case ProviderAnthropic:
+		// The SDKs take the base without /v1; accept it with /v1 as well.
+		p.ep, p.proto = newEndpoint(s, strings.TrimSuffix(base, "/v1")+"/v1/messages", hc, o.retry), anthropicProtocol{}
+		if s.Key != "" {
+			p.ep.header.Set("X-Api-Key", s.Key)
+		}
+		p.ep.header.Set("Anthropic-Version", "2023-06-01")
+	default:
+		return nil, fmt.Errorf("%w: %q is not a provider (providers: %s)", ErrNotConfigured, s.Provider, strings.Join(providers, ", "))
+	}
+	return p, nil
+}
+
+// provider is every Provider: one endpoint and the protocol spoken there.
+type provider struct {
+	name  string
+	ep    endpoint
+	model string // used when the request names none
+	proto protocol
+}
+
+// protocol maps a leg onto one wire protocol.
+type protocol interface {
+	// body is the JSON request of one leg.
+	body(req Request, model string) any
+	// read follows one answer to its end. It returns calls only from a
+	// whole answer.
+	read(dec *sseDecoder, onText func(string)) (Reply, error)
+}
+
+func (p *provider) Name() string { return p.name }
+
+func (p *provider) Leg(ctx context.Context, req Request, onText func(string)) (Reply, error) {
+	body := p.proto.body(req, firstSet(req.Model, p.model))
+	return p.ep.leg(ctx, body, func(dec *sseDecoder) (Reply, error) {
+		return p.proto.read(dec, onText)
+	})
+}
+
+// emit adds streamed text to the reply and shows it.
+func emit(reply *Reply, onText func(string), text string) {
+	if text == "" {
+		return
+	}
+	reply.Text += text
+	if onText != nil {
+		onText(text)
+	}
+}
+
+var providers = []string{ProviderRelay, ProviderOpenAI, ProviderAnthropic}
+
+// wireUsage reads the token counts of any of the three wire shapes.
+type wireUsage struct {
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+func (w *wireUsage) usage() Usage {
+	if w == nil {
+		return Usage{}
+	}
+	u := Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens}
+	if u.InputTokens == 0 {
+		u.InputTokens = w.PromptTokens
+	}
+	if u.OutputTokens == 0 {
+		u.OutputTokens = w.CompletionTokens
+	}
+	return u
+}
+
+// finishCall makes a gathered call ready for the loop: "" (or blank)
+// arguments mean no arguments, and a call the server sent without an id gets
+// one, since the next leg pairs each result with its call by id.
+func finishCall(c ToolCall) ToolCall {
+	if strings.TrimSpace(c.Arguments) == "" {
+		c.Arguments = "{}"
+	}
+	if c.ID == "" {
+		c.ID = newCallID()
+	}
+	return c
+}
+
+func newCallID() string {
+	var b [12]byte
+	rand.Read(b[:]) // never fails (crypto/rand panics rather than fail)
+	return "call_" + hex.EncodeToString(b[:])
+}
+
+// rawArguments reads an arguments field that is a JSON-encoded string (the
+// documented shape) or, from lenient servers, the object itself.
+func rawArguments(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	t := strings.TrimSpace(string(raw))
+	if t == "null" {
+		return ""
+	}
+	return t
+}
