@@ -64,7 +64,7 @@ func (e *paneEntry) foregroundLocked() string {
 // A registered melmux agent takes precedence over what the screen shows.
 func (e *paneEntry) agentLocked(id int) (*proto.AgentInfo, time.Duration) {
 	if e.melLocked() != nil {
-		return e.melInfoLocked(), 0
+		return e.mel.infoLocked(e.p), 0
 	}
 	kind := e.agentKindLocked()
 	if kind == "" {

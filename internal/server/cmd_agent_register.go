@@ -45,6 +45,6 @@ func init() {
 		s.agentChangedLocked(e)
 		go s.bindAgent(ctx, p.Pane, e, a)
 		s.log.Info("melmux agent registered", "pane", p.Pane, "agent", p.ID, "role", p.Role, "model", p.Model)
-		return e.melInfoLocked(), nil
+		return a.infoLocked(e.p), nil
 	}})
 }

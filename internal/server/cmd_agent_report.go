@@ -53,6 +53,6 @@ func init() {
 			a.finished = max(a.finished, p.Turn)
 		}
 		s.agentChangedLocked(e)
-		return e.melInfoLocked(), nil
+		return a.infoLocked(e.p), nil
 	}})
 }

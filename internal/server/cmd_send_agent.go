@@ -54,7 +54,7 @@ func init() {
 			}
 			s.agentChangedLocked(e)
 			out := proto.SendAgentResult{Pane: p.Pane, Kind: KindMelmux, Turn: m.Turn, Ahead: ahead, Delivered: true,
-				State: e.melInfoLocked().State, Note: queuedNote(m.Turn, ahead)}
+				State: a.infoLocked(e.p).State, Note: queuedNote(m.Turn, ahead)}
 			s.mu.Unlock()
 			return out, nil
 		case a != nil:

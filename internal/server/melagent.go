@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane"
 	"github.com/melmux/melmux/pane/agentstate"
 )
 
@@ -54,13 +55,12 @@ func (a *melAgent) unfinishedLocked() int {
 	return max(a.given-a.finished, 0)
 }
 
-// melInfoLocked is the list_panes view of the pane's melmux agent.
-func (e *paneEntry) melInfoLocked() *proto.AgentInfo {
-	a := e.mel
+// infoLocked is the list_panes view of the agent, which runs in pane p.
+func (a *melAgent) infoLocked(p *pane.Pane) *proto.AgentInfo {
 	info := &proto.AgentInfo{ID: a.id, Role: a.role, Kind: KindMelmux, State: a.state, Model: a.model,
 		Task: a.task, Turn: a.turn, Pending: len(a.queue), Legs: a.legs,
 		InputTokens: a.inTokens, OutputTokens: a.outTokens}
-	if !a.live || !e.p.Status().Running {
+	if !a.live || !p.Status().Running {
 		info.State = string(agentstate.Exited)
 	}
 	return info
