@@ -332,9 +332,7 @@ func (s Settings) Env() []string {
 		baseEnvOf(s.Provider) + "=" + s.BaseURL,
 	}
 	keyEnv := s.keyEnv()
-	if keyEnv != defaultKeyEnv(s.Provider) {
-		vars = append(vars, EnvKeyEnv+"="+keyEnv)
-	}
+	vars = append(vars, EnvKeyEnv+"="+keyEnv)
 	// Even when empty: a key the other process inherits must not reach an
 	// endpoint this one sends none to.
 	return append(vars, keyEnv+"="+s.Key)
