@@ -159,11 +159,11 @@ func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReade
 		retryable := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 		return Reply{}, retryable, resp, e.statusError(resp)
 	}
-	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); strings.Contains(ct, "json") {
-		// Some servers answer an error, or a whole non-streamed reply, with
-		// 200 and JSON.
-		return Reply{}, false, resp, e.fail(resp.StatusCode, "the endpoint answered JSON, not an event stream: "+errorBody(resp.Body),
-			"check that "+e.url+" is a streaming "+e.provider+" endpoint", nil)
+	// Some servers answer an error, or a whole non-streamed reply, with 200
+	// and JSON; a web page means the URL is not the API.
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); strings.Contains(ct, "json") || ct == "text/html" {
+		return Reply{}, false, resp, e.fail(resp.StatusCode, fmt.Sprintf("the endpoint answered %s, not an event stream: %s", ct, errorBody(resp.Body)),
+			"check that "+e.url+" is a streaming "+e.provider+" endpoint ("+e.baseHint()+")", nil)
 	}
 	dec := newSSEDecoder(resp.Body)
 	reply, err := read(dec)

@@ -257,16 +257,31 @@ func TestConnectionRefused(t *testing.T) {
 	}
 }
 
-// A 200 answered with JSON is not a stream; saying so beats retrying.
-func TestJSONInsteadOfStream(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Write([]byte(`{"error":"streaming is off"}`))
-	}))
-	defer srv.Close()
-	p := against(t, ProviderRelay, srv.URL, RetryPolicy{})
-	_, _, err := runLeg(t, p, Request{})
-	wantLegError(t, err, 200, "not an event stream: streaming is off")
+// A 200 answered with JSON or a web page is not a stream; saying so beats
+// retrying.
+func TestNotAStream(t *testing.T) {
+	for ct, body := range map[string]string{
+		"application/json; charset=utf-8": `{"error":"streaming is off"}`,
+		"text/html":                       "<html>Welcome to nginx</html>",
+	} {
+		n := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n++
+			w.Header().Set("Content-Type", ct)
+			w.Write([]byte(body))
+		}))
+		p := against(t, ProviderRelay, srv.URL, RetryPolicy{})
+		_, _, err := runLeg(t, p, Request{})
+		want := "not an event stream: streaming is off"
+		if ct == "text/html" {
+			want = "answered text/html, not an event stream: <html>Welcome"
+		}
+		wantLegError(t, err, 200, want, "$MELMUX_RELAY_URL")
+		if n != 1 {
+			t.Errorf("%s: %d requests", ct, n)
+		}
+		srv.Close()
+	}
 }
 
 // Cancelling the context ends a leg that is waiting for the model at once,
