@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -95,8 +96,8 @@ func newEndpoint(s Settings, url string, hc *http.Client, retry RetryPolicy) end
 	}
 }
 
-// streamReader reads one leg's events. Its errors that are not a *LegError
-// are reported as a broken stream.
+// streamReader reads one leg's events. An *eventError is what the stream
+// itself reported; any other error (not a *LegError) is a broken stream.
 type streamReader func(*sseDecoder) (Reply, error)
 
 // leg POSTs body and reads the answer with read. It retries a connection
@@ -151,7 +152,11 @@ func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReade
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := e.hc.Do(req)
 	if err != nil {
-		return Reply{}, true, nil, e.fail(0, fmt.Sprintf("could not reach %s: %v", e.url, err),
+		cause := err
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			cause = ue.Err // the URL is said once
+		}
+		return Reply{}, true, nil, e.fail(0, fmt.Sprintf("could not reach %s: %v", e.url, cause),
 			"is the server running and the URL right? "+e.baseHint(), err)
 	}
 	defer resp.Body.Close()

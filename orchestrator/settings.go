@@ -273,6 +273,9 @@ func ollamaModels(ctx context.Context, host string, hc *http.Client) ([]string, 
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			return nil, ue.Err // the caller names the host
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()
