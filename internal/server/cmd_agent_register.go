@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -10,8 +11,9 @@ import (
 // agent_register announces a melmux agent running in a pane. The
 // registration lives as long as the connection that made it: when that
 // connection ends, the agent is exited (what it reported last stays readable
-// while the pane exists). The task given here is for list_panes: the agent
-// queues it itself, as its first message (send_agent, from "task").
+// while the pane exists). A task given here is queued at once as the
+// agent's turn 1 (from "task"), so nothing a lead or a person sends can come
+// before it: the agent takes it with its first agent_next.
 func init() {
 	register(&Command{Name: "agent_register", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.AgentRegisterParams
@@ -41,6 +43,10 @@ func init() {
 		}
 		a := &melAgent{id: p.ID, role: p.Role, provider: p.Provider, model: p.Model, task: printable(p.Task),
 			live: true, state: "waiting"}
+		if strings.TrimSpace(p.Task) != "" {
+			// Best effort: a fresh queue has room.
+			_, _, _ = a.enqueueLocked(p.Task, "task")
+		}
 		e.mel = a
 		s.agentChangedLocked(e)
 		go s.bindAgent(ctx, p.Pane, e, a)

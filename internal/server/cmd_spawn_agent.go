@@ -18,9 +18,9 @@ import (
 var spawnRegisterWait = 10 * time.Second
 
 // spawn_agent opens a pane (placed as open_pane places one) running a melmux
-// worker agent on a task, and answers once the worker has registered and
-// queued its task (turn 1), with its pane, its agent id and its first screen:
-// a read_agent right after then waits for the task's reply. A worker that exits first
+// worker agent on a task, and answers once the worker has registered (which
+// queues its task as turn 1), with its pane, its agent id and its first
+// screen: a read_agent right after then waits for the task's reply. A worker that exits first
 // (no provider configured, a bad flag) is an error carrying its exit status
 // and its screen, so the lead sees why.
 func init() {
@@ -101,8 +101,8 @@ func overrideEnv(base, over []string) []string {
 }
 
 // waitRegistered waits (bounded) until the agent id has registered in the
-// pane and queued its task. Its exit first, or the bound passing, is an error
-// showing its screen.
+// pane with its task queued. Its exit first, or the bound passing, is an
+// error showing its screen.
 func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string) error {
 	pane := e.p.ID()
 	deadline := time.NewTimer(spawnRegisterWait)
@@ -118,10 +118,10 @@ func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string) er
 		select {
 		case <-ch:
 		case <-e.p.Exited():
-			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d exited (%s) before it registered and took its task; its screen:\n%s\n(pane %d stays for reading; kill_pane removes it)",
+			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d exited (%s) before it registered; its screen:\n%s\n(pane %d stays for reading; kill_pane removes it)",
 				pane, exitWords(e.p.Status()), screenText(e), pane)
 		case <-deadline.C:
-			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d did not register and take its task within %s; its screen:\n%s\n(it still runs in pane %d)",
+			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d did not register with its task within %s; its screen:\n%s\n(it still runs in pane %d)",
 				pane, spawnRegisterWait, screenText(e), pane)
 		case <-ctx.Done():
 			return errorf(proto.CodeFailed, "spawn_agent: cancelled (the worker runs on in pane %d)", pane)

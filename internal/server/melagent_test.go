@@ -201,8 +201,10 @@ func TestReadAgentWaitsForTheTurn(t *testing.T) {
 	s, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	a := registerAgent(t, s, 1, "worker", "count the files")
-	send(t, a.c, 1, "count the files", "task")
 	m := a.next()
+	if m != (proto.AgentMessage{Turn: 1, Text: "count the files", From: "task"}) {
+		t.Fatalf("a task given at registration is turn 1: %+v", m)
+	}
 	a.report("working", m.Turn, "", 1)
 	onTurnWait(t, func() error { return a.tryReport("idle", m.Turn, "there are 12 files", 3) })
 	var r proto.ReadAgentResult

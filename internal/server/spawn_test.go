@@ -26,8 +26,8 @@ func TestMain(m *testing.M) {
 }
 
 // fakeWorker registers as `melmux agent --role worker --id ID --task T`
-// would, queues its task, answers it with the flags it was given, and waits
-// for more; mode "fail" exits at once as a worker without a provider does.
+// would (which queues its task), answers it with the flags it was given, and
+// waits for more; mode "fail" exits at once as a worker without a provider does.
 func fakeWorker(mode string, args []string) int {
 	if mode == "fail" {
 		fmt.Println("agent: no provider configured (set MELMUX_RELAY_URL, or [agent] provider in config.toml)")
@@ -54,7 +54,6 @@ func fakeWorker(mode string, args []string) int {
 		}
 	}
 	must(c.Call(ctx, "agent_register", proto.AgentRegisterParams{Pane: pane, ID: id, Role: flags["--role"], Model: flags["--model"], Task: flags["--task"]}, nil))
-	must(c.Call(ctx, "send_agent", proto.SendAgentParams{Pane: pane, Text: flags["--task"], From: "task"}, nil))
 	for {
 		var m proto.AgentMessage
 		must(c.Call(ctx, "agent_next", proto.AgentNextParams{Pane: pane, ID: id}, &m))
