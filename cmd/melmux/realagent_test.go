@@ -62,6 +62,11 @@ func setupRealAgentEnv(env *testscript.Env, claude string) error {
 		return err
 	}
 	env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+	// Under -race every melmux the script runs would sleep a second on exit
+	// (the race runtime's default atexit_sleep_ms) for reports from threads
+	// still running; these short CLI calls have none, and the daemon's
+	// reports come while it runs.
+	env.Setenv("GORACE", strings.TrimSpace(env.Getenv("GORACE")+" atexit_sleep_ms=0"))
 
 	mark := env.WorkDir
 	env.Setenv(agentcli.MarkEnv, mark)
