@@ -1,0 +1,437 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+// The REPL of `melmux agent` in a terminal (normally a melmux pane). Line
+// editing and history are x/term's Terminal; around it:
+//   - stdin is read by a pump that never blocks, so Ctrl-C reaches us while
+//     a turn runs (it cancels the leg in flight) and what is typed meanwhile
+//     waits as typeahead for the next prompt;
+//   - a message from the session (a lead's send_agent) interrupts a pending
+//     ReadLine without losing what the person had typed: a private key
+//     makes the line editor hand over and clear its line, which is typed
+//     back once the turn is over;
+//   - the last row is a footer (role, model, legs, tokens, state) kept out
+//     of the way by a scroll region.
+
+const (
+	keyCtrlC    = 0x03
+	keyKillLine = 0x15 // Ctrl-U: what Ctrl-C does to the line being edited
+	keyPreempt  = 0x1c // Ctrl-\, never passed on: our signal to the line editor
+)
+
+// inputQueue is stdin as the line editor reads it: bytes queue without
+// bound until read, and we can inject keys of our own.
+type inputQueue struct {
+	mu     sync.Mutex // guards buf and closed
+	cond   *sync.Cond
+	buf    []byte
+	closed bool
+}
+
+func newInputQueue() *inputQueue {
+	q := &inputQueue{}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *inputQueue) Read(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, q.buf)
+	q.buf = q.buf[n:]
+	return n, nil
+}
+
+func (q *inputQueue) put(b []byte) {
+	q.mu.Lock()
+	q.buf = append(q.buf, b...)
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+func (q *inputQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// pump copies stdin into q, turning each Ctrl-C into a kill-line key and a
+// note on interrupts.
+func pump(in io.Reader, q *inputQueue, interrupts chan<- struct{}) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := in.Read(buf)
+		b := buf[:n]
+		for i, c := range b {
+			if c == keyCtrlC {
+				b[i] = keyKillLine
+				select {
+				case interrupts <- struct{}{}:
+				default:
+				}
+			}
+		}
+		if n > 0 {
+			q.put(b)
+		}
+		if err != nil {
+			q.close()
+			return
+		}
+	}
+}
+
+// ttyOut serialises everything written to the terminal: the line editor's
+// output, the streamed turn, the footer.
+type ttyOut struct {
+	mu sync.Mutex // guards w
+	w  io.Writer
+}
+
+// Write passes bytes as they are (the line editor writes CRLF itself).
+func (t *ttyOut) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.w.Write(b)
+}
+
+// text is a writer for our own text: in raw mode a newline needs its CR.
+type text struct{ t *ttyOut }
+
+func (x text) Write(b []byte) (int, error) {
+	_, err := x.t.Write([]byte(strings.ReplaceAll(string(b), "\n", "\r\n")))
+	return len(b), err
+}
+
+// history drops blank lines and repeats, so Up never shows an empty entry.
+type history struct{ entries []string }
+
+func (h *history) Add(s string) {
+	if strings.TrimSpace(s) == "" || (len(h.entries) > 0 && h.entries[len(h.entries)-1] == s) {
+		return
+	}
+	h.entries = append(h.entries, s)
+	if len(h.entries) > 1000 {
+		h.entries = h.entries[1:]
+	}
+}
+func (h *history) Len() int          { return len(h.entries) }
+func (h *history) At(idx int) string { return h.entries[len(h.entries)-1-idx] }
+
+type lineResult struct {
+	line string
+	err  error
+}
+
+// replState is the REPL's terminal side.
+type replState struct {
+	r     *agentRun
+	fd    int
+	out   *ttyOut
+	in    *inputQueue
+	ed    *term.Terminal
+	obs   *lineObserver
+	rows  int
+	cols  int
+	state string
+
+	preemptMu sync.Mutex // guards preempted and saved
+	preempted bool
+	saved     string
+}
+
+func (r *agentRun) repl(ctx context.Context, stdin *os.File) error {
+	fd := int(stdin.Fd())
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return fmt.Errorf("agent: terminal: %w", err)
+	}
+	s := &replState{r: r, fd: fd, out: &ttyOut{w: r.g.stdout}, in: newInputQueue()}
+	interrupts := make(chan struct{}, 4)
+	go pump(stdin, s.in, interrupts)
+	s.ed = term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{s.in, s.out}, "\x1b[1m›\x1b[0m ")
+	s.ed.History = &history{}
+	s.ed.AutoCompleteCallback = s.onKey
+	s.ed.SetBracketedPasteMode(true)
+	s.obs = &lineObserver{w: text{s.out}, color: true, onLeg: func() { s.footer(s.state) }}
+	s.layout(true)
+	defer func() {
+		s.ed.SetBracketedPasteMode(false)
+		// Give the whole screen back and clear the footer.
+		fmt.Fprintf(s.out, "\x1b7\x1b[r\x1b[%d;1H\x1b[2K\x1b8\r\n", s.rows)
+		term.Restore(fd, old)
+	}()
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	defer signal.Stop(winch)
+	ints := make(chan os.Signal, 1)
+	signal.Notify(ints, os.Interrupt)
+	defer signal.Stop(ints)
+	go func() {
+		for range ints {
+			select {
+			case interrupts <- struct{}{}:
+			default:
+			}
+		}
+	}()
+
+	s.banner()
+	first, err := r.firstTask(ctx)
+	if err != nil {
+		return err
+	}
+	return s.loop(ctx, interrupts, winch, first)
+}
+
+// banner says who this is and how to use it.
+func (s *replState) banner() {
+	r := s.r
+	w := text{s.out}
+	fmt.Fprintf(w, "\x1b[1mMel\x1b[0m %s agent %s · %s/%s\n", r.opts.role, r.id, r.settings.Provider, r.settings.Model)
+	if r.restored != nil {
+		fmt.Fprintf(w, "resumed: %d turns, %d legs so far", r.restored.Turns, r.restored.Legs)
+		if len(r.restored.Repaired) > 0 {
+			fmt.Fprintf(w, "; calls cut off by the last stop, not run again: %s", strings.Join(r.restored.Repaired, ", "))
+		}
+		fmt.Fprintln(w)
+		if r.restored.LastReply != "" {
+			fmt.Fprintf(w, "last reply: %s\n", cutColumns(r.restored.LastReply, max(s.cols-12, 20)))
+		}
+	}
+	if r.opts.task != "" {
+		fmt.Fprintf(w, "task: %s\n", r.opts.task)
+	}
+	fmt.Fprintln(w, "\x1b[2mEnter sends · Ctrl-C stops a turn · Ctrl-C twice or Ctrl-D at the prompt exits\x1b[0m")
+}
+
+// layout reserves the last row for the footer; first says this is the
+// start, when the cursor may sit on that row.
+func (s *replState) layout(first bool) {
+	cols, rows, err := term.GetSize(s.fd)
+	if err != nil || rows < 3 || cols < 10 {
+		s.rows, s.cols = 0, max(cols, 40)
+		s.ed.SetSize(s.cols, max(rows, 1))
+		return
+	}
+	s.rows, s.cols = rows, cols
+	s.ed.SetSize(cols, rows-1)
+	if first {
+		// Make room: if the cursor is on the last row, scroll once.
+		io.WriteString(s.out, "\n\x1b[A")
+	}
+	fmt.Fprintf(s.out, "\x1b7\x1b[1;%dr\x1b8", rows-1)
+	s.footer(s.state)
+}
+
+func (s *replState) footer(state string) {
+	s.state = state
+	s.obs.width = s.cols
+	if s.rows == 0 {
+		return
+	}
+	line := cutColumns(s.r.footer(state), s.cols-2)
+	fmt.Fprintf(s.out, "\x1b7\x1b[%d;1H\x1b[2K\x1b[7m %s%s\x1b[0m\x1b8", s.rows, line, strings.Repeat(" ", max(s.cols-2-len([]rune(line)), 0)))
+}
+
+// onKey sees every key the line editor does not handle itself; ours makes
+// it hand over the line being edited and clear it.
+func (s *replState) onKey(line string, pos int, key rune) (string, int, bool) {
+	if key != keyPreempt {
+		return "", 0, false
+	}
+	s.preemptMu.Lock()
+	s.preempted, s.saved = true, line
+	s.preemptMu.Unlock()
+	return "", 0, true
+}
+
+// loop alternates between the prompt and turns until the person leaves.
+func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch chan os.Signal, first *message) error {
+	r := s.r
+	lines := make(chan lineResult, 1)
+	reading := false
+	read := func() {
+		s.preemptMu.Lock()
+		saved := s.saved
+		s.saved = ""
+		s.preemptMu.Unlock()
+		if saved != "" {
+			s.in.put([]byte(saved))
+		}
+		reading = true
+		go func() {
+			l, err := s.ed.ReadLine()
+			lines <- lineResult{l, err}
+		}()
+	}
+	// stopReading takes the prompt away for a turn, keeping its text.
+	stopReading := func() {
+		if !reading {
+			return
+		}
+		s.in.put([]byte{keyPreempt, '\r'})
+		<-lines
+		reading = false
+		s.preemptMu.Lock()
+		s.preempted = false
+		s.preemptMu.Unlock()
+		io.WriteString(s.out, "\x1b[A\x1b[2K\r") // the emptied prompt line
+	}
+	next := make(chan message, 1)
+	nextErr := make(chan error, 1)
+	var cancelNext context.CancelFunc = func() {}
+	listening := false
+	listen := func() {
+		if r.sess == nil || listening {
+			return
+		}
+		listening = true
+		nctx, cancel := context.WithCancel(ctx)
+		cancelNext = cancel
+		go func() {
+			m, err := r.next(nctx)
+			if err != nil {
+				nextErr <- err
+				return
+			}
+			next <- m
+		}()
+	}
+	defer func() { cancelNext() }()
+	var paste []string
+	ctrlC := 0
+	awaitingOwn := false // a line was posted; its message is on the way
+	pending := first
+	for {
+		if pending != nil {
+			m := *pending
+			pending = nil
+			stopReading()
+			s.runTurn(ctx, m, interrupts, winch)
+			ctrlC = 0
+			continue
+		}
+		state := r.restingState()
+		r.report(state, r.turns, "", nil)
+		s.footer(map[string]string{"waiting": "waiting for a message", "idle": "idle"}[state])
+		listen()
+		if !reading && !awaitingOwn {
+			read()
+		}
+		select {
+		case lr := <-lines:
+			reading = false
+			if lr.err != nil && !errors.Is(lr.err, term.ErrPasteIndicator) {
+				return nil // Ctrl-D or the end of input
+			}
+			if errors.Is(lr.err, term.ErrPasteIndicator) {
+				paste = append(paste, lr.line)
+				continue
+			}
+			msg := strings.TrimRight(strings.Join(append(paste, lr.line), "\n"), "\n")
+			paste = nil
+			ctrlC = 0
+			if strings.TrimSpace(msg) == "" {
+				continue
+			}
+			m, err := r.post(ctx, msg, "person")
+			if err != nil {
+				fmt.Fprintf(text{s.out}, "\x1b[31m✗ %v\x1b[0m\n", err)
+				continue
+			}
+			if r.sess == nil {
+				pending = &m
+			} else {
+				awaitingOwn = true
+			}
+		case m := <-next:
+			listening = false
+			awaitingOwn = false
+			r.turns = m.turn
+			stopReading()
+			if m.from != "person" {
+				fmt.Fprintf(text{s.out}, "\x1b[36m» turn %d from %s:\x1b[0m %s\n", m.turn, fromWords(m.from), m.text)
+			}
+			pending = &m
+		case err := <-nextErr:
+			listening = false
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("agent: the session went away: %w", err)
+		case <-interrupts:
+			ctrlC++
+			if ctrlC >= 2 {
+				return nil
+			}
+			s.ed.Write([]byte("(Ctrl-C again to exit; Ctrl-C during a turn stops it)\n"))
+		case <-winch:
+			s.layout(false)
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// fromWords names where a message came from, for the pane's reader.
+func fromWords(from string) string {
+	switch from {
+	case "task":
+		return "the task"
+	case "", "send_agent":
+		return "send_agent"
+	}
+	return from
+}
+
+// runTurn runs one message, Ctrl-C cancelling it.
+func (s *replState) runTurn(ctx context.Context, m message, interrupts chan struct{}, winch chan os.Signal) {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.footer(fmt.Sprintf("working on turn %d", m.turn))
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.r.turn(tctx, m, s.obs)
+		done <- err
+	}()
+	for {
+		select {
+		case err := <-done:
+			s.obs.end()
+			if err != nil {
+				fmt.Fprintf(text{s.out}, "\x1b[31m✗ %v\x1b[0m\n", err)
+			}
+			return
+		case <-interrupts:
+			s.obs.end()
+			io.WriteString(text{s.out}, "\x1b[33m^C stopping the turn\x1b[0m\n")
+			cancel()
+		case <-winch:
+			s.layout(false)
+		}
+	}
+}

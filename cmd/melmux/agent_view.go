@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/melmux/melmux/orchestrator"
+	"github.com/melmux/melmux/toolexec"
+)
+
+// lineObserver shows a turn as text: the assistant's words as they stream,
+// each tool call as one line (name and compact arguments) and its result as
+// one line under it.
+type lineObserver struct {
+	w     io.Writer
+	width int          // lines are cut to this many columns; 0 = 100
+	color bool         // dim the tool lines
+	onLeg func()       // after each leg (the REPL redraws its footer)
+	mu    sync.Mutex   // guards mid and writes to w
+	mid   bool         // the last text written did not end a line
+}
+
+func (o *lineObserver) Text(s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	io.WriteString(o.w, s)
+	o.mid = !strings.HasSuffix(s, "\n")
+}
+
+func (o *lineObserver) LegDone(int, orchestrator.Reply) {
+	o.end()
+	if o.onLeg != nil {
+		o.onLeg()
+	}
+}
+
+func (o *lineObserver) CallStart(c orchestrator.ToolCall) {
+	o.line("▸ " + c.Name + " " + compactArgs(c.Arguments))
+}
+
+func (o *lineObserver) CallDone(c orchestrator.ToolCall, res toolexec.Result, took time.Duration) {
+	mark := "  ⎿ "
+	if res.IsError {
+		mark = "  ✗ "
+	}
+	first, rest, _ := strings.Cut(strings.TrimSpace(res.Text), "\n")
+	more := ""
+	if n := strings.Count(rest, "\n") + 1; rest != "" {
+		more = fmt.Sprintf(" (+%d lines)", n)
+	}
+	o.line(fmt.Sprintf("%s%s %s%s · %s", mark, c.Name, took.Round(time.Millisecond), more, first))
+}
+
+// end finishes a line the streamed text left open.
+func (o *lineObserver) end() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.mid {
+		io.WriteString(o.w, "\n")
+		o.mid = false
+	}
+}
+
+func (o *lineObserver) line(s string) {
+	o.end()
+	width := o.width
+	if width <= 0 {
+		width = 100
+	}
+	s = cutColumns(s, width)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.color {
+		s = "\x1b[2m" + s + "\x1b[0m"
+	}
+	io.WriteString(o.w, s+"\n")
+}
+
+// cutColumns shortens s to at most n runes, marking the cut.
+func cutColumns(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(n-1, 0)]) + "…"
+}
+
+// compactArgs renders a call's JSON arguments as key=value pairs in the
+// order the model wrote them, long strings shortened.
+func compactArgs(arguments string) string {
+	dec := json.NewDecoder(strings.NewReader(arguments))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return cutColumns(arguments, 60)
+	}
+	var parts []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			parts = append(parts, fmt.Sprintf("%v=%s", k, cutColumns(fmt.Sprintf("%q", s), 60)))
+			continue
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, v) != nil {
+			b.Write(v)
+		}
+		parts = append(parts, fmt.Sprintf("%v=%s", k, cutColumns(b.String(), 60)))
+	}
+	return strings.Join(parts, " ")
+}
