@@ -19,11 +19,11 @@ import (
 // one line under it.
 type lineObserver struct {
 	w     io.Writer
-	width int          // lines are cut to this many columns; 0 = 100
-	color bool         // dim the tool lines
-	onLeg func()       // after each leg (the REPL redraws its footer)
-	mu    sync.Mutex   // guards mid and writes to w
-	mid   bool         // the last text written did not end a line
+	width int        // lines are cut to this many columns; 0 = 100
+	color bool       // dim the tool lines
+	onLeg func()     // after each leg (the REPL redraws its footer)
+	mu    sync.Mutex // guards mid and writes to w
+	mid   bool       // the last text written did not end a line
 }
 
 func (o *lineObserver) Text(s string) {
