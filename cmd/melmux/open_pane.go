@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -33,14 +31,7 @@ func init() {
 			if err := call(g, "open_pane", p, &res); err != nil {
 				return err
 			}
-			if *asJSON {
-				return printJSON(g.stdout, res)
-			}
-			if res.Note != "" {
-				fmt.Fprintf(g.stderr, "melmux: %s\n", res.Note)
-			}
-			fmt.Fprintln(g.stdout, res.ID)
-			return nil
+			return printPlaced(g, *asJSON, res, res.ID, res.Note)
 		},
 	})
 }

@@ -49,16 +49,22 @@ func init() {
 			if err := call(g, "spawn_agent", p, &res); err != nil {
 				return err
 			}
-			if *asJSON {
-				return printJSON(g.stdout, res)
-			}
-			if res.Note != "" {
-				fmt.Fprintf(g.stderr, "melmux: %s\n", res.Note)
-			}
-			fmt.Fprintln(g.stdout, res.ID)
-			return nil
+			return printPlaced(g, *asJSON, res, res.ID, res.Note)
 		},
 	})
+}
+
+// printPlaced prints a new pane: its id (and the placement note on stderr),
+// or the whole result as JSON.
+func printPlaced(g *globals, asJSON bool, res any, id int, note string) error {
+	if asJSON {
+		return printJSON(g.stdout, res)
+	}
+	if note != "" {
+		fmt.Fprintf(g.stderr, "melmux: %s\n", note)
+	}
+	_, err := fmt.Fprintln(g.stdout, id)
+	return err
 }
 
 // placement resolves where a new pane goes: -t PANE, else the pane this runs
