@@ -266,13 +266,14 @@ var paneToolDefs = []ToolDef{
 	{Name: "open_pane", Description: "Open a new pane in the melmux session running a command (a CLI agent " +
 		"such as claude or codex, or any shell command; default the user's shell). layout right splits beside " +
 		"the current pane, down below it, tab opens a new tab; a split too small becomes a tab and the result " +
-		"says so. Returns the new pane's id.",
+		"says so. Returns the new pane's id and its first screen.",
 		Parameters: Schema{Required: []string{"layout"}, Properties: []Property{
 			{Name: "layout", Type: "string", Enum: layoutEnum, Description: "where the pane goes"},
 			{Name: "command", Type: "string", Description: "command line to run in the pane (default the shell)"},
 		}}},
 	{Name: "spawn_agent", Description: "Start a Mel agent worker in a new pane, working on task. layout as for " +
-		"open_pane. Returns the new pane's id; follow it with read_agent and send_agent.",
+		"open_pane. Returns the pane id, the agent id and its first lines; read_agent(pane) then waits for its " +
+		"reply, send_agent(pane, text) gives it its next message.",
 		Parameters: Schema{Required: []string{"layout", "task"}, Properties: []Property{
 			{Name: "layout", Type: "string", Enum: layoutEnum, Description: "where the pane goes"},
 			{Name: "model", Type: "string", Description: "model for the worker (default the session's)"},
@@ -280,15 +281,16 @@ var paneToolDefs = []ToolDef{
 		}}},
 	{Name: "send_keys", Description: "Type text into a pane as keys. A newline is Enter; vim-style key names " +
 		"in angle brackets are keys (<Enter> <Tab> <Esc> <BS> <Up> <Down> <Left> <Right> <C-c> <M-x> <F1>..., " +
-		"<lt> for a literal <). Fails if the pane does not exist.",
+		"<lt> for a literal <). Returns the screen once the output settles.",
 		Parameters: Schema{Required: []string{"pane", "text"}, Properties: []Property{
 			{Name: "pane", Type: "integer", Description: "pane id (see list_panes)"},
 			{Name: "text", Type: "string", Description: "text and keys to type"},
 		}}},
-	{Name: "send_agent", Description: "Give the agent running in a pane its next message. Returns the turn id. " +
-		"Fails if the pane runs no agent.",
+	{Name: "send_agent", Description: "Give an agent its next message. A melmux agent queues it as a new turn " +
+		"(the result gives the turn id); any other program (claude, codex, a shell) gets it typed and " +
+		"submitted as a person would, and the result says whether it was submitted, with the screen.",
 		Parameters: Schema{Required: []string{"pane", "text"}, Properties: []Property{
-			{Name: "pane", Type: "integer", Description: "pane id of an agent"},
+			{Name: "pane", Type: "integer", Description: "pane id of the agent"},
 			{Name: "text", Type: "string", Description: "the message"},
 		}}},
 	{Name: "read_pane", Description: "Read a pane's screen as text, with its status (running or exited with " +
@@ -296,10 +298,12 @@ var paneToolDefs = []ToolDef{
 		Parameters: Schema{Required: []string{"pane"}, Properties: []Property{
 			{Name: "pane", Type: "integer", Description: "pane id"},
 		}}},
-	{Name: "read_agent", Description: "Read an agent pane's state (working, waiting, idle, exited) and its " +
-		"latest reply.",
+	{Name: "read_agent", Description: "Read an agent: its state (working, waiting, idle, exited) and latest reply. " +
+		"If a melmux agent is working on a turn, waits for the turn to finish (up to a bound) first, so call it " +
+		"once per reply, not in a loop; several read_agent calls in one response run together. For other panes: " +
+		"the detected agent state, activity and the screen.",
 		Parameters: Schema{Required: []string{"pane"}, Properties: []Property{
-			{Name: "pane", Type: "integer", Description: "pane id of an agent"},
+			{Name: "pane", Type: "integer", Description: "pane id"},
 		}}},
 	{Name: "list_panes", Description: "List the session's panes: id, tab, title, command, status, activity and " +
 		"agent state.",
