@@ -194,11 +194,27 @@ func decodeArgs(args json.RawMessage, v any) error {
 	return nil
 }
 
-// writeScreen frames the screen so a model can tell where it starts and ends.
+// blankRun is the shortest run of blank rows written as one line: a full
+// screen app (an agent's TUI, a worker's footer on the last row) leaves
+// dozens of them between its top and bottom, each a token for nothing.
+const blankRun = 3
+
+// writeScreen frames the screen so a model can tell where it starts and
+// ends; runs of blank rows are written as one line that counts them, so row
+// numbers stay computable.
 func writeScreen(b *strings.Builder, lines []string) {
 	b.WriteString("--- screen ---\n")
-	for _, l := range lines {
-		b.WriteString(l)
+	for i := 0; i < len(lines); i++ {
+		j := i
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		if j-i >= blankRun {
+			fmt.Fprintf(b, "(%d blank rows)\n", j-i)
+			i = j - 1
+			continue
+		}
+		b.WriteString(lines[i])
 		b.WriteString("\n")
 	}
 	b.WriteString("--- end ---\n")
