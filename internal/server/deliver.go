@@ -51,6 +51,13 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	text = strings.TrimRight(text, "\r\n")
 	probe := probeOf(text)
 	kind := s.agentKind(e)
+	// An agent asking a person something reads keys as answers: Enter picks
+	// the highlighted choice (Claude Code's "1. Yes" runs the command it
+	// asked about) and the message is lost. So nothing is typed.
+	if lines := p.Term().Lines(); kind != "" && agentstate.Detect(lines, time.Hour) == agentstate.Waiting {
+		return proto.SendAgentResult{Pane: id, Kind: kind, State: string(agentstate.Waiting), Lines: trimTrailingEmpty(lines),
+			Note: fmt.Sprintf("nothing was typed: %s in pane %d is waiting on a person (a question is on screen); answer it with send_keys first", kind, id)}, nil
+	}
 	// An agent already showing that it works (a spinner, an interrupt hint)
 	// cannot prove it took the message by showing that again.
 	cueBefore := kind != "" && screenCue(p.Term().Lines())
