@@ -92,14 +92,16 @@ func setupRealAgentEnv(env *testscript.Env, claude string) error {
 //	model reply MATCH TEXT         answer a prompt containing MATCH with TEXT
 //	model bash MATCH COMMAND TEXT  answer it with a Bash tool call of COMMAND, then TEXT
 //	model wait [-timeout D] TEXT   wait for a request whose prompt contains TEXT; print the prompt
+//	model wait [-timeout D] -tool  wait for a request carrying a tool's result
 //	model prompts                  print every Messages request's prompt, quoted, one a line
+//	model hold / model release     hold answers (the agent stays at work) until released
 func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 	model := ts.Value(endpointKey{}).(*agentcli.Anthropic)
 	if neg {
 		ts.Fatalf("model: negation is not supported")
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: model reply|bash|wait|prompts ...")
+		ts.Fatalf("usage: model reply|bash|wait|prompts|hold|release ...")
 	}
 	switch verb, args := args[0], args[1:]; verb {
 	case "reply":
@@ -115,24 +117,36 @@ func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 	case "wait":
 		fs := flag.NewFlagSet("model wait", flag.ContinueOnError)
 		timeout := fs.Duration("timeout", 30*time.Second, "")
+		tool := fs.Bool("tool", false, "")
 		ts.Check(fs.Parse(args))
-		if fs.NArg() != 1 {
-			ts.Fatalf("usage: model wait [-timeout D] TEXT")
+		if fs.NArg() != 1 && !*tool || fs.NArg() != 0 && *tool {
+			ts.Fatalf("usage: model wait [-timeout D] TEXT | -tool")
 		}
 		want := fs.Arg(0)
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		defer cancel()
 		r, err := model.WaitRequest(ctx, func(r agentcli.Request) bool {
-			return r.Messages && strings.Contains(r.Prompt, want)
+			if *tool {
+				return r.ToolUseID != ""
+			}
+			return r.Messages && r.ToolUseID == "" && strings.Contains(r.Prompt, want)
 		})
 		if err != nil {
 			ts.Fatalf("model wait %q: %v; prompts so far:\n%s", want, err, prompts(model))
 		}
-		fmt.Fprintln(ts.Stdout(), r.Prompt)
+		if *tool {
+			fmt.Fprintln(ts.Stdout(), r.ToolUseID)
+		} else {
+			fmt.Fprintln(ts.Stdout(), r.Prompt)
+		}
 	case "prompts":
 		fmt.Fprint(ts.Stdout(), prompts(model))
+	case "hold":
+		model.Hold()
+	case "release":
+		model.Release()
 	default:
-		ts.Fatalf("model: unknown verb %q (allowed: reply, bash, wait, prompts)", verb)
+		ts.Fatalf("model: unknown verb %q (allowed: reply, bash, wait, prompts, hold, release)", verb)
 	}
 }
 

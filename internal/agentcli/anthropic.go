@@ -52,6 +52,7 @@ type Anthropic struct {
 	after   map[string]Rule // tool_use id → the rule that asked for it
 	reqs    []Request       // every request, in arrival order
 	changed chan struct{}   // closed and replaced when reqs grows
+	gate    chan struct{}   // while set, answers wait until it is closed
 	nextID  int
 }
 
@@ -78,6 +79,26 @@ func (a *Anthropic) AddRule(r Rule) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.rules = append(a.rules, r)
+}
+
+// Hold makes Messages answers wait until Release, so that a test can see
+// the agent at work on a request for as long as it needs to look.
+func (a *Anthropic) Hold() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gate == nil {
+		a.gate = make(chan struct{})
+	}
+}
+
+// Release lets held and later answers go.
+func (a *Anthropic) Release() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gate != nil {
+		close(a.gate)
+		a.gate = nil
+	}
 }
 
 // Requests returns a copy of every request received so far.
@@ -144,6 +165,16 @@ func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 			return
+		}
+		a.mu.Lock()
+		gate := a.gate
+		a.mu.Unlock()
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				return
+			}
 		}
 		out := a.answer(in.Model, req)
 		if in.Stream {

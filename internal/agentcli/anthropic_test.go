@@ -166,3 +166,33 @@ func TestWaitRequest(t *testing.T) {
 		t.Error("a request that never came was found")
 	}
 }
+
+func TestHoldAndRelease(t *testing.T) {
+	a := newEndpoint(t)
+	a.Hold()
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(a.URL()+"/v1/messages", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"held"}]}`))
+		if err != nil {
+			t.Error(err)
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := a.WaitRequest(ctx, func(r Request) bool { return r.Prompt == "held" }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-answered:
+		t.Fatal("answered while held")
+	default:
+	}
+	a.Release()
+	if code := <-answered; code != 200 {
+		t.Errorf("after release: %d", code)
+	}
+}
