@@ -103,10 +103,9 @@ func (s Settings) keyEnv() string {
 
 // Resolve decides the settings: flags over the environment over the
 // [agent] table over what is found. The provider, when none is named (flag,
-// $MELMUX_AGENT_PROVIDER), is relay when $MELMUX_RELAY_URL is set, anthropic
-// when $ANTHROPIC_API_KEY is, openai when $OPENAI_API_KEY or
-// $OPENAI_BASE_URL is, else [agent] provider, else openai when a base URL
-// alone is given, else a local Ollama (at $OLLAMA_HOST or
+// $MELMUX_AGENT_PROVIDER, [agent] provider), is relay when $MELMUX_RELAY_URL
+// is set, anthropic when $ANTHROPIC_API_KEY is, openai when $OPENAI_API_KEY
+// or $OPENAI_BASE_URL is, else openai when a base URL alone is given, else a local Ollama (at $OLLAMA_HOST or
 // http://127.0.0.1:11434) spoken to as openai. The table's model, base_url
 // and api_key_env count only when its provider is the one chosen (or
 // unset). getenv nil means os.Getenv; hc (nil = the default client) is used
@@ -185,14 +184,16 @@ func pickProvider(flags Settings, cfg agentcfg.Agent, env func(string) string) (
 		return named("--provider", flags.Provider)
 	case env(EnvProvider) != "":
 		return named("$"+EnvProvider, env(EnvProvider))
+	case cfg.Provider != "":
+		// A provider written in the config is a choice; a key exported for
+		// another tool (ANTHROPIC_API_KEY for Claude Code) is not.
+		return named("[agent] provider", cfg.Provider)
 	case env("MELMUX_RELAY_URL") != "":
 		return ProviderRelay, nil
 	case env("ANTHROPIC_API_KEY") != "":
 		return ProviderAnthropic, nil
 	case env("OPENAI_API_KEY") != "" || env("OPENAI_BASE_URL") != "":
 		return ProviderOpenAI, nil
-	case cfg.Provider != "":
-		return named("[agent] provider", cfg.Provider)
 	case flags.BaseURL != "" || cfg.BaseURL != "":
 		return ProviderOpenAI, nil // the most widely spoken protocol
 	}

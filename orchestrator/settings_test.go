@@ -89,10 +89,17 @@ func TestResolvePrecedence(t *testing.T) {
 			want: Settings{Provider: "openai", Model: DefaultOpenAIModel, BaseURL: "http://env:1/v1", KeyEnv: "OPENAI_API_KEY"},
 		},
 		{
-			name: "the config's model and base are not another provider's",
+			name: "a provider in the config outranks a key exported for another tool",
 			env:  map[string]string{"ANTHROPIC_API_KEY": "ak"},
 			cfg:  agentcfg.Agent{Provider: "openai", Model: "qwen3", BaseURL: "http://127.0.0.1:11434/v1", KeyEnv: "CFG_KEY"},
-			want: Settings{Provider: "anthropic", Model: DefaultAnthropicModel, BaseURL: DefaultAnthropicBaseURL, KeyEnv: "ANTHROPIC_API_KEY", Key: "ak"},
+			want: Settings{Provider: "openai", Model: "qwen3", BaseURL: "http://127.0.0.1:11434/v1", KeyEnv: "CFG_KEY"},
+		},
+		{
+			name:  "the config's model and base are not another provider's",
+			env:   map[string]string{"ANTHROPIC_API_KEY": "ak"},
+			flags: Settings{Provider: "anthropic"},
+			cfg:   agentcfg.Agent{Provider: "openai", Model: "qwen3", BaseURL: "http://127.0.0.1:11434/v1", KeyEnv: "CFG_KEY"},
+			want:  Settings{Provider: "anthropic", Model: DefaultAnthropicModel, BaseURL: DefaultAnthropicBaseURL, KeyEnv: "ANTHROPIC_API_KEY", Key: "ak"},
 		},
 		{
 			name: "a config without a provider lends its model to any",
