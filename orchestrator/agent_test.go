@@ -43,6 +43,10 @@ func (s *scripted) Leg(ctx context.Context, req Request, onText func(string)) (R
 // fakeTools records calls; read-only tools block until released, so the
 // test can see them run together.
 type fakeTools struct {
+	// together makes read-only calls wait (up to 2s) for a sibling to be
+	// inside Run at the same time, so running them together shows.
+	together bool
+
 	mu      sync.Mutex
 	calls   []string
 	inside  atomic.Int32
@@ -57,7 +61,7 @@ func (f *fakeTools) Run(ctx context.Context, name, args string) toolexec.Result 
 			break
 		}
 	}
-	if readOnlyTools[name] {
+	if f.together && readOnlyTools[name] {
 		// Give a concurrent sibling the chance to be inside at the same time.
 		deadline := time.Now().Add(2 * time.Second)
 		for f.maxSeen.Load() < 2 && time.Now().Before(deadline) && ctx.Err() == nil {
@@ -79,7 +83,7 @@ func TestTurnPairsResultsWithCallsInOrder(t *testing.T) {
 		{Text: "again", Calls: []ToolCall{call("a", "list_panes", `{}`)}, Usage: Usage{20, 5}},
 		{Text: "all done", Usage: Usage{30, 7}},
 	}}
-	tools := &fakeTools{}
+	tools := &fakeTools{together: true}
 	a := &Agent{Provider: p, Role: toolexec.RoleLead, Tools: tools}
 	a.SetSystem("sys")
 	res, err := a.Turn(context.Background(), "go")
