@@ -86,8 +86,18 @@ func TestMouseInsideTmux(t *testing.T) {
 	}
 	waitFor("the split five columns narrower", func() bool { return listPanes(t, se)[0].Cols == before-14 })
 
-	// The wheel over a pane scrolls its history (copy mode, with its position shown).
 	position := regexp.MustCompile(`\[\d+/\d+\]`)
+	// The wheel over the unfocused right pane scrolls it; focus stays on
+	// pane 1 (the frame showing copy mode was drawn after any focus change).
+	mouse(64, 90, 10, false)
+	outer.WaitFor(pane, 10*time.Second, "copy mode on pane 2", position.MatchString)
+	if got := focused(); got != 1 {
+		t.Fatalf("the wheel over pane 2 moved focus to pane %d", got)
+	}
+	mouse(65, 90, 10, false)
+	outer.WaitFor(pane, 10*time.Second, "pane 2's copy mode left", func(s string) bool { return !position.MatchString(s) })
+
+	// The wheel over a pane scrolls its history (copy mode, with its position shown).
 	mouse(64, 10, 10, false)
 	outer.WaitFor(pane, 10*time.Second, "copy mode's position indicator", position.MatchString)
 	// Wheeling back down to the bottom leaves copy mode, as in tmux.

@@ -264,7 +264,8 @@ func (in *Input) extendDrag(d *dragSelect, px, py int) {
 }
 
 // wheel scrolls copy mode on the pane under the pointer or forwards the
-// wheel to an application that asked for mouse reports.
+// wheel to an application that asked for mouse reports; either way focus
+// stays where it was.
 func (in *Input) wheel(sc *Scene, x, y int, up bool, mod tcell.ModMask) []Action {
 	p := sc.PaneAt(x, y)
 	if p == nil || !p.Content.Contains(x, y) {
@@ -294,11 +295,11 @@ func (in *Input) wheel(sc *Scene, x, y int, up bool, mod tcell.ModMask) []Action
 	if !up || p.Exited && p.Screen == nil {
 		return nil
 	}
-	var out []Action
-	if !p.Focused {
-		out = append(out, FocusPane{Pane: p.ID})
-	}
-	return append(out, EnterCopy{Pane: p.ID, Scroll: n, ByMouse: true})
+	// The wheel scrolls the pane under the pointer but leaves focus where
+	// it is, as in tmux: reading another pane's history while typing in
+	// this one is what the wheel is for. Copy mode waits on an unfocused
+	// pane (keys go to the focused one) until the wheel takes it back down.
+	return []Action{EnterCopy{Pane: p.ID, Scroll: n, ByMouse: true}}
 }
 
 func paneByID(sc *Scene, id int) *PaneView {

@@ -66,8 +66,8 @@ func TestMouse(t *testing.T) {
 			[]Action{DragBorder{Pane: 2, Delta: -2}}},
 		{"right button on a separator does not drag", none, []mev{{20, 3, b2, 0}, {22, 3, b2, 0}}, nil},
 		{"wheel up enters copy mode", none, []mev{{25, 8, up, 0}}, []Action{EnterCopy{Pane: 3, Scroll: -3, ByMouse: true}}},
-		{"wheel up on another pane focuses it too", none, []mev{{5, 5, up, 0}},
-			[]Action{FocusPane{1}, EnterCopy{Pane: 1, Scroll: -3, ByMouse: true}}},
+		{"wheel up on another pane scrolls it and leaves focus alone", none, []mev{{5, 5, up, 0}},
+			[]Action{EnterCopy{Pane: 1, Scroll: -3, ByMouse: true}}},
 		{"wheel down outside copy mode", none, []mev{{25, 8, down, 0}}, nil},
 		{"wheel on a title bar", none, []mev{{25, 5, up, 0}}, nil},
 		{"wheel forwarded, SGR", sgr, []mev{{25, 8, up, 0}, {25, 8, down, tcell.ModShift}},
@@ -196,5 +196,38 @@ func TestMouseDragSelect(t *testing.T) {
 	got := run(in, sc, mev{21, 6, b1, 0}, mev{23, 6, b1, 0}, mev{23, 6, 0, 0})
 	if want := []Action{Copy{Text: "lin"}, ExitCopy{Pane: 3}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("drag in copy mode: %#v", got)
+	}
+}
+
+// TestMouseWheelKeepsFocus: the wheel over an unfocused pane scrolls that
+// pane (its copy mode, or its application's wheel reports) and focus stays,
+// so typing still goes to the focused pane.
+func TestMouseWheelKeepsFocus(t *testing.T) {
+	sc := mouseScene(term.Modes{}) // pane 3 focused
+	in := newIn(t, "", nil)
+	acts := run(in, sc, mev{5, 5, tcell.WheelUp, 0})
+	if !reflect.DeepEqual(acts, []Action{EnterCopy{Pane: 1, Scroll: -3, ByMouse: true}}) {
+		t.Fatalf("wheel over pane 1: %#v", acts)
+	}
+	acts[0].(EnterCopy).Start(in, numbered(50, 20), 20, 10, 0, 9)
+	top := in.copy.Top()
+	if got := run(in, sc, mev{5, 5, tcell.WheelUp, 0}); len(got) != 0 || in.copy.Top() != top-3 {
+		t.Errorf("second notch over pane 1: %#v, top %d (was %d)", got, in.copy.Top(), top)
+	}
+	if got := press(t, in, sc, "x"); !reflect.DeepEqual(got, []Action{send(3, "x")}) {
+		t.Errorf("a key while pane 1 scrolls back: %#v", got)
+	}
+	in.Decorate(sc)
+	if sc.Panes[0].Copy == nil || sc.Focused().ID != 3 {
+		t.Errorf("pane 1 should show copy mode with pane 3 focused")
+	}
+	run(in, sc, mev{5, 5, tcell.WheelDown, 0}, mev{5, 5, tcell.WheelDown, 0})
+	if _, on := in.CopyPane(); on {
+		t.Error("wheeling pane 1 back to the bottom did not leave copy mode")
+	}
+	// An application that takes the mouse gets the wheel; focus stays too.
+	sc.Panes[0].Screen.Modes = term.Modes{MouseButton: true, MouseSGR: true}
+	if got := run(in, sc, mev{5, 5, tcell.WheelUp, 0}); !reflect.DeepEqual(got, []Action{send(1, "\x1b[<64;6;5M")}) {
+		t.Errorf("wheel forwarded to pane 1: %#v", got)
 	}
 }
