@@ -40,6 +40,61 @@ type CopyView struct {
 	Selecting        bool
 	SelFrom, SelTo   Point // inclusive, SelFrom not after SelTo
 	Position         string
+	// Matches are the last search's matches on the rows shown, in row
+	// order; Draw highlights them, the current one (under the cursor)
+	// differently, as tmux does.
+	Matches []Match
+}
+
+// Match is one search match on a row of a CopyView: columns [From, To) of
+// row Y. Current marks the match the cursor is on.
+type Match struct {
+	Y, From, To int
+	Current     bool
+}
+
+// cell marks for drawing a copy-mode row: what colours a cell takes.
+const (
+	markNone uint8 = iota
+	markMatch
+	markCurrent
+	markSelected
+)
+
+// marks returns what each of the first width cells of view row y is marked
+// with, in buf, or nil when none is: the selection over the current match
+// over other matches.
+func (v *CopyView) marks(y, width int, buf []uint8) []uint8 {
+	if v == nil {
+		return nil
+	}
+	selFrom, selTo := v.selection(y, width)
+	found := selTo > selFrom
+	for _, m := range v.Matches {
+		if m.Y == y {
+			found = true
+		}
+	}
+	if !found {
+		return nil
+	}
+	buf = append(buf[:0], make([]uint8, width)...)
+	for _, m := range v.Matches {
+		if m.Y != y {
+			continue
+		}
+		mark := markMatch
+		if m.Current {
+			mark = markCurrent
+		}
+		for x := max(m.From, 0); x < min(m.To, width); x++ {
+			buf[x] = max(buf[x], mark)
+		}
+	}
+	for x := max(selFrom, 0); x < min(selTo, width); x++ {
+		buf[x] = markSelected
+	}
+	return buf
 }
 
 // selection returns the columns [from, to) of view row y that are selected.
@@ -458,12 +513,10 @@ func (c *CopyMode) SearchNext(reverse bool) bool {
 func (c *CopyMode) Query() string { return c.query }
 
 func (c *CopyMode) find(backward bool) bool {
-	q := c.query
 	n := c.lines()
-	if q == "" || n == 0 {
+	if c.query == "" || n == 0 {
 		return false
 	}
-	fold := strings.ToLower(q) == q
 	// Line i steps from the cursor's line; i == n is the cursor's line again
 	// after wrapping, where any match counts.
 	for i := 0; i <= n; i++ {
@@ -472,25 +525,15 @@ func (c *CopyMode) find(backward bool) bool {
 			y = c.cur.Y - i
 		}
 		y = ((y % n) + n) % n
-		text, cols := rowText(c.line(y), 0, c.w)
-		if fold {
-			text = lowerASCII(text)
-		}
 		best := -1
-		for off := 0; off <= len(text)-len(q); {
-			j := strings.Index(text[off:], q)
-			if j < 0 {
-				break
-			}
-			x := cols[off+j]
-			ok := i != 0 || (!backward && x > c.cur.X) || (backward && x < c.cur.X)
-			if ok {
+		for _, m := range c.matches(y) {
+			x := m[0]
+			if i != 0 || (!backward && x > c.cur.X) || (backward && x < c.cur.X) {
 				best = x
 				if !backward {
 					break
 				}
 			}
-			off += j + 1
 		}
 		if best >= 0 {
 			c.cur = Point{best, y}
@@ -499,6 +542,33 @@ func (c *CopyMode) find(backward bool) bool {
 		}
 	}
 	return false
+}
+
+// matches returns the columns [from, to) of every match of the query on
+// line y, left to right, overlapping ones included. A query in lower case
+// matches either case.
+func (c *CopyMode) matches(y int) [][2]int {
+	q := c.query
+	l := c.line(y)
+	text, cols := rowText(l, 0, c.w)
+	if strings.ToLower(q) == q {
+		text = lowerASCII(text)
+	}
+	var out [][2]int
+	for off := 0; off <= len(text)-len(q); {
+		j := strings.Index(text[off:], q)
+		if j < 0 {
+			break
+		}
+		last := cols[off+j+len(q)-1] // the cell holding the match's last byte
+		to := last + 1
+		if last < len(l) && l[last].Width == 2 {
+			to++
+		}
+		out = append(out, [2]int{cols[off+j], to})
+		off += j + 1
+	}
+	return out
 }
 
 // lowerASCII lowercases ASCII letters only, so byte offsets stay valid; case
@@ -529,5 +599,33 @@ func (c *CopyMode) View() *CopyView {
 		v.SelFrom = Point{a.X, a.Y - c.top}
 		v.SelTo = Point{b.X, b.Y - c.top}
 	}
+	if c.query != "" {
+		for y := c.top; y < c.top+len(v.Rows); y++ {
+			ms := c.matches(y)
+			cur := -1
+			if y == c.cur.Y {
+				cur = currentMatch(ms, c.cur.X)
+			}
+			for i, m := range ms {
+				v.Matches = append(v.Matches, Match{Y: y - c.top, From: m[0], To: m[1], Current: i == cur})
+			}
+		}
+	}
 	return v
+}
+
+// currentMatch is the index of the match the cursor at column x is on: the
+// one starting there (where a search leaves it), else the first holding x;
+// -1 for none.
+func currentMatch(ms [][2]int, x int) int {
+	at := -1
+	for i, m := range ms {
+		if m[0] == x {
+			return i
+		}
+		if at < 0 && x > m[0] && x < m[1] {
+			at = i
+		}
+	}
+	return at
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -227,4 +228,38 @@ func TestCopyModeViMotions(t *testing.T) {
 	if c.Cursor() != (Point{0, 0}) || c.Selection() != before || before != "foo" {
 		t.Errorf("o: cursor %v, selection %q then %q", c.Cursor(), before, c.Selection())
 	}
+}
+
+func TestCopyModeSearchMatchesInView(t *testing.T) {
+	src := CellRows(screenOf(20, 5, "error: err", "fine", "日本 Error", "aaa", "error").Cells)
+	c := NewCopyMode(src, 20, 4, 0, 0)
+	if v := c.View(); v.Matches != nil {
+		t.Errorf("matches before any search: %+v", v.Matches)
+	}
+	check := func(what string, want ...Match) {
+		t.Helper()
+		if got := c.View().Matches; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: matches %+v, want %+v", what, got, want)
+		}
+	}
+	c.GoTop()
+	if !c.Search("error", false) || c.Cursor() != (Point{5, 2}) {
+		t.Fatalf("search: cursor %v", c.Cursor())
+	}
+	// Lines 0-3 shown: 日本 takes four cells, "Error" matches a lower-case
+	// query, the match the cursor is on is the current one.
+	check("from the top", Match{Y: 0, From: 0, To: 5}, Match{Y: 2, From: 5, To: 10, Current: true})
+	c.GoBottom() // lines 1-4 shown, the cursor on line 4's match
+	check("at the bottom", Match{Y: 1, From: 5, To: 10}, Match{Y: 3, From: 0, To: 5, Current: true})
+	c.Move(0, -1) // on "aaa": no match is current
+	check("cursor off the matches", Match{Y: 1, From: 5, To: 10}, Match{Y: 3, From: 0, To: 5})
+	// Overlapping matches: the current one is the one starting at the cursor.
+	if !c.Search("aa", false) || c.Cursor() != (Point{1, 3}) {
+		t.Fatalf("aa: cursor %v", c.Cursor())
+	}
+	check("overlapping", Match{Y: 2, From: 0, To: 2}, Match{Y: 2, From: 1, To: 3, Current: true})
+	// A wide rune ending a match is covered whole.
+	c = NewCopyMode(CellRows(screenOf(10, 1, "x日y").Cells), 10, 1, 0, 0)
+	c.Search("x日", false)
+	check("wide", Match{Y: 0, From: 0, To: 3, Current: true})
 }

@@ -219,6 +219,7 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 	dx, dy := c.X-p.Content.X, c.Y-p.Content.Y
 	var cache styleCache
 	var text []byte
+	var markBuf []uint8
 	for y := 0; y < c.H; y++ {
 		ry := y + dy
 		var row []term.Cell
@@ -234,22 +235,24 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 			text = append(text, plainByte(&row[x+dx]))
 		}
 		line := string(text)
-		selFrom, selTo := p.Copy.selection(ry, p.Content.W)
+		marks := p.Copy.marks(ry, p.Content.W, markBuf)
+		if marks != nil {
+			markBuf = marks
+		}
 		sy := c.Y + y
 		for x := 0; x < n; {
 			rx := x + dx
 			cell := &row[rx]
-			sel := rx >= selFrom && rx < selTo
 			style := cache.get(cell.FG, cell.BG, cell.Attr)
-			if sel {
-				style = style.Reverse(cell.Attr&term.AttrReverse == 0)
+			mark := markOf(marks, rx)
+			if mark != markNone {
+				style = markStyle(style, cell.Attr, mark)
 			}
 			if line[x] != 0 {
 				end := x + 1
 				for end < n && line[end] != 0 {
 					next := &row[end+dx]
-					nsel := end+dx >= selFrom && end+dx < selTo
-					if next.FG != cell.FG || next.BG != cell.BG || next.Attr != cell.Attr || nsel != sel {
+					if next.FG != cell.FG || next.BG != cell.BG || next.Attr != cell.Attr || markOf(marks, end+dx) != mark {
 						break
 					}
 					end++
@@ -295,6 +298,36 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 		}
 		putStr(s, c.X, c.Y+y, c.X+c.W, exitText(p), tcell.StyleDefault.Reverse(true))
 	}
+}
+
+// Search matches in copy mode take tmux's colours: black on cyan, the
+// current one black on magenta.
+var (
+	matchFG   = tcell.PaletteColor(0)
+	matchBG   = tcell.PaletteColor(6)
+	currentBG = tcell.PaletteColor(5)
+)
+
+// markOf is the mark of cell x in a row's marks (nil: none marked).
+func markOf(marks []uint8, x int) uint8 {
+	if x < len(marks) {
+		return marks[x]
+	}
+	return markNone
+}
+
+// markStyle is a copy-mode cell's style under its mark: the selection shows
+// reversed, search matches in their own colours.
+func markStyle(style tcell.Style, a term.Attr, mark uint8) tcell.Style {
+	switch mark {
+	case markSelected:
+		return style.Reverse(a&term.AttrReverse == 0)
+	case markMatch:
+		return style.Reverse(false).Foreground(matchFG).Background(matchBG)
+	case markCurrent:
+		return style.Reverse(false).Foreground(matchFG).Background(currentBG)
+	}
+	return style
 }
 
 // plainByte is the one byte a cell draws as when it is plain ASCII (blanks

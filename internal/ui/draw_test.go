@@ -154,16 +154,37 @@ func TestDrawCopyModeSelection(t *testing.T) {
 	cm.StartSelection()
 	cm.Move(0, 1)
 	cm.LineEnd()
+	drawCopyGolden(t, in, scr, "copy_selection")
+	if got, want := cm.Selection(), "hello world\nhello world"; got != want {
+		t.Errorf("selection %q, want %q", got, want)
+	}
+}
+
+// TestDrawCopyModeSearch: every match of the search on screen is
+// highlighted, the current one (under the cursor) in its own colour, and a
+// bold match stays bold.
+func TestDrawCopyModeSearch(t *testing.T) {
+	scr := screenOf(W, 10, "$ grep -n todo *.go", "a.go:3: // todo: todo twice", "b.go:9: 日todo", "$ ")
+	putText(scr.Cells[1][11:], 0, "todo", term.Cell{Attr: term.AttrBold})
+	in, _ := NewInput("", nil)
+	EnterCopy{Pane: 1}.Start(in, CellRows(scr.Cells), W, 10, 2, 3)
+	if !in.copy.Search("todo", true) || in.copy.Cursor() != (Point{10, 2}) {
+		t.Fatalf("search up: cursor %v", in.copy.Cursor())
+	}
+	drawCopyGolden(t, in, scr, "copy_search")
+}
+
+// drawCopyGolden draws one full-window pane 1 showing scr, decorated by in
+// (in copy mode on it), and compares with the golden screen and styles.
+func drawCopyGolden(t *testing.T, in *Input, scr *term.Screen, name string) {
+	t.Helper()
 	p := pane(1, Rect{0, 0, W, H - 1}, true, "bash")
 	p.Screen = scr
 	sc := scene(nil, p)
 	in.Decorate(sc)
 	s := newSim(t, W, H)
 	Draw(s, sc)
-	golden(t, "copy_selection", dump(s, true))
-	if got, want := cm.Selection(), "hello world\nhello world"; got != want {
-		t.Errorf("selection %q, want %q", got, want)
-	}
+	golden(t, name, dump(s, true))
 }
 
 func TestDrawClipsToSmallScreen(t *testing.T) {
