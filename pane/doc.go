@@ -4,8 +4,10 @@
 // a default size resized later), the PTY master, a reader goroutine that feeds
 // every byte into the pane's emulator (package term: vt10x behind a
 // conditioning scanner, with scrollback), and a writer goroutine fed by a
-// bounded queue so that a program that stops reading its input never blocks
-// the caller. The exit status (code or signal) is recorded when the process
+// queue of bytes so that a program that stops reading its input never blocks
+// the caller. Nothing queued is dropped: a person's keystrokes always go in
+// (Type; the caller holds back more while Backlog is full), other writers
+// queue all or nothing and are told when the program does not read (Write). The exit status (code or signal) is recorded when the process
 // ends, and the emulator stays readable after that until the pane is closed.
 // Activity is the time of the last output; Changed lets waiters sleep until
 // the next output instead of polling.

@@ -26,15 +26,12 @@ const TERM = "screen-256color"
 var (
 	// ErrExited is returned when input is sent to a pane whose process ended.
 	ErrExited = errors.New("pane process has exited")
-	// ErrInputFull is returned when the program has not read its input for
-	// so long that the bounded input queue is full.
-	ErrInputFull = errors.New("pane input queue is full (the program is not reading its input)")
+	// ErrInputFull is returned by Write when the program has taken none of
+	// its waiting input for StallLimit: it is not reading.
+	ErrInputFull = errors.New("the program is not reading its input")
 	// ErrClosed is returned after Close.
 	ErrClosed = errors.New("pane is closed")
 )
-
-// inputQueue is how many writes may wait for a program that does not read.
-const inputQueue = 256
 
 // Config says what to run and how.
 type Config struct {
@@ -68,7 +65,7 @@ type Pane struct {
 	term *term.Terminal
 	logf func(string, ...any)
 
-	input     chan []byte
+	in        *inputQueue
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close: stops the writer
 	exited    chan struct{} // closed when the process has ended
@@ -103,7 +100,7 @@ func Start(cfg Config) (*Pane, error) {
 	p := &Pane{
 		id:       cfg.ID,
 		logf:     logf,
-		input:    make(chan []byte, inputQueue),
+		in:       newInputQueue(),
 		closed:   make(chan struct{}),
 		exited:   make(chan struct{}),
 		readDone: make(chan struct{}),
@@ -198,19 +195,6 @@ func (p *Pane) readLoop() {
 	}
 }
 
-func (p *Pane) writeLoop() {
-	for {
-		select {
-		case b := <-p.input:
-			if _, err := p.ptmx.Write(b); err != nil {
-				p.logf("pane %d: write: %v", p.id, err)
-			}
-		case <-p.closed:
-			return
-		}
-	}
-}
-
 func (p *Pane) waitLoop() {
 	err := p.cmd.Wait()
 	st := Status{PID: p.cmd.Process.Pid}
@@ -234,6 +218,7 @@ func (p *Pane) waitLoop() {
 		p.logf("pane %d: wait: %v", p.id, err)
 	}
 	p.drainAfterExit()
+	p.in.kill(ErrExited)
 	p.mu.Lock()
 	p.status = st
 	close(p.changed)
@@ -343,45 +328,20 @@ func signalName(s syscall.Signal) string {
 	return fmt.Sprintf("SIG%d", int(s))
 }
 
-// reply queues the emulator's answers to device queries. It must not block:
-// the emulator calls it from inside Write.
-func (p *Pane) reply(b []byte) {
-	c := append([]byte(nil), b...)
-	select {
-	case p.input <- c:
-	default:
-		p.logf("pane %d: dropped a %d byte terminal reply: input queue full", p.id, len(b))
-	}
-}
-
-// Write queues raw bytes for the program's input.
-func (p *Pane) Write(b []byte) error {
-	select {
-	case <-p.closed:
-		return ErrClosed
-	case <-p.exited:
-		return ErrExited
-	default:
-	}
-	c := append([]byte(nil), b...)
-	select {
-	case p.input <- c:
-		return nil
-	default:
-		return ErrInputFull
-	}
-}
-
 // SendKeys types text in the key notation of the contract, encoded for the
-// modes the program has set (cursor keys, bracketed paste). It returns the
-// number of bytes queued.
-func (p *Pane) SendKeys(text string) (int, error) {
+// modes the program has set (cursor keys, bracketed paste), as WriteContext
+// queues bytes: all or nothing, waiting while the program reads. It returns
+// the number of bytes queued.
+func (p *Pane) SendKeys(ctx context.Context, text string) (int, error) {
 	m := p.term.Modes()
 	b := keys.Encode(text, keys.Modes{AppCursor: m.AppCursor, AppKeypad: m.AppKeypad, BracketedPaste: m.BracketedPaste})
 	if len(b) == 0 {
 		return 0, nil
 	}
-	return len(b), p.Write(b)
+	if err := p.WriteContext(ctx, b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // Resize changes the PTY and emulator size; the program gets SIGWINCH.

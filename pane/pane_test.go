@@ -113,7 +113,7 @@ func TestResizeSignalsTheProgram(t *testing.T) {
 
 func TestSendKeysUsesTheNotation(t *testing.T) {
 	p := start(t, 40, 5, "sh", "-c", "stty -echo; read line; echo got:$line")
-	if _, err := p.SendKeys("abc<BS>d\n"); err != nil {
+	if _, err := p.SendKeys(context.Background(), "abc<BS>d\n"); err != nil {
 		t.Fatal(err)
 	}
 	waitExit(t, p)

@@ -193,6 +193,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	}
 	go c.readFrames(lr)
 	reason := c.loop()
+	c.tty.Close() // wakes a frame reader holding typing back
 
 	s.mu.Lock()
 	delete(s.clients, c)
@@ -220,6 +221,7 @@ func (c *client) readFrames(lr *proto.LineReader) {
 		}
 		switch typ {
 		case proto.FrameInput:
+			c.holdTyping()
 			if err := c.tty.feed(payload); err != nil {
 				c.exit("client gone")
 				return
@@ -359,7 +361,7 @@ func (c *client) do(a ui.Action) {
 		if e, err := s.lookup(a.Pane); err == nil {
 			c.typedPane.Store(int64(a.Pane))
 			c.typedAt.Store(time.Now().UnixNano())
-			if err := e.p.Write(a.Bytes); err != nil {
+			if err := e.p.Type(a.Bytes); err != nil {
 				c.say("pane %d: %v", a.Pane, err)
 			}
 		}

@@ -35,7 +35,7 @@ func init() {
 			return nil, err
 		}
 		since := time.Now()
-		n, err := e.p.SendKeys(p.Text)
+		n, err := e.p.SendKeys(ctx, p.Text)
 		if err != nil {
 			return nil, writeError("send_keys", p.Pane, e.p, err)
 		}

@@ -195,7 +195,7 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 		if !ok || buf == "" {
 			return nil
 		}
-		return e.p.Write(ui.PasteBytes(buf, e.p.Term().Modes()))
+		return e.p.Type(ui.PasteBytes(buf, e.p.Term().Modes()))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,0 +1,136 @@
+package pane
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// gatedReader starts a program that reads nothing until the returned open
+// function is called, then copies all its input to the returned file.
+func gatedReader(t *testing.T) (p *Pane, open func(), out string) {
+	t.Helper()
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "out")
+	// Raw mode: every byte is input at once, no line editing to lose any.
+	p = start(t, 80, 5, "sh", "-c", fmt.Sprintf("stty raw -echo; echo READY; cat '%s' >/dev/null; exec cat > '%s'", gate, out))
+	// Input sent before stty ran would meet the canonical line limit.
+	deadline := time.Now().Add(10 * time.Second)
+	for !screenHas(p, "READY") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the program never started: %q", p.Term().Lines())
+		}
+		select {
+		case <-p.Changed():
+		case <-time.After(time.Second):
+		}
+	}
+	return p, func() {
+		f, err := os.OpenFile(gate, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}, out
+}
+
+// Keystrokes are never dropped, however many wait for a program that does
+// not read yet; once it reads it gets every byte in order, and the queue
+// gives its memory back.
+func TestTypedBytesAreNeverDropped(t *testing.T) {
+	p, open, out := gatedReader(t)
+	var want bytes.Buffer
+	for i := 0; want.Len() < 300<<10; i++ {
+		fmt.Fprintf(&want, "%06d|", i)
+	}
+	for _, b := range want.Bytes() {
+		if err := p.Type([]byte{b}); err != nil {
+			t.Fatalf("typing into a pane that does not read yet: %v", err)
+		}
+	}
+	if n, _ := p.Backlog(); n < InputLimit {
+		t.Fatalf("backlog %d after typing %d bytes into a program that reads nothing", n, want.Len())
+	}
+	open()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, _ := os.ReadFile(out)
+		if len(got) >= want.Len() {
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Fatalf("the program got %d bytes, want %d, different content", len(got), want.Len())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program got %d of %d bytes", len(got), want.Len())
+		}
+		_, less := p.Backlog()
+		select {
+		case <-less:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	p.in.mu.Lock()
+	buf := p.in.buf
+	p.in.mu.Unlock()
+	if buf != nil {
+		t.Errorf("the drained queue still holds a %d byte array", cap(buf))
+	}
+}
+
+// Write (send_keys, deliveries) queues all or nothing: behind a backlog it
+// waits while the program reads and says so honestly when it does not.
+func TestWriteSaysWhenTheProgramDoesNotRead(t *testing.T) {
+	p, open, out := gatedReader(t)
+	chunk := bytes.Repeat([]byte("x"), 4096)
+	// The kernel takes some input on the program's behalf; past that, the
+	// backlog grows to InputLimit and a write has to wait.
+	var sent int
+	var err error
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		err = p.WriteContext(ctx, chunk)
+		cancel()
+		if err != nil {
+			break
+		}
+		sent += len(chunk)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "none of these 4096 bytes were sent") {
+		t.Fatalf("a cancelled write behind a backlog: %v", err)
+	}
+	if n, _ := p.Backlog(); n < InputLimit {
+		t.Fatalf("a write waited with only %d bytes waiting", n)
+	}
+	err = p.Write([]byte("lost?"))
+	if !errors.Is(err, ErrInputFull) || !strings.Contains(err.Error(), "none of these 5 bytes were sent") {
+		t.Fatalf("a write to a program that reads nothing: %v", err)
+	}
+	t.Logf("error: %v", err)
+	open()
+	if err := p.Write([]byte("end")); err != nil {
+		t.Fatalf("a write once the program reads: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, _ := os.ReadFile(out)
+		if len(got) == sent+3 && string(got[sent:]) == "end" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program got %d bytes, want %d ending in \"end\"", len(got), sent+3)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
