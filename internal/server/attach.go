@@ -1,10 +1,8 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"net"
-	"os/exec"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -40,9 +38,10 @@ type client struct {
 
 	scene *ui.Scene // owned by the loop goroutine: the scene last drawn
 
-	msgMu   sync.Mutex // guards message and msgEnd (runLine reports from its own goroutine)
+	msgMu   sync.Mutex // guards message, msgEnd and output (runLine reports from its own goroutine)
 	message string
 	msgEnd  time.Time
+	output  string // a verb's output from the prompt, for the loop to show (takeOutput)
 }
 
 // invalidate asks every attached client for a redraw. It never blocks and
@@ -157,6 +156,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 		s.log.Warn("bindings from config refused, using defaults", "err", err)
 		input, _ = ui.NewInput("", nil)
 	}
+	input.SetPromptSupport(s.promptSupport())
 	c := &client{s: s, conn: conn, input: input, dirty: make(chan struct{}, 1), urgent: make(chan struct{}, 1), quit: make(chan string, 1)}
 	c.tty = newConnTty(conn, &c.wmu, hello.Cols, hello.Rows)
 	if err := proto.WriteJSON(conn, proto.Welcome{Version: proto.Version, Session: s.name}); err != nil {
@@ -333,6 +333,7 @@ func (c *client) loop() (reason string) {
 // draw renders one frame and returns when the scene changes by itself next.
 func (c *client) draw() time.Duration {
 	sc, next := c.s.scene(c)
+	c.takeOutput(sc)
 	c.msgMu.Lock()
 	if c.message != "" && time.Now().Before(c.msgEnd) {
 		sc.Message = c.message
@@ -409,36 +410,4 @@ func (c *client) enterCopy(a ui.EnterCopy) {
 	hist := t.HistoryCells(0, t.HistoryLen())
 	rows := append(ui.CellRows(hist), snap.Cells...)
 	a.Start(c.input, rows, snap.Cols, snap.Rows, snap.Cursor.X, snap.Cursor.Y)
-}
-
-// runLine runs a CLI verb typed at the ":" prompt against this session.
-func (c *client) runLine(args []string) {
-	if len(args) == 0 {
-		return
-	}
-	if c.s.self == "" {
-		c.say("commands from the prompt need the melmux binary path")
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, c.s.self, args...)
-	focused := 0
-	c.s.mu.Lock()
-	focused = c.s.layout.Focused()
-	c.s.mu.Unlock()
-	cmd.Env = append(append([]string(nil), c.s.env...), "MELMUX_SOCKET="+c.s.sock, fmt.Sprintf("MELMUX_PANE=%d", focused), "MELMUX_SESSION=")
-	out, err := cmd.CombinedOutput()
-	msg := strings.TrimSpace(string(out))
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i] + " …"
-	}
-	switch {
-	case err != nil && msg == "":
-		msg = err.Error()
-	case msg == "":
-		msg = "ok: " + strings.Join(args, " ")
-	}
-	c.say("%s", msg)
-	c.invalidate()
 }

@@ -53,6 +53,7 @@ type UIConfig struct {
 	Prefix   string            // prefix key in ui.ParseKey notation; "" = C-b
 	Bindings map[string]string // key → command line, over the defaults
 	Status   ui.StatusStyle
+	Verbs    []string // the CLI verbs the ":" prompt completes
 }
 
 // Server is one session.
@@ -68,6 +69,7 @@ type Server struct {
 	readWait time.Duration // read_agent's default bound
 	ui       UIConfig
 	problem  string
+	history  ui.History // the ":" prompt's, shared by every client for the server's life
 
 	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
 

@@ -127,6 +127,7 @@ type CopyMode struct {
 	// ByMouse records that the wheel opened copy mode, so scrolling back to
 	// the bottom leaves it again, as tmux does.
 	ByMouse bool
+	view    bool // a read-only view of a verb's output (ShowOutput): the arrows scroll
 }
 
 // NewCopyMode starts copy mode over src in a width x height window showing
@@ -220,6 +221,17 @@ func (c *CopyMode) Scroll(n int) {
 	c.top = min(max(c.top+n, 0), c.maxTop())
 	c.cur.Y += c.top - old
 	c.clampCursor()
+}
+
+// lineDown is j and Down (n=1), k and Up (n=-1): the cursor moves a line;
+// in a view of a verb's output the view scrolls instead, and the cursor
+// moves only once the view can go no further.
+func (c *CopyMode) lineDown(n int) {
+	if top := c.top + n; c.view && top >= 0 && top <= c.maxTop() {
+		c.Scroll(n)
+		return
+	}
+	c.Move(0, n)
 }
 
 // Page moves a whole window down (n=1) or up (n=-1).

@@ -14,6 +14,7 @@
 // The server's side, per client:
 //
 //	in, err := ui.NewInput(cfg.Prefix, cfg.Bindings) // once, at attach
+//	in.SetPromptSupport(ps) // the server's prompt history, verbs and panes
 //	// each frame:
 //	sc := buildScene()      // panes, tabs, separators at the session size
 //	in.Decorate(sc)         // prefix indicator, prompt, help, copy-mode view
@@ -21,8 +22,10 @@
 //	// each tcell event, with the scene last drawn:
 //	for _, a := range in.Handle(ev, sc) { execute(a) }
 //
-// where EnterCopy is answered with a.Start(in, snapshot, w, h, cx, cy) and
-// Copy with the paste buffer plus OSC52 written to the client's terminal.
+// where EnterCopy is answered with a.Start(in, snapshot, w, h, cx, cy),
+// Copy with the paste buffer plus OSC52 written to the client's terminal,
+// and RunLine by running the verb, its output of more than one line going
+// back through in.ShowOutput(text, sc) on the client's goroutine.
 //
 // Synchronized output (mode 2026) contract: Draw shows whatever Screen a
 // PaneView carries. While a pane's application holds synchronized output on,

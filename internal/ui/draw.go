@@ -48,6 +48,9 @@ func Draw(s tcell.Screen, sc *Scene) {
 	if rows > 0 {
 		drawStatus(s, sc, st, cols, rows-1)
 	}
+	if rows > 1 && sc.Prompt != nil && len(sc.Prompt.Choices) > 0 {
+		drawChoices(s, sc.Prompt, st, cols, rows-2)
+	}
 	if sc.Help {
 		drawHelp(s, sc, st, cols, rows-1)
 	}
@@ -558,6 +561,40 @@ func drawStatus(s tcell.Screen, sc *Scene, st StatusStyle, cols, y int) {
 	}
 	for _, g := range statusLayout(sc, st, cols) {
 		putStr(s, g.X, y, g.X+g.W, g.Text, g.Style)
+	}
+}
+
+// drawChoices lists Tab's completions on row y, above the prompt, in the
+// status line's colours with the one in the line reversed. When they do not
+// all fit, the list starts late enough to show that one, "<" saying some
+// are hidden, as the tabs do.
+func drawChoices(s tcell.Screen, p *PromptView, st StatusStyle, cols, y int) {
+	base := tcell.StyleDefault.Foreground(tcolor(st.FG)).Background(tcolor(st.BG))
+	for x := 0; x < cols; x++ {
+		s.Put(x, y, " ", base)
+	}
+	first := 0
+	if p.Choice > 0 {
+		w := 2 // "< "
+		for i := p.Choice; i >= 0; i-- {
+			w += widths.StringWidth(p.Choices[i]) + 2
+			if w > cols {
+				break
+			}
+			first = i
+		}
+	}
+	x := 0
+	if first > 0 {
+		x = putStr(s, x, y, cols, "< ", base)
+	}
+	for i := first; i < len(p.Choices) && x < cols; i++ {
+		style := base
+		if i == p.Choice {
+			style = base.Reverse(true).Bold(true)
+		}
+		x = putStr(s, x, y, cols, p.Choices[i], style)
+		x += 2
 	}
 }
 

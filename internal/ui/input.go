@@ -8,24 +8,6 @@ import (
 	"github.com/melmux/melmux/pane/term"
 )
 
-// promptKind says what a submitted prompt line does.
-type promptKind int
-
-const (
-	promptCommand    promptKind = iota // ":" — a CLI verb line
-	promptConfirm                      // y/n before a destructive command
-	promptSearchDown                   // copy mode "/"
-	promptSearchUp                     // copy mode "?"
-)
-
-type prompt struct {
-	kind    promptKind
-	label   string
-	text    []rune
-	cursor  int
-	confirm Command // run when a confirm prompt gets "y"
-}
-
 // maxPaste bounds the text one paste from the client's terminal may carry,
 // so a runaway paste cannot grow without end.
 const maxPaste = 8 << 20
@@ -45,6 +27,7 @@ type Input struct {
 	pasting  bool   // between tcell paste start and end events
 	pasteBuf []rune // the text pasted so far
 	mouse    mouseState
+	support  PromptSupport // history and completions of the ":" prompt
 }
 
 // NewInput builds the input state for one client with the given prefix key
@@ -83,7 +66,7 @@ func (in *Input) Decorate(sc *Scene) {
 		sc.Bindings = in.Bindings()
 	}
 	if p := in.prompt; p != nil {
-		sc.Prompt = &PromptView{Label: p.label, Text: string(p.text), Cursor: p.cursor}
+		sc.Prompt = p.view()
 	}
 	if in.msg != "" && sc.Message == "" {
 		sc.Message = in.msg
@@ -239,7 +222,7 @@ func (in *Input) run(b Binding, sc *Scene) []Action {
 		}
 		return []Action{SendBytes{Pane: id, Bytes: EncodeKey(in.keys.prefix, m)}}
 	case "command-prompt":
-		in.prompt = &prompt{kind: promptCommand, label: ":"}
+		in.openCommandPrompt()
 		return nil
 	case "help":
 		in.help = true
@@ -260,95 +243,6 @@ func (in *Input) run(b Binding, sc *Scene) []Action {
 		return []Action{RunLine{Line: strings.TrimSpace(strings.TrimPrefix(b.Line, "run")), Args: b.Args}}
 	}
 	return []Action{Command{Name: b.Name, Args: b.Args, Pane: id}}
-}
-
-func (in *Input) promptInsert(r rune) {
-	p := in.prompt
-	p.text = append(p.text[:p.cursor], append([]rune{r}, p.text[p.cursor:]...)...)
-	p.cursor++
-}
-
-// promptKey edits the prompt line: characters insert, Left/Right/Home/End
-// (and C-a C-e) move, BSpace/Delete/C-u/C-w erase, Enter submits, Escape or
-// C-c cancels.
-func (in *Input) promptKey(k KeyID) []Action {
-	p := in.prompt
-	if p.kind == promptConfirm {
-		in.prompt = nil
-		if k.Key == tcell.KeyRune && (k.Rune == 'y' || k.Rune == 'Y') && k.Mod == 0 {
-			return []Action{p.confirm, Redraw{}}
-		}
-		return []Action{Redraw{}}
-	}
-	ctrl := k.Key == tcell.KeyRune && k.Mod&tcell.ModCtrl != 0
-	switch {
-	case k.Key == tcell.KeyEsc, ctrl && k.Rune == 'c', ctrl && k.Rune == 'g':
-		in.prompt = nil
-	case k.Key == tcell.KeyEnter:
-		in.prompt = nil
-		return append(in.submit(p), Redraw{})
-	case k.Key == tcell.KeyBackspace:
-		if p.cursor > 0 {
-			p.text = append(p.text[:p.cursor-1], p.text[p.cursor:]...)
-			p.cursor--
-		} else if len(p.text) == 0 {
-			in.prompt = nil // backspace on an empty line closes it, as in tmux
-		}
-	case k.Key == tcell.KeyDelete, ctrl && k.Rune == 'd':
-		if p.cursor < len(p.text) {
-			p.text = append(p.text[:p.cursor], p.text[p.cursor+1:]...)
-		}
-	case k.Key == tcell.KeyLeft, ctrl && k.Rune == 'b':
-		p.cursor = max(p.cursor-1, 0)
-	case k.Key == tcell.KeyRight, ctrl && k.Rune == 'f':
-		p.cursor = min(p.cursor+1, len(p.text))
-	case k.Key == tcell.KeyHome, ctrl && k.Rune == 'a':
-		p.cursor = 0
-	case k.Key == tcell.KeyEnd, ctrl && k.Rune == 'e':
-		p.cursor = len(p.text)
-	case ctrl && k.Rune == 'u':
-		p.text, p.cursor = p.text[p.cursor:], 0
-	case ctrl && k.Rune == 'w':
-		i := p.cursor
-		for i > 0 && p.text[i-1] == ' ' {
-			i--
-		}
-		for i > 0 && p.text[i-1] != ' ' {
-			i--
-		}
-		p.text = append(p.text[:i], p.text[p.cursor:]...)
-		p.cursor = i
-	case k.Key == tcell.KeyRune && k.Mod&(tcell.ModCtrl|tcell.ModAlt) == 0:
-		in.promptInsert(k.Rune)
-	}
-	return []Action{Redraw{}}
-}
-
-// submit acts on a finished prompt line.
-func (in *Input) submit(p *prompt) []Action {
-	line := string(p.text)
-	switch p.kind {
-	case promptSearchDown, promptSearchUp:
-		if in.copy == nil {
-			return nil
-		}
-		if line == "" {
-			line = in.copy.Query() // an empty search repeats the last one, as in vi
-		}
-		if line != "" && !in.copy.Search(line, p.kind == promptSearchUp) {
-			in.msg = "not found: " + line
-		}
-		return nil
-	}
-	words, err := SplitWords(line)
-	if err != nil {
-		in.msg = "bad command line: " + err.Error()
-		return nil
-	}
-	if len(words) == 0 {
-		return nil
-	}
-	return []Action{RunLine{Line: line, Args: words}}
 }
 
 // copyKey handles a key in copy mode (vi keys).
@@ -382,9 +276,9 @@ func (in *Input) copyKey(k KeyID) []Action {
 		case 'h':
 			c.Move(-1, 0)
 		case 'j':
-			c.Move(0, 1)
+			c.lineDown(1)
 		case 'k':
-			c.Move(0, -1)
+			c.lineDown(-1)
 		case 'l':
 			c.Move(1, 0)
 		case 'w':
@@ -434,9 +328,9 @@ func (in *Input) copyKey(k KeyID) []Action {
 	case tcell.KeyRight:
 		c.Move(1, 0)
 	case tcell.KeyUp:
-		c.Move(0, -1)
+		c.lineDown(-1)
 	case tcell.KeyDown:
-		c.Move(0, 1)
+		c.lineDown(1)
 	case tcell.KeyPgUp:
 		c.Page(-1)
 	case tcell.KeyPgDn:

@@ -47,6 +47,10 @@ type PromptView struct {
 	Label  string // ":" or "kill pane 3? (y/n)"
 	Text   string // what has been typed
 	Cursor int    // cursor position in runes within Text
+	// Choices are Tab's completions, listed on the row above the prompt;
+	// Choice is the one in the line, -1 for none.
+	Choices []string
+	Choice  int
 }
 
 // BindingHelp is one line of the help overlay.

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/melmux/melmux/internal/ui"
+)
+
+// promptTimeout bounds a verb run from the ":" prompt.
+const promptTimeout = 30 * time.Second
+
+// promptSupport is what every client's ":" prompt recalls and completes:
+// the server's history, the CLI's verbs and the session's panes.
+func (s *Server) promptSupport() ui.PromptSupport {
+	return ui.PromptSupport{History: &s.history, Verbs: s.ui.Verbs, Panes: s.paneChoices}
+}
+
+// paneChoices lists every pane of the session, in id order, with what runs
+// in it, for Tab after -t.
+func (s *Server) paneChoices() []ui.Choice {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]int, 0, len(s.panes))
+	for id := range s.panes {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	out := make([]ui.Choice, len(ids))
+	for i, id := range ids {
+		out[i] = ui.Choice{Text: strconv.Itoa(id), Note: s.panes[id].displayNameLocked()}
+	}
+	return out
+}
+
+// runLine runs a CLI verb typed at the ":" prompt against this session. One
+// line of output (or none) is a status-line message; more is shown in a
+// view over the focused pane, as tmux shows a command's output.
+func (c *client) runLine(args []string) {
+	if len(args) == 0 {
+		return
+	}
+	if c.s.self == "" {
+		c.say("commands from the prompt need the melmux binary path")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), promptTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.s.self, args...)
+	c.s.mu.Lock()
+	focused := c.s.layout.Focused()
+	c.s.mu.Unlock()
+	cmd.Env = append(append([]string(nil), c.s.env...), "MELMUX_SOCKET="+c.s.sock, fmt.Sprintf("MELMUX_PANE=%d", focused), "MELMUX_SESSION=")
+	out, err := cmd.CombinedOutput()
+	text := strings.TrimRight(string(out), " \t\r\n")
+	if strings.Contains(text, "\n") {
+		c.showOutput(text)
+		return
+	}
+	msg := strings.TrimSpace(text)
+	switch {
+	case err != nil && msg == "":
+		msg = err.Error()
+	case msg == "":
+		msg = "ok: " + strings.Join(args, " ")
+	}
+	c.say("%s", msg)
+	c.invalidate()
+}
+
+// showOutput hands text to the client's loop, which owns its input state:
+// the next frame opens it in a view (see takeOutput).
+func (c *client) showOutput(text string) {
+	c.msgMu.Lock()
+	c.output = text
+	c.msgMu.Unlock()
+	c.invalidate()
+}
+
+// takeOutput opens output waiting from the prompt in a view over the
+// focused pane of sc. It runs on the client's loop before the frame is
+// decorated.
+func (c *client) takeOutput(sc *ui.Scene) {
+	c.msgMu.Lock()
+	text := c.output
+	c.output = ""
+	c.msgMu.Unlock()
+	if text != "" && !c.input.ShowOutput(text, sc) {
+		c.say("no pane to show the output in")
+	}
+}
