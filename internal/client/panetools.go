@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -31,8 +32,21 @@ type PaneTools struct {
 // tool.
 var AvailablePaneTools = []string{"open_pane", "spawn_agent", "send_keys", "send_agent", "read_pane", "read_agent", "list_panes"}
 
+// ErrOwnPane is returned (wrapped) when an agent aims send_agent or
+// read_agent at the pane it runs in: a message to itself would queue behind
+// its own turn, and waiting for its own turn to end would wait out the bound.
+var ErrOwnPane = errors.New("that is the caller's own pane")
+
 // Call runs one tool. args were validated against the tool's schema.
 func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	if name == "send_agent" || name == "read_agent" {
+		var a struct {
+			Pane int `json:"pane"`
+		}
+		if decodeArgs(args, &a) == nil && pt.Target > 0 && a.Pane == pt.Target {
+			return "", fmt.Errorf("%s: pane %d: %w (list_panes shows the others)", name, a.Pane, ErrOwnPane)
+		}
+	}
 	c, err := Dial(pt.Socket)
 	if err != nil {
 		return "", err
