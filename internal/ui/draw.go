@@ -573,10 +573,14 @@ func drawChoices(s tcell.Screen, p *PromptView, st StatusStyle, cols, y int) {
 	for x := 0; x < cols; x++ {
 		s.Put(x, y, " ", base)
 	}
+	at := p.Choice
+	if at >= len(p.Choices) {
+		at = -1
+	}
 	first := 0
-	if p.Choice > 0 {
+	if at > 0 {
 		w := 2 // "< "
-		for i := p.Choice; i >= 0; i-- {
+		for i := at; i >= 0; i-- {
 			w += widths.StringWidth(p.Choices[i]) + 2
 			if w > cols {
 				break
@@ -590,7 +594,7 @@ func drawChoices(s tcell.Screen, p *PromptView, st StatusStyle, cols, y int) {
 	}
 	for i := first; i < len(p.Choices) && x < cols; i++ {
 		style := base
-		if i == p.Choice {
+		if i == at {
 			style = base.Reverse(true).Bold(true)
 		}
 		x = putStr(s, x, y, cols, p.Choices[i], style)

@@ -57,6 +57,8 @@ func TestDrawHostileScenes(t *testing.T) {
 			Copy: &CopyView{CursorX: 50, CursorY: -2, Selecting: true, SelFrom: Point{5, -3}, SelTo: Point{-1, 99}, Position: "[1/2]"}}}},
 		{Cols: W, Rows: H, Prompt: &PromptView{Label: ":", Text: "日本語", Cursor: 99}},
 		{Cols: W, Rows: H, Prompt: &PromptView{Label: strings.Repeat("long ", 20), Cursor: -1}},
+		{Cols: W, Rows: H, Prompt: &PromptView{Label: ":", Choices: []string{"a", strings.Repeat("名", 40)}, Choice: 1}},
+		{Cols: W, Rows: H, Prompt: &PromptView{Label: ":", Choices: []string{"a", "b"}, Choice: 7}},
 		{Cols: W, Rows: H, Separators: []Rect{{-1, -1, 1, 100}, {39, 0, 5, 5}}, Help: true,
 			Bindings: []BindingHelp{{Keys: strings.Repeat("k", 100), Command: strings.Repeat("c", 100)}}},
 		{Cols: W, Rows: H, Tabs: []TabView{{Index: -1, Name: strings.Repeat("名", 50), Panes: -3, Attention: true}},
@@ -85,11 +87,15 @@ func TestDrawHostileScenes(t *testing.T) {
 func FuzzInput(f *testing.F) {
 	f.Add([]byte("\x02[kkvjy\x02:ls\r"))
 	f.Add([]byte("\x02x y\x02?q\x02%\x02\x02"))
+	f.Add([]byte("\x02:l\x9b\x9b\x9b\r\x02:\x94\x94read-pane -t \x9b\x9b\rjj/l\rq"))
 	f.Add([]byte{0x80, 10, 5, 0x81, 25, 8, 0x82, 20, 3, 0x83, 22, 3})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, src := copyScene()
 		sc.Panes[0].Screen.Modes = term.Modes{MouseButton: len(data)%2 == 0, MouseSGR: len(data)%3 == 0, AppCursor: true}
 		in := newIn(t, "", nil)
+		var hist History
+		in.SetPromptSupport(PromptSupport{History: &hist, Verbs: []string{"ls", "list-panes", "read-pane"},
+			Panes: func() []Choice { return []Choice{{"3", "vim"}, {"33", ""}} }})
 		s := newSim(t, 20, 6)
 		keys := []tcell.Key{tcell.KeyRune, tcell.KeyEnter, tcell.KeyEsc, tcell.KeyBackspace, tcell.KeyUp,
 			tcell.KeyLeft, tcell.KeyPgUp, tcell.KeyPgDn, tcell.KeyHome, tcell.KeyEnd, tcell.KeyDelete, tcell.KeyTab}
@@ -109,8 +115,11 @@ func FuzzInput(f *testing.F) {
 				ev = tcell.NewEventKey(tcell.KeyRune, rune(c), 0)
 			}
 			for _, a := range in.Handle(ev, sc) {
-				if e, ok := a.(EnterCopy); ok {
-					e.Start(in, src, 20, 4, 1, 1)
+				switch a := a.(type) {
+				case EnterCopy:
+					a.Start(in, src, 20, 4, 1, 1)
+				case RunLine:
+					in.ShowOutput(strings.Repeat(a.Line+"\t日\n", len(a.Line)), sc)
 				}
 			}
 			in.Decorate(sc)
