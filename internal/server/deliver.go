@@ -38,6 +38,8 @@ var (
 	// deliverSettle bounds the wait for the screen after a submission, so
 	// the result shows the program at work.
 	deliverSettle = 1500 * time.Millisecond
+	// deliverReady bounds the wait for a coding agent to finish starting.
+	deliverReady = 10 * time.Second
 )
 
 // probeRunes is how much of the text's end is looked for on screen: enough to
@@ -51,6 +53,9 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	text = strings.TrimRight(text, "\r\n")
 	probe := probeOf(text)
 	kind := s.agentKind(e)
+	if kind != "" {
+		agentReady(ctx, p)
+	}
 	// An agent asking a person something reads keys as answers: Enter picks
 	// the highlighted choice (Claude Code's "1. Yes" runs the command it
 	// asked about) and the message is lost. So nothing is typed.
@@ -126,6 +131,26 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 		out.Note += fmt.Sprintf(" (the text did not show on screen within %s)", deliverEcho)
 	}
 	return out, nil
+}
+
+// agentReady waits, up to deliverReady, until a coding agent has drawn its
+// screen and let it rest for deliverQuiet, or shows itself at work. Keys that
+// reach an agent still starting are lost: measured with Claude Code 2.1.328
+// sent text and Enter right after it started, the text vanished (and the
+// startup drawing passed for a reaction to Enter), or it was kept and every
+// Enter ignored.
+func agentReady(ctx context.Context, p *pane.Pane) {
+	watch(ctx, p, deliverReady, func() (bool, time.Duration) {
+		lines := p.Term().Lines()
+		if strings.TrimSpace(strings.Join(lines, "")) == "" {
+			return false, 0
+		}
+		if screenCue(lines) {
+			return true, 0
+		}
+		quiet := time.Since(p.LastOutput())
+		return quiet >= deliverQuiet, deliverQuiet - quiet
+	})
 }
 
 // reacted says whether the program took the Enter pressed at enter: an agent

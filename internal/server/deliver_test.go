@@ -59,7 +59,9 @@ func TestSendAgentPastesWhenBracketed(t *testing.T) {
 func TestSendAgentSeesAnAgentGoToWork(t *testing.T) {
 	_, c := startServer(t)
 	bin := t.TempDir()
-	script := "#!/bin/sh\nprintf '> '\nread msg\nprintf '\\342\\234\\273 Thinking\\342\\200\\246 (esc to interrupt)\\n'\nexec sleep 600\n"
+	// It stays in the foreground as claude (no exec): the agent is looked
+	// up again while the delivery runs.
+	script := "#!/bin/sh\nprintf '> '\nread msg\nprintf '\\342\\234\\273 Thinking\\342\\200\\246 (esc to interrupt)\\n'\nsleep 600\n"
 	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,51 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An agent asking a person something gets nothing typed: Enter would answer
+// its question (with Claude Code, approve the command) and lose the message.
+// The stand-in records any input it reads after asking.
+func TestSendAgentLeavesAQuestionAlone(t *testing.T) {
+	_, c := startServer(t)
+	got := filepath.Join(t.TempDir(), "got")
+	newPane(t, c, standIn(t, "#!/bin/sh\nprintf 'Bash command\\n  rm -rf build\\nDo you want to proceed?\\n  1. Yes\\n  2. No\\n'\n"+
+		"IFS= read -r answer\nprintf '%s' \"$answer\" > '"+got+"'\nexec sleep 600\n"))
+	waitLine(t, c, 1, `^  2\. No$`)
+	r := send(t, c, 1, "fix the tests", "")
+	want := "nothing was typed: claude in pane 1 is waiting on a person (a question is on screen); answer it with send_keys first"
+	if r.Delivered || r.Kind != "claude" || r.State != "waiting" || r.Note != want || !strings.Contains(strings.Join(r.Lines, "\n"), "Do you want to proceed?") {
+		t.Fatalf("send_agent to a waiting agent: %+v", r)
+	}
+	if _, err := os.Stat(got); err == nil {
+		t.Fatal("the waiting agent read input")
+	}
+}
+
+// A coding agent still starting gets nothing typed until it has drawn its
+// screen: the stand-in, like Claude Code, drops whatever reached its terminal
+// before it was ready.
+func TestSendAgentWaitsForAnAgentToStart(t *testing.T) {
+	_, c := startServer(t)
+	newPane(t, c, standIn(t, "#!/bin/sh\nsleep 1\nstty raw -echo\ntimeout 0.2 cat > /dev/null\nstty sane\n"+
+		"printf '> '\nIFS= read -r msg\nprintf 'got:%s\\n' \"$msg\"\nsleep 600\n"))
+	r := send(t, c, 1, "fix the tests", "")
+	if !r.Delivered || r.Kind != "claude" {
+		t.Fatalf("send_agent to a starting agent: %+v", r)
+	}
+	waitLine(t, c, 1, `^got:fix the tests$`)
+}
+
+// standIn writes script as a program named claude and returns its path.
+func standIn(t *testing.T, script string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "claude")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
