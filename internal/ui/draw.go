@@ -6,7 +6,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
-	"github.com/rivo/uniseg"
 
 	"github.com/melmux/melmux/pane/term"
 )
@@ -265,21 +264,25 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 				continue
 			}
 			sx := c.X + x
+			wide := cell.Width == 2
 			switch {
-			case cell.Width == 0, cell.Width == 2 && x+1 >= c.W:
+			case cell.Width == 0, wide && x+1 >= c.W:
 				// An orphan continuation or a wide rune cut by the edge:
 				// a blank keeps the columns right.
 				s.Put(sx, sy, " ", style)
 			case cell.Rune == 0x7f || cell.Rune >= 0x80 && cell.Rune < 0xa0:
 				s.Put(sx, sy, " ", style) // DEL and C1 controls have no glyph
 			default:
-				s.Put(sx, sy, fitGrapheme(cell), style)
+				g, pair := fitCell(row, rx, x+1 < n)
+				s.Put(sx, sy, g, style)
+				wide = wide || pair
 			}
 			x++
-			if cell.Width == 2 && x < c.W {
-				// The continuation cell belongs to this rune. tcell skips it
-				// when it agrees the rune is wide; if it measures the rune
-				// narrow, the blank keeps last frame's text from showing.
+			if wide && x < c.W {
+				// The continuation cell (or a flag's second letter) belongs
+				// to this grapheme. tcell skips it when it agrees the
+				// grapheme is wide; if it measures it narrow, the blank
+				// keeps last frame's text from showing.
 				s.Put(sx+1, sy, " ", style)
 				x++
 			}
@@ -740,30 +743,4 @@ func placeCursor(s tcell.Screen, sc *Scene, cols, rows int) {
 	}
 	s.SetCursorStyle(shape)
 	s.ShowCursor(p.Content.X+x, p.Content.Y+y)
-}
-
-// fitGrapheme is what to draw for a non-ASCII cell so that it takes exactly
-// the columns the emulator gave it. tcell measures what it draws with uniseg,
-// which calls some clusters wider than the emulator (which follows tmux and
-// wcwidth): an emoji with VS16 (❤️), a flag pair, a ZWJ sequence. Drawn whole,
-// such a cluster would cover the next cell and shift the rest of the row, so
-// it falls back to its base rune, then to a blank.
-func fitGrapheme(cell *term.Cell) string {
-	want := max(int(cell.Width), 1)
-	full := string(cell.Rune) + cell.Comb
-	if graphemeWidth(full) == want {
-		return full
-	}
-	if cell.Comb != "" {
-		if base := string(cell.Rune); graphemeWidth(base) == want {
-			return base
-		}
-	}
-	return " " // a wide cell's continuation is blanked by the caller
-}
-
-// graphemeWidth is the width tcell gives the first grapheme of s.
-func graphemeWidth(s string) int {
-	_, _, w, _ := uniseg.FirstGraphemeClusterInString(s, -1)
-	return w
 }

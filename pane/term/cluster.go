@@ -18,9 +18,13 @@ const (
 	// itself in this range (so that input can never forge a code).
 	clusterBase rune = 0x100000
 	clusterEnd  rune = 0x10FFFC
-	// maxClusterBytes caps the marks one cell keeps (tmux keeps a few too);
-	// further marks are dropped, so a flood of them cannot grow a cell.
-	maxClusterBytes = 32
+	// maxClusterBytes caps what one cell holds, as tmux 3.3a's 21-byte
+	// UTF8_SIZE does: a mark (or a joined character) that would not fit is
+	// dropped, so a flood of them cannot grow a cell.
+	maxClusterBytes = 21
+	// zwj is the zero width joiner: it and the character after it join the
+	// cell before the cursor whatever that character's width, as in tmux 3.3a.
+	zwj rune = 0x200D
 )
 
 // widthCond fixes the width rules: not East Asian (ambiguous characters are

@@ -152,12 +152,28 @@ func (t *Terminal) printASCIILocked(b []byte) {
 	}
 }
 
-// textRuneLocked prints one decoded non-ASCII rune.
+// textRuneLocked prints one decoded non-ASCII rune. A zero width joiner is
+// held, as tmux 3.3a holds it: the next non-ASCII rune joins the cell before
+// the cursor, wide or not, the joiner first, and the cell keeps its width
+// (👨‍👩‍👧 takes the two columns of 👨). ASCII text, controls and sequences in
+// between do not end the join (tmux prints ASCII on a path that does not look
+// at it); a joiner nothing follows is never stored.
 func (t *Terminal) textRuneLocked(r rune) {
 	if r >= 0x80 && r < 0xa0 {
 		return // C1 controls encoded in UTF-8: ignored, as tmux does
 	}
-	t.printRuneLocked(r)
+	switch {
+	case t.joining && r == zwj:
+		t.combineLocked(zwj) // the first joiner goes in; the second is held
+	case t.joining:
+		t.joining = false
+		t.combineLocked(zwj)
+		t.combineLocked(r)
+	case r == zwj:
+		t.joining = true
+	default:
+		t.printRuneLocked(r)
+	}
 }
 
 // printRuneLocked places one rune: wide runes get a continuation cell,

@@ -26,7 +26,12 @@
 // column wraps first, leaving that column alone, as tmux does. Combining
 // marks, joiners and variation selectors join the cell before the cursor:
 // the cell's content becomes an interned cluster, stored in vt10x as another
-// private-use rune and decoded when cells are read. Widths follow
+// private-use rune and decoded when cells are read. As in tmux 3.3a, a zero
+// width joiner is held and brings the next non-ASCII character into that
+// cell with it, whatever that character's width, and the cell keeps the
+// width of its first character (👨‍👩‍👧 takes two columns); a cell holds at
+// most 21 bytes, tmux's limit. Regional indicators take one column each, so
+// a flag is two cells (the drawing code puts the pair together). Widths follow
 // go-runewidth with East Asian ambiguous characters narrow, which matches
 // tmux under glibc's wcwidth.
 //

@@ -11,10 +11,15 @@ import (
 // (a wide character once, its continuation implied; combining marks after
 // their base) and run-length styles instead of one 32-byte Cell per column.
 type histLine struct {
-	text    string
-	runs    []styleRun // nil when every cell has default style
-	cols    uint16     // screen width when the line was saved
-	wrapped bool       // the line continued on the next one (auto-wrap)
+	text string
+	runs []styleRun // nil when every cell has default style
+	// starts holds the byte offset in text where each cell (a wide one
+	// counted once) begins, only for a line that the widths of its runes
+	// would split wrongly: one with a cell holding characters joined by a
+	// zero width joiner (👨‍👩‍👧 is one cell, not three). nil otherwise.
+	starts  []uint16
+	cols    uint16 // screen width when the line was saved
+	wrapped bool   // the line continued on the next one (auto-wrap)
 }
 
 // styleRun gives n consecutive cells (continuations counted) one style.
@@ -68,24 +73,29 @@ func (l *histLine) textTrimmed() string {
 func (l *histLine) cells(width int) []Cell {
 	width = max(width, int(l.cols))
 	out := make([]Cell, 0, width)
-	s := l.text
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		s = s[n:]
-		w := runeWidth(r)
-		if w == 0 && len(out) > 0 {
-			last := len(out) - 1
-			if out[last].Width == 0 && last > 0 {
-				last--
+	if l.starts != nil {
+		for i, from := range l.starts {
+			to := len(l.text)
+			if i+1 < len(l.starts) {
+				to = int(l.starts[i+1])
 			}
-			out[last].Comb += string(r)
-			continue
+			out = appendCluster(out, l.text[from:to])
 		}
-		if w == 2 {
-			out = append(out, Cell{Rune: r, Width: 2}, Cell{Width: 0})
-			continue
+	} else {
+		s := l.text
+		for len(s) > 0 {
+			r, n := utf8.DecodeRuneInString(s)
+			s = s[n:]
+			if runeWidth(r) == 0 && len(out) > 0 {
+				last := len(out) - 1
+				if out[last].Width == 0 && last > 0 {
+					last--
+				}
+				out[last].Comb += string(r)
+				continue
+			}
+			out = appendCluster(out, string(r))
 		}
-		out = append(out, Cell{Rune: r, Width: 1})
 	}
 	for len(out) < width {
 		out = append(out, Cell{Rune: ' ', Width: 1})
@@ -98,6 +108,40 @@ func (l *histLine) cells(width int) []Cell {
 		}
 	}
 	return out
+}
+
+// appendCluster appends the cell (and continuation) of one cell's text: a
+// base character and what joined it.
+func appendCluster(out []Cell, s string) []Cell {
+	r, n := utf8.DecodeRuneInString(s)
+	if runeWidth(r) == 2 {
+		return append(out, Cell{Rune: r, Comb: s[n:], Width: 2}, Cell{Width: 0})
+	}
+	return append(out, Cell{Rune: r, Comb: s[n:], Width: 1})
+}
+
+// joinsWide reports whether comb, the marks of one cell, holds a character
+// that has a width of its own (one a zero width joiner brought in).
+func joinsWide(comb string) bool {
+	for _, r := range comb {
+		if runeWidth(r) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// cellStarts returns the offsets where the cells of text begin when its
+// runes' widths split it, which is right up to the first joined cluster.
+func cellStarts(text []byte, dst []uint16) []uint16 {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRune(text[i:])
+		if runeWidth(r) > 0 || i == 0 {
+			dst = append(dst, uint16(i))
+		}
+		i += n
+	}
+	return dst
 }
 
 // captureRowsLocked saves screen rows y0..y0+n-1 to history.
@@ -128,6 +172,7 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
 	}
 	buf := t.textBuf[:0]
 	runs := t.runBuf[:0]
+	var starts []uint16 // once a joined cluster was met: where each cell begins
 	styled := false
 	for x := 0; x < end; x++ {
 		if gl := g[x]; gl.Mode&(vtReverse|vtUnderline|vtBold|vtItalic|vtBlink) != 0 || gl.FG < vt10x.DefaultFG || gl.BG < vt10x.DefaultFG {
@@ -138,6 +183,9 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
 	for x := 0; x < end; x++ {
 		gl := g[x]
 		cells := 1
+		if starts != nil {
+			starts = append(starts, uint16(len(buf)))
+		}
 		switch ch := gl.Char; {
 		case ch >= 0x20 && ch < 0x80:
 			buf = append(buf, byte(ch))
@@ -153,6 +201,9 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
 				} else {
 					base, comb = ' ', ""
 				}
+			}
+			if starts == nil && joinsWide(comb) {
+				starts = append(cellStarts(buf, t.startBuf[:0]), uint16(len(buf)))
 			}
 			buf = utf8.AppendRune(buf, base)
 			buf = append(buf, comb...)
@@ -176,5 +227,10 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
 	if len(runs) > 0 {
 		kept = append([]styleRun(nil), runs...)
 	}
-	return histLine{text: string(buf), runs: kept, cols: uint16(n), wrapped: n > 0 && g[n-1].Mode&vtAttrWrap != 0}
+	var keptStarts []uint16
+	if starts != nil {
+		keptStarts = append([]uint16(nil), starts...)
+		t.startBuf = starts
+	}
+	return histLine{text: string(buf), runs: kept, starts: keptStarts, cols: uint16(n), wrapped: n > 0 && g[n-1].Mode&vtAttrWrap != 0}
 }

@@ -78,6 +78,7 @@ type Terminal struct {
 
 	lastPrint rune // the last printed cell content for REP; 0 after anything else
 	lastWidth int
+	joining   bool // a zero width joiner is held: it and the next non-ASCII rune join the cell before the cursor
 
 	clusters clusterTable
 
@@ -87,6 +88,7 @@ type Terminal struct {
 	scratch  []Cell
 	textBuf  []byte
 	runBuf   []styleRun
+	startBuf []uint16
 
 	replies []byte   // replies produced during a Write, delivered after unlock
 	logs    []string // log lines produced during a Write, delivered after unlock
@@ -129,6 +131,7 @@ func (t *Terminal) newEmulatorLocked() {
 	t.insert, t.bracketed, t.syncOutput = false, false, false
 	t.shape = CursorDefault
 	t.lastPrint, t.lastWidth = 0, 0
+	t.joining = false
 	t.curValid = false
 	t.screenBlank = false
 	t.sc.reset()
