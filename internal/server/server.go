@@ -77,6 +77,7 @@ type Server struct {
 	done     chan struct{} // closed when the session ends
 	doneOnce sync.Once
 	conns    sync.WaitGroup
+	nconns   atomic.Int64 // connections being served, for debug_stats
 
 	mu       sync.Mutex // guards everything below
 	panes    map[int]*paneEntry
@@ -203,7 +204,11 @@ func (s *Server) Listen() error {
 	return nil
 }
 
-// Serve accepts connections until the session ends.
+// Serve accepts connections until the session ends. A failed accept never
+// ends the session: with no fd left (EMFILE, ENFILE), or any other error but
+// a closed listener, it is logged and retried after a backoff (5ms doubling
+// to 1s), so the panes live on and serving resumes once fds are free again.
+// (The soft fd limit is already the hard one: Go's runtime raises it at start.)
 func (s *Server) Serve() error {
 	if s.ln == nil {
 		if err := s.Listen(); err != nil {
@@ -214,6 +219,8 @@ func (s *Server) Serve() error {
 		<-s.done
 		s.ln.Close()
 	}()
+	var delay time.Duration
+	var lastLog time.Time
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
@@ -223,15 +230,27 @@ func (s *Server) Serve() error {
 				return nil
 			default:
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("accept: %w", err)
 			}
-			return fmt.Errorf("accept: %w", err)
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			// One line a second at most: a full fd table fails every accept.
+			if time.Since(lastLog) >= time.Second {
+				lastLog = time.Now()
+				s.log.Warn("accept failed; serving goes on after a pause", "err", err, "pause", delay)
+			}
+			select {
+			case <-time.After(delay):
+			case <-s.done:
+			}
+			continue
 		}
+		delay = 0
 		s.conns.Add(1)
+		s.nconns.Add(1)
 		go func() {
 			defer s.conns.Done()
+			defer s.nconns.Add(-1)
 			s.handleConn(c)
 		}()
 	}

@@ -1,0 +1,299 @@
+// Command faults drives a running melmux session through the churn of the
+// fault suite (bench/faults.sh) and prints the server's figures: open fds,
+// goroutines, resident memory, from the debug_stats method.
+//
+//	faults stats                   one line of figures
+//	faults panes N                 N open_pane/kill_pane cycles, a connection each
+//	faults attach N                N attach/detach cycles (half detached by the
+//	                               server, half by closing the connection)
+//	faults clients N COLSxROWS     N attached clients that never read; figures
+//	                               while attached and after they all closed
+//	faults conns N                 N raw connections at once, then closed
+//	faults hugesize                a client claiming 65535x65535, then a resize
+//	                               frame saying so again
+//
+// The session is $MELMUX_SOCKET, else -s NAME (default main) in the socket
+// directory. Lines of output are `key value...` for the script to read.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
+)
+
+func main() {
+	session := flag.String("s", "", "session name")
+	flag.Parse()
+	d := &driver{sock: proto.SocketPath(*session)}
+	if err := d.run(flag.Args()); err != nil {
+		fmt.Fprintf(os.Stderr, "faults: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type driver struct{ sock string }
+
+func (d *driver) run(args []string) error {
+	if len(args) == 0 {
+		return errors.New("give a command: stats, panes N, attach N, clients N COLSxROWS, conns N, hugesize")
+	}
+	n := 0
+	if len(args) > 1 {
+		var err error
+		if n, err = strconv.Atoi(args[1]); err != nil || n < 1 {
+			return fmt.Errorf("%s: %q is not a positive count", args[0], args[1])
+		}
+	}
+	switch args[0] {
+	case "stats":
+		return d.printStats("now")
+	case "panes":
+		return d.panes(n)
+	case "attach":
+		return d.attachCycles(n)
+	case "clients":
+		if len(args) != 3 {
+			return errors.New("clients N COLSxROWS")
+		}
+		cols, rows, ok := parseSize(args[2])
+		if !ok {
+			return fmt.Errorf("clients: %q is not COLSxROWS", args[2])
+		}
+		return d.clients(n, cols, rows)
+	case "conns":
+		return d.conns(n)
+	case "hugesize":
+		return d.hugeSize()
+	}
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func parseSize(s string) (int, int, bool) {
+	c, r, ok := strings.Cut(s, "x")
+	cols, err1 := strconv.Atoi(c)
+	rows, err2 := strconv.Atoi(r)
+	return cols, rows, ok && err1 == nil && err2 == nil
+}
+
+func (d *driver) call(method string, params, result any) error {
+	c, err := client.Dial(d.sock)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.Call(ctx, method, params, result)
+}
+
+func (d *driver) stats() (proto.DebugStats, error) {
+	var st proto.DebugStats
+	err := d.call("debug_stats", nil, &st)
+	return st, err
+}
+
+func (d *driver) printStats(label string) error {
+	st, err := d.stats()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s fds %d goroutines %d rss_kib %d heap_kib %d panes %d clients %d conns %d\n",
+		label, st.FDs, st.Goroutines, st.RSSBytes>>10, st.HeapBytes>>10, st.Panes, st.Clients, st.Conns)
+	return nil
+}
+
+// settle waits (polling: this is a bench tool) until the server counts want
+// clients and only the asking connection, so figures are not taken while
+// connections are still being torn down.
+func (d *driver) settle(want int) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st, err := d.stats()
+		if err == nil && st.Clients == want && (want > 0 || st.Conns == 1) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server still counts %d clients and %d connections after 60s (want %d clients)", st.Clients, st.Conns, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (d *driver) panes(n int) error {
+	for i := range n {
+		var r proto.OpenPaneResult
+		if err := d.call("open_pane", proto.OpenPaneParams{Layout: "tab", Argv: []string{"sleep", "600"}, NoWait: true}, &r); err != nil {
+			return fmt.Errorf("cycle %d: open_pane: %w", i+1, err)
+		}
+		if err := d.call("kill_pane", proto.PaneRef{Pane: r.ID}, nil); err != nil {
+			return fmt.Errorf("cycle %d: kill_pane %d: %w", i+1, r.ID, err)
+		}
+	}
+	fmt.Printf("cycles %d\n", n)
+	return nil
+}
+
+// attachHello connects as a terminal of cols x rows.
+func (d *driver) attachHello(cols, rows int) (net.Conn, io.Reader, error) {
+	conn, err := net.DialTimeout("unix", d.sock, 5*time.Second)
+	if err != nil {
+		return nil, nil, err
+	}
+	lr, _, err := client.Handshake(conn, proto.Hello{Version: proto.Version, Mode: proto.ModeAttach,
+		Term: "xterm-256color", Cols: cols, Rows: rows})
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return conn, lr.Reader(), nil
+}
+
+// firstOutput reads frames until the first output frame, or an exit frame.
+func firstOutput(r io.Reader) (exit string, err error) {
+	buf := make([]byte, 64<<10)
+	for {
+		typ, p, err := proto.ReadFrame(r, buf)
+		if err != nil {
+			return "", err
+		}
+		switch typ {
+		case proto.FrameOutput:
+			return "", nil
+		case proto.FrameExit:
+			return string(p), nil
+		}
+	}
+}
+
+func (d *driver) attachCycles(n int) error {
+	for i := range n {
+		conn, r, err := d.attachHello(120, 40)
+		if err != nil {
+			return fmt.Errorf("cycle %d: attach: %w", i+1, err)
+		}
+		if exit, err := firstOutput(r); err != nil || exit != "" {
+			conn.Close()
+			return fmt.Errorf("cycle %d: no first frame: %v %s", i+1, err, exit)
+		}
+		if i%2 == 0 {
+			if err := d.call("detach", nil, nil); err != nil {
+				conn.Close()
+				return fmt.Errorf("cycle %d: detach: %w", i+1, err)
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			for {
+				exit, err := firstOutput(r)
+				if err != nil {
+					conn.Close()
+					return fmt.Errorf("cycle %d: no exit frame after detach: %w", i+1, err)
+				}
+				if exit != "" {
+					break
+				}
+			}
+		}
+		conn.Close()
+	}
+	fmt.Printf("cycles %d\n", n)
+	return d.settle(0)
+}
+
+func (d *driver) clients(n, cols, rows int) error {
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	refused := 0
+	var lastRefusal string
+	for range n {
+		conn, _, err := d.attachHello(cols, rows)
+		if err != nil {
+			var pe *proto.Error
+			if errors.As(err, &pe) {
+				refused++
+				lastRefusal = pe.Message
+				continue
+			}
+			return err
+		}
+		conns = append(conns, conn) // never read from here on
+	}
+	fmt.Printf("attached %d refused %d\n", len(conns), refused)
+	if lastRefusal != "" {
+		fmt.Printf("refusal %s\n", lastRefusal)
+	}
+	if err := d.settle(len(conns)); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second) // let every client draw (or try to draw) its frames
+	if err := d.printStats("attached"); err != nil {
+		return err
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	conns = nil
+	if err := d.settle(0); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second)
+	return d.printStats("closed")
+}
+
+func (d *driver) conns(n int) error {
+	var conns []net.Conn
+	failed := 0
+	for range n {
+		c, err := net.DialTimeout("unix", d.sock, 5*time.Second)
+		if err != nil {
+			failed++
+			continue
+		}
+		conns = append(conns, c)
+	}
+	time.Sleep(time.Second)
+	for _, c := range conns {
+		c.Close()
+	}
+	fmt.Printf("opened %d failed %d\n", len(conns), failed)
+	return nil
+}
+
+func (d *driver) hugeSize() error {
+	conn, r, err := d.attachHello(65535, 65535)
+	if err != nil {
+		fmt.Printf("refused %v\n", err)
+	} else {
+		if _, err := firstOutput(r); err != nil {
+			conn.Close()
+			return err
+		}
+		if err := proto.WriteFrame(conn, proto.FrameResize, proto.ResizePayload(65535, 65535)); err != nil {
+			conn.Close()
+			return err
+		}
+		time.Sleep(2 * time.Second)
+		if err := d.printStats("huge"); err != nil {
+			conn.Close()
+			return err
+		}
+		conn.Close()
+	}
+	if err := d.settle(0); err != nil {
+		return err
+	}
+	return d.printStats("closed")
+}
