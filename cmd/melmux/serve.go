@@ -67,7 +67,7 @@ func init() {
 				logger.Warn("the : prompt cannot run verbs", "err", err)
 			}
 			srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger, Self: self,
-				Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem, AgentReadWait: cfg.Agent.ReadWait,
+				Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem, AgentReadWait: cfg.Agent.ReadWait, MaxClients: cfg.MaxClients,
 				UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()}})
 			if err := srv.Listen(); err != nil {
 				tell(err.Error())

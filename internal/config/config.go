@@ -25,6 +25,13 @@ const (
 	MaxScrollback     = 1000000
 )
 
+// Limits on clients attached to one session at once: each costs memory in
+// proportion to its screen, so a session refuses clients beyond the limit.
+const (
+	DefaultMaxClients = 16
+	MaxMaxClients     = 1000
+)
+
 // ErrInvalid is wrapped by every error about the file's contents, so callers
 // can tell a bad file (start with defaults, show the error) from an
 // unreadable one.
@@ -37,6 +44,7 @@ type Config struct {
 	Status     ui.StatusStyle
 	Scrollback int    // history lines kept per pane
 	Shell      string // command for new panes; "" means $SHELL, then /bin/sh
+	MaxClients int    // terminals attached to a session at once
 	Agent      Agent  // the [agent] table
 }
 
@@ -62,6 +70,7 @@ func Defaults() Config {
 		Bindings:   map[string]string{},
 		Status:     ui.DefaultStatusStyle(),
 		Scrollback: DefaultScrollback,
+		MaxClients: DefaultMaxClients,
 		Agent:      Agent{MaxLegs: DefaultMaxLegs, ReadWait: DefaultReadWait},
 	}
 }
@@ -204,6 +213,16 @@ func Parse(data []byte, name string) (Config, error) {
 			default:
 				cfg.Scrollback = int(n)
 			}
+		case "max_clients":
+			n, ok := v.(int64)
+			switch {
+			case !ok:
+				bad(key, "must be a whole number of clients, not %s", tomlType(v))
+			case n < 1 || n > MaxMaxClients:
+				bad(key, "%d clients is out of range (1 to %d)", n, MaxMaxClients)
+			default:
+				cfg.MaxClients = int(n)
+			}
 		case "status":
 			m, ok := table(key, v)
 			if !ok {
@@ -255,7 +274,7 @@ func Parse(data []byte, name string) (Config, error) {
 			}
 			parseAgent(m, &cfg.Agent, func(k string, format string, args ...any) { bad([]string{"agent", k}, format, args...) })
 		default:
-			bad(key, "unknown key (known: prefix, shell, scrollback, [status] %s, [bindings], [agent])", statusKeyList)
+			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, [status] %s, [bindings], [agent])", statusKeyList)
 		}
 	}
 	if len(probs) > 0 {

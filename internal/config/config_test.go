@@ -18,6 +18,7 @@ func TestParseGood(t *testing.T) {
 prefix = "C-a"
 shell = "/bin/zsh"
 scrollback = 20000
+max_clients = 4
 
 [status]
 fg = "black"
@@ -37,7 +38,7 @@ focus = "brightgreen"
 		t.Fatal(err)
 	}
 	want := Defaults()
-	want.Prefix, want.Shell, want.Scrollback = "C-a", "/bin/zsh", 20000
+	want.Prefix, want.Shell, want.Scrollback, want.MaxClients = "C-a", "/bin/zsh", 20000, 4
 	want.Status.FG, want.Status.BG = term.Indexed(0), term.RGB(0x5f, 0x87, 0xaf)
 	want.Status.ActiveBG, want.Status.Focus = term.Indexed(33), term.Indexed(10)
 	want.Bindings = map[string]string{"|": "split-right", "-": "split-down", "%": "none", "C-x": "kill-pane",
@@ -85,6 +86,8 @@ func TestParseErrors(t *testing.T) {
 		{"colour not a string", "[status]\nfg = 3\n", []string{"config.toml:2: status.fg: must be a string, not an integer"}},
 		{"bad prefix", "\nprefix = \"Ctrl-a\"\n", []string{"config.toml:2: prefix:", `bad key name "Ctrl-a"`}},
 		{"bad scrollback", "scrollback = -5\n", []string{"config.toml:1: scrollback: -5 lines is out of range (0 to 1000000)"}},
+		{"bad max_clients", "max_clients = 0\n", []string{"config.toml:1: max_clients: 0 clients is out of range (1 to 1000)"}},
+		{"max_clients type", "max_clients = \"many\"\n", []string{"config.toml:1: max_clients: must be a whole number of clients, not a string"}},
 		{"relative shell", "shell = \"bin/zsh\"\n", []string{"config.toml:1: shell:", "absolute path"}},
 		{"bad colour", "[status]\nfg = \"blurple\"\n", []string{"config.toml:2: status.fg: colour \"blurple\" not understood"}},
 		{"unknown status key", "[status]\n\nfg = \"red\"\nblink = \"yes\"\n", []string{"config.toml:4: status.blink: unknown status colour"}},

@@ -1,7 +1,8 @@
 // Package config reads melmux's user configuration,
 // $XDG_CONFIG_HOME/melmux/config.toml (default ~/.config/melmux/config.toml):
 // the prefix key, key bindings over the default table, status-line colours,
-// the scrollback size and the default shell.
+// the scrollback size, the default shell and how many clients may attach to
+// a session at once.
 //
 // The file is all or nothing: a file that does not parse, holds a key melmux
 // does not know, or a value out of range yields an error naming the file,
@@ -13,6 +14,7 @@
 //	prefix = "C-a"
 //	shell = "/bin/zsh"
 //	scrollback = 20000
+//	max_clients = 4
 //
 //	[status]
 //	fg = "black"

@@ -129,6 +129,24 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 		fail("attach: the terminal size %dx%d is not usable", hello.Cols, hello.Rows)
 		return
 	}
+	// Each client costs memory in proportion to its screen: refuse one over
+	// the cap before anything is allocated for it.
+	s.mu.Lock()
+	if n := len(s.clients) + s.joining; n >= s.maxClients {
+		s.mu.Unlock()
+		fail("attach: session %q already has %d clients attached, the most it takes (max_clients in config.toml)", s.name, n)
+		return
+	}
+	s.joining++
+	s.mu.Unlock()
+	joined := false
+	defer func() {
+		if !joined {
+			s.mu.Lock()
+			s.joining--
+			s.mu.Unlock()
+		}
+	}()
 	termName := hello.Term
 	if termName == "" || termName == "dumb" {
 		termName = "xterm-256color"
@@ -183,6 +201,8 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 		return
 	}
 	s.clients[c] = struct{}{}
+	s.joining--
+	joined = true
 	s.publishClientsLocked()
 	s.resizeToClientsLocked()
 	s.mu.Unlock()

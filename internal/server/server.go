@@ -46,6 +46,9 @@ type Config struct {
 	// ConfigProblem is shown to every client that attaches: what was wrong
 	// with the config file the server started with.
 	ConfigProblem string
+	// MaxClients bounds the terminals attached at once; 0 =
+	// config.DefaultMaxClients.
+	MaxClients int
 }
 
 // UIConfig is what attached clients are drawn and driven with.
@@ -58,18 +61,19 @@ type UIConfig struct {
 
 // Server is one session.
 type Server struct {
-	name     string
-	sock     string
-	log      *slog.Logger
-	created  time.Time
-	shell    string
-	env      []string
-	scroll   int
-	self     string
-	readWait time.Duration // read_agent's default bound
-	ui       UIConfig
-	problem  string
-	history  ui.History // the ":" prompt's, shared by every client for the server's life
+	name       string
+	sock       string
+	log        *slog.Logger
+	created    time.Time
+	shell      string
+	env        []string
+	scroll     int
+	self       string
+	readWait   time.Duration // read_agent's default bound
+	ui         UIConfig
+	problem    string
+	history    ui.History // the ":" prompt's, shared by every client for the server's life
+	maxClients int        // attached clients at once
 
 	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
 
@@ -86,6 +90,7 @@ type Server struct {
 	cols     int // the session size: pane area plus the status line
 	rows     int
 	clients  map[*client]struct{}
+	joining  int    // attach connections past the cap check, not yet in clients
 	buffer   string // the paste buffer (copy mode, paste-buffer)
 	started  bool   // a first pane has existed: the end of the last pane ends the session
 	shutdown bool
@@ -138,28 +143,32 @@ func New(cfg Config) *Server {
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
 	}
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = config.DefaultMaxClients
+	}
 	if cfg.AgentReadWait <= 0 {
 		cfg.AgentReadWait = config.DefaultReadWait
 	}
 	return &Server{
-		name:     cfg.Name,
-		sock:     cfg.SocketPath,
-		log:      cfg.Log,
-		created:  time.Now(),
-		shell:    cfg.Shell,
-		env:      cfg.Env,
-		scroll:   cfg.Scrollback,
-		self:     cfg.Self,
-		readWait: cfg.AgentReadWait,
-		problem:  cfg.ConfigProblem,
-		ui:       cfg.UI,
-		done:     make(chan struct{}),
-		panes:    map[int]*paneEntry{},
-		layout:   layout.New(),
-		nextID:   1,
-		cols:     cfg.Cols,
-		rows:     cfg.Rows,
-		clients:  map[*client]struct{}{},
+		name:       cfg.Name,
+		sock:       cfg.SocketPath,
+		log:        cfg.Log,
+		created:    time.Now(),
+		shell:      cfg.Shell,
+		env:        cfg.Env,
+		scroll:     cfg.Scrollback,
+		self:       cfg.Self,
+		readWait:   cfg.AgentReadWait,
+		problem:    cfg.ConfigProblem,
+		maxClients: cfg.MaxClients,
+		ui:         cfg.UI,
+		done:       make(chan struct{}),
+		panes:      map[int]*paneEntry{},
+		layout:     layout.New(),
+		nextID:     1,
+		cols:       cfg.Cols,
+		rows:       cfg.Rows,
+		clients:    map[*client]struct{}{},
 	}
 }
 
