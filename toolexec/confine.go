@@ -13,34 +13,52 @@ import (
 // outside the workspace root.
 var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 
+// target is a model-supplied path resolved for one call.
+type target struct {
+	real  string // absolute, with the symlinks it had when resolved
+	shown string // how results name it: relative to the root when inside
+	// rel is real relative to the workspace root ("." for the root itself)
+	// when inside it, "" when outside (AllowOutside). Tools reach an inside
+	// path through the root's directory descriptor with rel, never by real,
+	// so a directory swapped for a symlink after resolve cannot lead the
+	// access outside: see beneath.go.
+	rel string
+}
+
 // resolve turns a model-supplied path (relative to the root, or absolute)
-// into the real path the tool will operate on: symlinks resolved, including
+// into the target the tool will operate on: symlinks resolved, including
 // those in the deepest existing parent of a file that does not exist yet, so a
-// link inside the workspace cannot smuggle a write outside it. The returned
-// display form is relative to the root when inside it.
-func (e *Executor) resolve(p string) (real, display string, err error) {
+// link inside the workspace cannot smuggle a write outside it. Errors quote
+// at most a prefix of the path.
+func (e *Executor) resolve(p string) (target, error) {
 	if strings.TrimSpace(p) == "" {
-		return "", "", errors.New("path is empty")
+		return target{}, errors.New("path is empty")
 	}
 	if strings.ContainsRune(p, 0) {
-		return "", "", fmt.Errorf("path %q contains a NUL byte", p)
+		return target{}, fmt.Errorf("path %s contains a NUL byte", quoteArg(p))
 	}
 	if strings.HasPrefix(p, "~/") || p == "~" {
-		return "", "", fmt.Errorf("path %q: ~ is not expanded; give a path relative to the workspace root %s", p, e.root)
+		return target{}, fmt.Errorf("path %s: ~ is not expanded; give a path relative to the workspace root %s", quoteArg(p), e.root)
 	}
 	abs := p
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(e.root, abs)
 	}
 	abs = filepath.Clean(abs)
-	real, err = realPath(abs)
+	real, err := realPath(abs)
 	if err != nil {
-		return "", "", fmt.Errorf("path %s: %w", p, err)
+		return target{}, fmt.Errorf("path %s: %w", quoteArg(p), err)
 	}
-	if !e.AllowOutside && !within(e.root, real) {
-		return "", "", fmt.Errorf("%w: %s resolves to %s, outside the workspace root %s", ErrOutsideWorkspace, p, real, e.root)
+	t := target{real: real, shown: e.display(real)}
+	if within(e.root, real) {
+		t.rel = "."
+		if real != e.root {
+			t.rel = strings.TrimPrefix(real[len(e.root):], string(filepath.Separator))
+		}
+	} else if !e.AllowOutside {
+		return target{}, fmt.Errorf("%w: %s resolves to %s, outside the workspace root %s", ErrOutsideWorkspace, quoteArg(p), real, e.root)
 	}
-	return real, e.display(real), nil
+	return t, nil
 }
 
 // realPath resolves symlinks in abs. For a path that does not exist, the

@@ -27,41 +27,50 @@ func (e *Executor) createPDF(ctx context.Context, a args) Result {
 	}
 	outPath := a.str("output_path")
 	if !strings.EqualFold(filepath.Ext(outPath), ".pdf") {
-		return errResult("create_pdf: output_path %q must end in .pdf", outPath)
+		return errResult("create_pdf: output_path %s must end in .pdf", quoteArg(outPath))
 	}
-	real, shown, err := e.resolve(outPath)
+	t, err := e.resolve(outPath)
 	if err != nil {
 		return errResult("create_pdf: %v", err)
 	}
-	if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+	shown := t.shown
+	if fi, err := e.statAt(t); err == nil && fi.IsDir() {
 		return errResult("create_pdf: %s is a directory", shown)
 	}
-	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-		return errResult("create_pdf: creating the directory for %s: %v", shown, err)
+	// The engines write by name, so they write into a private directory;
+	// the result is installed through the output directory's descriptor
+	// like any other write.
+	tmpDir, err := os.MkdirTemp("", "melmux-pdf-")
+	if err != nil {
+		return errResult("create_pdf: %v", err)
 	}
+	defer os.RemoveAll(tmpDir)
+	rendered := filepath.Join(tmpDir, "out.pdf")
 	title := strings.TrimSpace(a.str("title"))
-	engine, err := renderPDF(ctx, content, title, real, pdf.Options{Engine: e.getenv(PDFEngineEnv)})
+	engine, err := renderPDF(ctx, content, title, rendered, pdf.Options{Engine: e.getenv(PDFEngineEnv)})
 	if err != nil {
 		return errResult("create_pdf: %s: %v", shown, err)
 	}
-	fi, err := os.Stat(real)
+	data, err := os.ReadFile(rendered)
 	if err != nil {
-		return errResult("create_pdf: the %s engine reported success but %s is missing: %v", engine, shown, err)
+		return errResult("create_pdf: the %s engine reported success but wrote no file: %v", engine, err)
+	}
+	if _, err := e.writeTarget(ctx, t, bytes.NewReader(data)); err != nil {
+		return errResult("create_pdf: %v", err)
 	}
 	pages := ""
-	if n := countPDFPages(real); n > 0 {
+	if n := countPDFPages(data); n > 0 {
 		pages = fmt.Sprintf(", %d page%s", n, map[bool]string{true: "", false: "s"}[n == 1])
 	}
-	return Result{Text: fmt.Sprintf("wrote %s (%s%s) with %s", shown, humanSize(fi.Size()), pages, engine)}
+	return Result{Text: fmt.Sprintf("wrote %s (%s%s) with %s", shown, humanSize(int64(len(data))), pages, engine)}
 }
 
 var pageObjRE = regexp.MustCompile(`/Type\s*/Page\b`)
 
 // countPDFPages counts page objects; 0 when they are hidden in compressed
 // object streams and so cannot be counted cheaply.
-func countPDFPages(path string) int {
-	data, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(data, []byte("%PDF")) {
+func countPDFPages(data []byte) int {
+	if !bytes.HasPrefix(data, []byte("%PDF")) {
 		return 0
 	}
 	return len(pageObjRE.FindAllIndex(data, -1))

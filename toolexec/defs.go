@@ -212,7 +212,8 @@ var baseTools = []ToolDef{
 	{Name: "edit_file", Description: "Replace an exact piece of text in a file. old_string must match the file " +
 		"byte for byte (whitespace and indentation included) and, unless replace_all is true, exactly once: no " +
 		"match is an error, and several matches are an error giving the count (add surrounding lines to make it " +
-		"unique). The write is atomic. Returns how many replacements were made and the lines they start on.",
+		"unique). The write is atomic. Files over 64 MB cannot be edited. Returns how many replacements were made " +
+		"and the lines they start on.",
 		Parameters: Schema{Required: []string{"path", "old_string", "new_string"}, Properties: []Property{
 			{Name: "path", Type: "string", Description: "file path, relative to the workspace root"},
 			{Name: "old_string", Type: "string", Description: "the exact text to replace"},

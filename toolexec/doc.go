@@ -16,9 +16,17 @@
 // Every path a tool touches is confined to the workspace root: it is resolved
 // after symlinks (for a file that does not exist yet, through its deepest
 // existing parent) and refused when it lands outside, unless the executor was
-// built with AllowOutside on purpose. Writes are atomic (a temporary file in
-// the same directory, fsync, rename), so an interrupted write leaves the old
-// file or the new one, never a torn one. grep and find_files walk the whole
+// built with AllowOutside on purpose. The access itself then goes through a
+// descriptor of the root (os.Root: openat with O_NOFOLLOW on every
+// component), so a directory swapped for a symlink after the check cannot
+// lead it outside. Writes are atomic (a temporary file created in the target's
+// directory through that directory's descriptor, fsync, renameat), so an
+// interrupted write leaves the old file or the new one, never a torn one.
+// Only regular files are read or replaced: a named pipe, a socket or a device
+// is refused by type before a byte is read, and opened with O_NONBLOCK so
+// the open itself cannot block. Arguments have size limits (limits.go) and
+// errors quote at most a short prefix of an argument. Every tool honours its
+// context. grep and find_files walk the whole
 // workspace in parallel, honouring .gitignore files at every level (and
 // those between the repository top and the workspace) and skipping .git.
 // grep reads each file whole and finds candidate lines with bytes.Index on a

@@ -121,12 +121,20 @@ func (e *Executor) init() error {
 	return e.initErr
 }
 
+// abandonGrace is how long Run waits, once its context has ended, for the
+// tool to return by itself. Every tool watches its context, but a system
+// call blocked in the kernel (a hung network file system) cannot be
+// interrupted; the caller gets its answer anyway.
+var abandonGrace = 5 * time.Second
+
 // Run executes one tool call: name and its JSON-encoded arguments as the
-// model sent them. It never panics; every failure is an error Result.
+// model sent them. It never panics; every failure is an error Result. When
+// ctx ends, the tool stops and says so (run_command kills what it started);
+// a tool still blocked abandonGrace later is left behind and Run returns.
 func (e *Executor) Run(ctx context.Context, name, arguments string) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = errResult("%s: internal error in melmux (please report): %v\n%s", name, p, firstFrames(debug.Stack()))
+			res = panicResult(name, p)
 		}
 	}()
 	if ctx == nil {
@@ -139,7 +147,7 @@ func (e *Executor) Run(ctx context.Context, name, arguments string) (res Result)
 	allowed := toolNames(Definitions(role))
 	def, known := lookup(name)
 	if !known {
-		return errResult("unknown tool %q (role %s allows: %s)", name, role, strings.Join(allowed, ", "))
+		return errResult("unknown tool %s (role %s allows: %s)", quoteArg(name), role, strings.Join(allowed, ", "))
 	}
 	if !contains(allowed, name) {
 		return errResult("tool %s is not allowed for role %s (role %s allows: %s)", name, role, role, strings.Join(allowed, ", "))
@@ -148,6 +156,41 @@ func (e *Executor) Run(ctx context.Context, name, arguments string) (res Result)
 	if err != nil {
 		return errorResult(err)
 	}
+	if err := ctx.Err(); err != nil {
+		return errResult("%s: not run: %v", name, err)
+	}
+	done := make(chan Result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- panicResult(name, p)
+			}
+		}()
+		done <- e.dispatch(ctx, name, a)
+	}()
+	select {
+	case r := <-done:
+		return r
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(abandonGrace)
+	defer grace.Stop()
+	select {
+	case r := <-done:
+		return r
+	case <-grace.C:
+		return errResult("%s: %v, and the tool did not stop within %s: it is blocked in a system call "+
+			"(a hung file system or device?) and was left behind; what it was doing may still complete",
+			name, context.Cause(ctx), abandonGrace)
+	}
+}
+
+func panicResult(name string, p any) Result {
+	return errResult("%s: internal error in melmux (please report): %v\n%s", name, p, firstFrames(debug.Stack()))
+}
+
+// dispatch runs a validated call.
+func (e *Executor) dispatch(ctx context.Context, name string, a args) Result {
 	if isPaneTool(name) {
 		return e.runPaneTool(ctx, name, a)
 	}
@@ -156,23 +199,23 @@ func (e *Executor) Run(ctx context.Context, name, arguments string) (res Result)
 	}
 	switch name {
 	case "read_file":
-		return e.readFile(a)
+		return e.readFile(ctx, a)
 	case "list_dir":
-		return e.listDir(a)
+		return e.listDir(ctx, a)
 	case "grep":
 		return e.grep(ctx, a)
 	case "find_files":
 		return e.findFiles(ctx, a)
 	case "write_file":
-		return e.writeFile(a)
+		return e.writeFile(ctx, a)
 	case "edit_file":
-		return e.editFile(a)
+		return e.editFile(ctx, a)
 	case "run_command":
 		return e.runCommand(ctx, a)
 	case "web_search":
 		return e.webSearch(ctx, a)
 	case "write_plan":
-		return e.writePlan(a)
+		return e.writePlan(ctx, a)
 	case "create_pdf":
 		return e.createPDF(ctx, a)
 	case "remember":

@@ -24,7 +24,7 @@ func (e *Executor) findFiles(ctx context.Context, a args) Result {
 		return errResult("find_files: %v", err)
 	}
 	if len(files) == 0 {
-		return Result{Text: fmt.Sprintf("no files match %q", pattern)}
+		return Result{Text: fmt.Sprintf("no files match %s", quoteArg(pattern))}
 	}
 	var b strings.Builder
 	for i, f := range files {
@@ -43,10 +43,10 @@ func (e *Executor) findFiles(ctx context.Context, a args) Result {
 func findTree(ctx context.Context, root, pattern string, workers int) ([]string, error) {
 	pattern = strings.TrimPrefix(pattern, "./")
 	if strings.HasPrefix(pattern, "/") {
-		return nil, fmt.Errorf("pattern %q is absolute; patterns are relative to the workspace root (e.g. cmd/**/*.go)", pattern)
+		return nil, fmt.Errorf("pattern %s is absolute; patterns are relative to the workspace root (e.g. cmd/**/*.go)", quoteArg(pattern))
 	}
 	if !doublestar.ValidatePattern(pattern) {
-		return nil, fmt.Errorf("invalid glob %q: check [ ] and { } are balanced (syntax: * ? ** [abc] {a,b})", pattern)
+		return nil, fmt.Errorf("invalid glob %s: check [ ] and { } are balanced (syntax: * ? ** [abc] {a,b})", quoteArg(pattern))
 	}
 	byName := !strings.Contains(pattern, "/")
 	// A pattern whose leading segments are literal only needs those

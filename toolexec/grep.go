@@ -305,8 +305,8 @@ func (e *Executor) grep(ctx context.Context, a args) Result {
 	}
 	m, err := newMatcher(pattern)
 	if err != nil {
-		return errResult("grep: invalid RE2 pattern %q: %v (Go regexp syntax; escape literal metacharacters with \\)",
-			pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return errResult("grep: invalid RE2 pattern %s: %s (Go regexp syntax; escape literal metacharacters with \\)",
+			quoteArg(pattern), clip(strings.TrimPrefix(err.Error(), "error parsing regexp: "), 160))
 	}
 	c, err := grepTree(ctx, e.root, m, 0)
 	if err != nil {
@@ -457,7 +457,7 @@ func (c *grepCollector) format(pattern string) string {
 	}
 	switch {
 	case c.total == 0:
-		fmt.Fprintf(&b, "no matches for %q in %d files searched%s\n", pattern, c.searched, skipNote)
+		fmt.Fprintf(&b, "no matches for %s in %d files searched%s\n", quoteArg(pattern), c.searched, skipNote)
 	case shown < c.total:
 		fmt.Fprintf(&b, "[showing %d of %d matching lines in %d files; %d files searched%s. Use a more specific pattern to see the rest]\n",
 			shown, c.total, c.fileCount, c.searched, skipNote)

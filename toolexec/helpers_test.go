@@ -3,6 +3,7 @@ package toolexec
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,7 +85,7 @@ func (w *workspace) ok(name string, arguments any) string {
 	w.t.Helper()
 	r := w.run(name, arguments)
 	if r.IsError {
-		w.t.Fatalf("%s %v: unexpected error result: %s", name, arguments, r.Text)
+		w.t.Fatalf("%s %s: unexpected error result: %s", name, clip(fmt.Sprint(arguments), 300), clip(r.Text, 2000))
 	}
 	return r.Text
 }
@@ -94,11 +95,11 @@ func (w *workspace) fails(name string, arguments any, fragments ...string) strin
 	w.t.Helper()
 	r := w.run(name, arguments)
 	if !r.IsError {
-		w.t.Fatalf("%s %v: want an error result, got: %s", name, arguments, r.Text)
+		w.t.Fatalf("%s %s: want an error result, got: %s", name, clip(fmt.Sprint(arguments), 300), clip(r.Text, 2000))
 	}
 	for _, f := range fragments {
 		if !strings.Contains(r.Text, f) {
-			w.t.Errorf("%s %v: error %q does not mention %q", name, arguments, r.Text, f)
+			w.t.Errorf("%s %s: error %q does not mention %q", name, clip(fmt.Sprint(arguments), 300), clip(r.Text, 2000), f)
 		}
 	}
 	return r.Text

@@ -2,12 +2,13 @@ package toolexec
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode"
 )
 
@@ -42,7 +43,7 @@ func Slug(title string) string {
 	return s
 }
 
-func (e *Executor) writePlan(a args) Result {
+func (e *Executor) writePlan(ctx context.Context, a args) Result {
 	title := strings.TrimSpace(a.str("title"))
 	body := a.str("markdown")
 	if title == "" {
@@ -62,37 +63,40 @@ func (e *Executor) writePlan(a args) Result {
 	if !strings.HasSuffix(content, "\n") {
 		content += "\n"
 	}
-	dir, _, err := e.resolve(PlansDir)
+	// Every plan is read and written through one descriptor of the plans
+	// directory.
+	dt, err := e.resolve(PlansDir)
 	if err != nil {
 		return errResult("write_plan: %v", err)
 	}
+	dir, err := e.openDir(dt, true)
+	if err != nil {
+		return errResult("write_plan: %v", err)
+	}
+	defer dir.Close()
+	shownDir := dt.shown
 	slug := Slug(title)
 	// The same title replaces its plan (a revision); another title that
 	// happens to give the same slug gets the next free number.
-	var target string
+	var name string
 	for n := 1; ; n++ {
-		name := slug
+		name = slug + ".md"
 		if n > 1 {
-			name = fmt.Sprintf("%s-%d", slug, n)
+			name = fmt.Sprintf("%s-%d.md", slug, n)
 		}
-		p := filepath.Join(dir, name+".md")
-		existing, err := readFirstLine(p)
+		existing, err := readFirstLine(dir, name)
 		if errors.Is(err, fs.ErrNotExist) || (err == nil && existing == heading) {
-			target = p
 			break
 		}
 		if err != nil {
-			return errResult("write_plan: %s: %v", e.display(p), err)
+			return errResult("write_plan: %s/%s: %v", shownDir, name, err)
 		}
 		if n > 1000 {
 			return errResult("write_plan: too many plans named %s", slug)
 		}
 	}
-	real, shown, err := e.resolve(target)
-	if err != nil {
-		return errResult("write_plan: %v", err)
-	}
-	existed, err := WriteFileAtomic(real, []byte(content), 0o644)
+	shown := shownDir + "/" + name
+	existed, err := writeAtomicAt(ctx, dir, name, shown, strings.NewReader(content), 0o644)
 	if err != nil {
 		return errResult("write_plan: %v", err)
 	}
@@ -110,12 +114,18 @@ func firstLine(s string) string {
 	return strings.TrimRight(s, "\r ")
 }
 
-func readFirstLine(path string) (string, error) {
-	f, err := os.Open(path)
+// readFirstLine reads the first line of the regular file name in dir.
+func readFirstLine(dir *os.Root, name string) (string, error) {
+	f, err := dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w: it is %s", errNotRegular, kindOf(fi.Mode()))
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	if sc.Scan() {

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -22,7 +24,7 @@ const (
 	sniffLen         = 8000 // bytes inspected for a NUL to call a file binary
 )
 
-func (e *Executor) readFile(a args) Result {
+func (e *Executor) readFile(ctx context.Context, a args) Result {
 	path := a.str("path")
 	offset := a.integer("offset", 0)
 	limit := a.integer("limit", readDefaultLimit)
@@ -32,25 +34,16 @@ func (e *Executor) readFile(a args) Result {
 	if limit <= 0 {
 		return errResult("read_file: limit must be 1 or more (lines to return), got %d", limit)
 	}
-	real, shown, err := e.resolve(path)
+	t, err := e.resolve(path)
 	if err != nil {
 		return errResult("read_file: %v", err)
 	}
-	f, err := os.Open(real)
+	shown := t.shown
+	f, fi, err := e.openRegular(t, "use list_dir to see its entries")
 	if err != nil {
 		return errResult("read_file: %s", describeOpenErr(shown, err))
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return errResult("read_file: %s: %v", shown, err)
-	}
-	if fi.IsDir() {
-		return errResult("read_file: %s is a directory; use list_dir to see its entries", shown)
-	}
-	if !fi.Mode().IsRegular() {
-		return errResult("read_file: %s is not a regular file (%s)", shown, fi.Mode().Type())
-	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(sniffLen)
 	if bytes.IndexByte(head, 0) >= 0 {
@@ -66,6 +59,9 @@ func (e *Executor) readFile(a args) Result {
 	cutLines := 0
 	stoppedEarly := false
 	for {
+		if lineNo%4096 == 0 && ctx.Err() != nil {
+			return errResult("read_file: %s: stopped: %v", shown, ctx.Err())
+		}
 		line, total, err := readLine(br)
 		if len(line) == 0 && err != nil {
 			if err != io.EOF {
@@ -109,7 +105,7 @@ func (e *Executor) readFile(a args) Result {
 	}
 	if stoppedEarly {
 		rest := int64(1) // the line that stopped the loop
-		for {
+		for ctx.Err() == nil {
 			line, _, err := readLine(br)
 			if len(line) > 0 {
 				rest++
@@ -148,8 +144,12 @@ func readLine(br *bufio.Reader) (line []byte, total int, err error) {
 	return buf, total, err
 }
 
+// describeOpenErr words an open error; errors that already name the path
+// (a refused type, a path that left the workspace) pass through.
 func describeOpenErr(shown string, err error) string {
 	switch {
+	case errors.Is(err, errNotRegular), errors.Is(err, ErrOutsideWorkspace):
+		return err.Error()
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("no such file: %s", shown)
 	case errors.Is(err, fs.ErrPermission):
@@ -158,33 +158,52 @@ func describeOpenErr(shown string, err error) string {
 	return fmt.Sprintf("%s: %v", shown, err)
 }
 
-func (e *Executor) listDir(a args) Result {
+// listDirBatch is how many entries list_dir reads between checks of its
+// context.
+const listDirBatch = 4096
+
+func (e *Executor) listDir(ctx context.Context, a args) Result {
 	path := a.str("path")
 	if path == "" {
 		path = "."
 	}
-	real, shown, err := e.resolve(path)
+	t, err := e.resolve(path)
 	if err != nil {
 		return errResult("list_dir: %v", err)
 	}
-	fi, err := os.Stat(real)
-	if err != nil {
+	shown := t.shown
+	if fi, err := e.statAt(t); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return errResult("list_dir: no such directory: %s", shown)
 		}
-		return errResult("list_dir: %s: %v", shown, err)
+		return errResult("list_dir: %s", describeOpenErr(shown, err))
+	} else if !fi.IsDir() {
+		return errResult("list_dir: %s", notDir(t, fi.Mode()))
 	}
-	if !fi.IsDir() {
-		return errResult("list_dir: %s is a file, not a directory; use read_file to read it", shown)
-	}
-	f, err := os.Open(real)
+	f, err := e.openAt(t, os.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
 		return errResult("list_dir: %s", describeOpenErr(shown, err))
 	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil && len(entries) == 0 {
-		return errResult("list_dir: %s: %v", shown, err)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() { // replaced since the check
+		return errResult("list_dir: %s is no longer a directory", shown)
+	}
+	var entries []fs.DirEntry
+	for {
+		if err := ctx.Err(); err != nil {
+			return errResult("list_dir: %s: stopped: %v", shown, err)
+		}
+		batch, err := f.ReadDir(listDirBatch)
+		entries = append(entries, batch...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if len(entries) == 0 {
+				return errResult("list_dir: %s: %v", shown, err)
+			}
+			break
+		}
 	}
 	if len(entries) == 0 {
 		return Result{Text: fmt.Sprintf("(%s is empty)", shown)}
@@ -198,21 +217,29 @@ func (e *Executor) listDir(a args) Result {
 			break
 		}
 		name := d.Name()
-		switch t := d.Type(); {
-		case t.IsDir():
+		switch typ := d.Type(); {
+		case typ.IsDir():
 			fmt.Fprintf(&out, "dir   %10s  %s/\n", "-", name)
-		case t&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(real + string(os.PathSeparator) + name)
-			fmt.Fprintf(&out, "link  %10s  %s -> %s\n", "-", name, target)
-		case t.IsRegular():
+		case typ&fs.ModeSymlink != 0:
+			dest, _ := e.readlinkAt(t, name)
+			fmt.Fprintf(&out, "link  %10s  %s -> %s\n", "-", name, dest)
+		case typ.IsRegular():
 			size := "?"
 			if info, err := d.Info(); err == nil {
 				size = fmt.Sprint(info.Size())
 			}
 			fmt.Fprintf(&out, "file  %10s  %s\n", size, name)
 		default:
-			fmt.Fprintf(&out, "other %10s  %s (%s)\n", "-", name, t)
+			fmt.Fprintf(&out, "other %10s  %s (%s)\n", "-", name, typ)
 		}
 	}
 	return Result{Text: out.String()}
+}
+
+// notDir is list_dir's error for a path that is something else.
+func notDir(t target, m fs.FileMode) string {
+	if m.IsRegular() {
+		return fmt.Sprintf("%s is a file, not a directory; use read_file to read it", t.shown)
+	}
+	return fmt.Sprintf("%s is %s, not a directory", t.shown, kindOf(m))
 }

@@ -142,8 +142,16 @@ func TestCreatePDFPassesEngineAndPath(t *testing.T) {
 	if got != "wrote a/b.pdf (46 bytes, 2 pages) with chromium" {
 		t.Errorf("result %q", got)
 	}
-	if gotTitle != "T" || gotPath != filepath.Join(w.root, "a", "b.pdf") || gotEngine != "chromium" {
+	// The engine writes into a private directory; the PDF is then
+	// installed at the output path.
+	if gotTitle != "T" || gotEngine != "chromium" || strings.HasPrefix(gotPath, w.root) {
 		t.Errorf("render called with %q %q %q", gotTitle, gotPath, gotEngine)
+	}
+	if data := w.read("a/b.pdf"); !strings.HasPrefix(data, "%PDF-1.4") {
+		t.Errorf("a/b.pdf holds %q", data)
+	}
+	if _, err := os.Stat(filepath.Dir(gotPath)); err == nil {
+		t.Errorf("the private render directory %s was left behind", filepath.Dir(gotPath))
 	}
 }
 

@@ -39,6 +39,9 @@ func (a args) boolean(name string) bool {
 // declared type (and in its enum). "" and null mean {} (no arguments: MCP
 // clients send null); a null value counts as absent.
 func parseArgs(def ToolDef, arguments string) (args, error) {
+	if len(arguments) > MaxArgumentsBytes {
+		return nil, fmt.Errorf("%s: arguments are %d bytes, over the limit of %s", def.Name, len(arguments), humanBytes(MaxArgumentsBytes))
+	}
 	trimmed := strings.TrimSpace(arguments)
 	if trimmed == "" || trimmed == "null" {
 		trimmed = "{}"
@@ -61,12 +64,13 @@ func parseArgs(def ToolDef, arguments string) (args, error) {
 			if names := def.Parameters.propertyNames(); len(names) > 0 {
 				allowed = strings.Join(names, ", ")
 			}
-			return nil, fmt.Errorf("%s: unknown argument %q (arguments: %s)", def.Name, key, allowed)
+			return nil, fmt.Errorf("%s: unknown argument %s (arguments: %s)", def.Name, quoteArg(key), allowed)
 		}
 		if bytes.Equal(bytes.TrimSpace(val), []byte("null")) {
 			continue
 		}
-		v, err := decodeValue(p, val, advisoryEnum[def.Name+"."+p.Name])
+		qualified := def.Name + "." + p.Name
+		v, err := decodeValue(p, val, advisoryEnum[qualified], argLimits[qualified])
 		if err != nil {
 			return nil, fmt.Errorf("%s: argument %q %w", def.Name, key, err)
 		}
@@ -86,12 +90,17 @@ func parseArgs(def ToolDef, arguments string) (args, error) {
 // the result, the product document's safety net for models that stray.
 var advisoryEnum = map[string]bool{"open_pane.layout": true, "spawn_agent.layout": true}
 
-func decodeValue(p Property, val json.RawMessage, advisory bool) (any, error) {
+// decodeValue decodes one argument as its property says. limit bounds a
+// string's length in bytes; 0 means no limit.
+func decodeValue(p Property, val json.RawMessage, advisory bool, limit int) (any, error) {
 	switch p.Type {
 	case "string":
 		var s string
 		if err := json.Unmarshal(val, &s); err != nil {
 			return nil, fmt.Errorf("must be a string, got %s", jsonKind(val))
+		}
+		if limit > 0 && len(s) > limit {
+			return nil, tooLong(s, limit)
 		}
 		if len(p.Enum) > 0 && !advisory {
 			for _, e := range p.Enum {
@@ -99,7 +108,7 @@ func decodeValue(p Property, val json.RawMessage, advisory bool) (any, error) {
 					return s, nil
 				}
 			}
-			return nil, fmt.Errorf("must be one of %s, got %q", strings.Join(p.Enum, ", "), s)
+			return nil, fmt.Errorf("must be one of %s, got %s", strings.Join(p.Enum, ", "), quoteArg(s))
 		}
 		return s, nil
 	case "integer":
@@ -116,7 +125,7 @@ func decodeValue(p Property, val json.RawMessage, advisory bool) (any, error) {
 		// Models sometimes write 10.0; accept a float that is a whole number.
 		f, err := n.Float64()
 		if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-			return nil, fmt.Errorf("must be an integer, got %s", string(n))
+			return nil, fmt.Errorf("must be an integer, got %s", clip(string(n), 40))
 		}
 		return int64(f), nil
 	case "boolean":

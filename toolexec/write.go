@@ -2,12 +2,17 @@ package toolexec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // writeTempMarker names WriteFileAtomic's temporary files, which grep and
@@ -25,58 +30,113 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (existed bool, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("creating directory %s: %w", dir, err)
 	}
+	d, err := os.OpenRoot(dir)
+	if err != nil {
+		return false, err
+	}
+	defer d.Close()
+	return writeAtomicAt(context.Background(), d, filepath.Base(path), path, bytes.NewReader(data), perm)
+}
+
+// writeChunk is how much writeAtomicAt writes between checks of its context.
+const writeChunk = 1 << 20
+
+// writeAtomicAt is WriteFileAtomic relative to an open directory: the
+// temporary file is created in dir and renamed to name within it (openat,
+// renameat), so nothing done here can be redirected elsewhere by a change
+// to the path above dir. shown names the file in errors. A cancelled ctx
+// stops the copy and leaves the old file.
+func writeAtomicAt(ctx context.Context, dir *os.Root, name, shown string, data io.Reader, perm fs.FileMode) (existed bool, err error) {
 	mode := perm
-	if fi, err := os.Stat(path); err == nil {
-		if fi.IsDir() {
-			return true, fmt.Errorf("%s is a directory", path)
+	if fi, err := dir.Lstat(name); err == nil {
+		switch {
+		case fi.IsDir():
+			return true, fmt.Errorf("%s is a directory", shown)
+		case fi.Mode().IsRegular():
+			mode = fi.Mode().Perm()
+		case fi.Mode()&fs.ModeSymlink == 0:
+			return true, fmt.Errorf("%s is %s, %w: only regular files can be replaced", shown, kindOf(fi.Mode()), errNotRegular)
 		}
 		existed = true
-		mode = fi.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+writeTempMarker+"*")
+	tmp, tmpName, err := createTemp(dir, name)
 	if err != nil {
-		return existed, fmt.Errorf("creating temporary file in %s: %w", dir, err)
+		return existed, fmt.Errorf("creating a temporary file beside %s: %w", shown, err)
 	}
-	tmpName := tmp.Name()
 	committed := false
 	defer func() {
 		if !committed {
-			tmp.Close()        // Best effort.
-			os.Remove(tmpName) // Best effort.
+			tmp.Close()         // Best effort.
+			dir.Remove(tmpName) // Best effort.
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
-		return existed, fmt.Errorf("writing %s: %w", path, err)
+	buf := make([]byte, writeChunk)
+	for {
+		if err := ctx.Err(); err != nil {
+			return existed, fmt.Errorf("writing %s: stopped: %w", shown, err)
+		}
+		n, rerr := io.ReadFull(data, buf)
+		if n > 0 {
+			if _, err := tmp.Write(buf[:n]); err != nil {
+				return existed, fmt.Errorf("writing %s: %w", shown, err)
+			}
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			return existed, fmt.Errorf("writing %s: %w", shown, rerr)
+		}
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		return existed, fmt.Errorf("setting mode of %s: %w", path, err)
+		return existed, fmt.Errorf("setting mode of %s: %w", shown, err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return existed, fmt.Errorf("syncing %s: %w", path, err)
+		return existed, fmt.Errorf("syncing %s: %w", shown, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return existed, fmt.Errorf("closing %s: %w", path, err)
+		return existed, fmt.Errorf("closing %s: %w", shown, err)
 	}
-	if err := os.Rename(tmpName, path); err != nil {
-		return existed, fmt.Errorf("replacing %s: %w", path, err)
+	if err := dir.Rename(tmpName, name); err != nil {
+		return existed, fmt.Errorf("replacing %s: %w", shown, err)
 	}
 	committed = true
-	if d, err := os.Open(dir); err == nil {
+	if d, err := dir.Open("."); err == nil {
 		d.Sync()  // Best effort: the file is already in place.
 		d.Close() // Best effort.
 	}
 	return existed, nil
 }
 
-func (e *Executor) writeFile(a args) Result {
-	real, shown, err := e.resolve(a.str("path"))
+// createTemp creates a new file in dir named after name (cut so the whole
+// stays within NAME_MAX) with writeTempMarker and a random suffix.
+func createTemp(dir *os.Root, name string) (*os.File, string, error) {
+	const keep = 200 // NAME_MAX is 255; the rest is the marker and suffix
+	stem := name
+	if len(stem) > keep {
+		stem = stem[:keep]
+	}
+	for try := 0; ; try++ {
+		tmpName := "." + stem + writeTempMarker + strconv.FormatUint(uint64(rand.Uint32()), 36)
+		f, err := dir.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			return f, tmpName, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 100 {
+			return nil, "", err
+		}
+	}
+}
+
+func (e *Executor) writeFile(ctx context.Context, a args) Result {
+	t, err := e.resolve(a.str("path"))
 	if err != nil {
 		return errResult("write_file: %v", err)
 	}
 	content := a.str("content")
-	existed, err := WriteFileAtomic(real, []byte(content), 0o644)
+	existed, err := e.writeTarget(ctx, t, strings.NewReader(content))
 	if err != nil {
 		return errResult("write_file: %v", err)
 	}
@@ -84,7 +144,18 @@ func (e *Executor) writeFile(a args) Result {
 	if existed {
 		verb = "replaced"
 	}
-	return Result{Text: fmt.Sprintf("%s %s: %d bytes, %d lines", verb, shown, len(content), countLines(content))}
+	return Result{Text: fmt.Sprintf("%s %s: %d bytes, %d lines", verb, t.shown, len(content), countLines(content))}
+}
+
+// writeTarget replaces t atomically through its directory's descriptor,
+// creating missing parents.
+func (e *Executor) writeTarget(ctx context.Context, t target, data io.Reader) (existed bool, err error) {
+	dir, name, err := e.dirAt(t, true)
+	if err != nil {
+		return false, err
+	}
+	defer dir.Close()
+	return writeAtomicAt(ctx, dir, name, t.shown, data, 0o644)
 }
 
 func countLines(s string) int {
@@ -98,7 +169,7 @@ func countLines(s string) int {
 	return n
 }
 
-func (e *Executor) editFile(a args) Result {
+func (e *Executor) editFile(ctx context.Context, a args) Result {
 	oldS, newS := a.str("old_string"), a.str("new_string")
 	if oldS == "" {
 		return errResult("edit_file: old_string is empty; give the exact text to replace (to create or overwrite a whole file use write_file)")
@@ -106,18 +177,25 @@ func (e *Executor) editFile(a args) Result {
 	if oldS == newS {
 		return errResult("edit_file: old_string and new_string are the same; nothing to change")
 	}
-	real, shown, err := e.resolve(a.str("path"))
+	t, err := e.resolve(a.str("path"))
 	if err != nil {
 		return errResult("edit_file: %v", err)
 	}
-	data, err := os.ReadFile(real)
+	shown := t.shown
+	// The file is read and replaced through one descriptor of its
+	// directory, so both reach the same file.
+	dir, name, err := e.dirAt(t, false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return errResult("edit_file: no such file: %s (to create a file use write_file)", shown)
 		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory") {
-			return errResult("edit_file: %s is a directory", shown)
+		return errResult("edit_file: %s", describeOpenErr(shown, err))
+	}
+	defer dir.Close()
+	data, err := readForEdit(ctx, dir, name, t)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return errResult("edit_file: no such file: %s (to create a file use write_file)", shown)
 		}
 		return errResult("edit_file: %s", describeOpenErr(shown, err))
 	}
@@ -142,30 +220,88 @@ func (e *Executor) editFile(a args) Result {
 	}
 	n := 1
 	if a.boolean("replace_all") {
-		n = -1
+		n = count
 	}
+	// Refuse before allocating: replace_all of a short string by a long one
+	// multiplies the file.
+	if size := int64(len(data)) + int64(n)*(int64(len(newS))-int64(len(oldS))); size > MaxEditFileBytes {
+		return errResult("edit_file: the edited %s would be %s, over the %s edit_file writes; make fewer or smaller replacements",
+			shown, humanBytes(int(size)), humanBytes(MaxEditFileBytes))
+	}
+	// The first lines replaced, counted incrementally.
+	const showLines = 20
 	var lines []int
-	searchFrom := 0
-	for i := 0; i < count && (n < 0 || i < n); i++ {
+	line, counted, searchFrom := 1, 0, 0
+	for i := 0; i < n && i < showLines; i++ {
 		at := bytes.Index(data[searchFrom:], old) + searchFrom
-		lines = append(lines, bytes.Count(data[:at], []byte{'\n'})+1)
+		line += bytes.Count(data[counted:at], []byte{'\n'})
+		counted = at
+		lines = append(lines, line)
 		searchFrom = at + len(old)
 	}
 	updated := bytes.Replace(data, old, []byte(newS), n)
-	if _, err := WriteFileAtomic(real, updated, 0o644); err != nil {
+	if _, err := writeAtomicAt(ctx, dir, name, shown, bytes.NewReader(updated), 0o644); err != nil {
 		return errResult("edit_file: %v", err)
 	}
-	where := make([]string, 0, len(lines))
-	for i, l := range lines {
-		if i == 20 {
-			where = append(where, fmt.Sprintf("… (%d more)", len(lines)-20))
-			break
-		}
+	where := make([]string, 0, len(lines)+1)
+	for _, l := range lines {
 		where = append(where, fmt.Sprint(l))
 	}
+	if n > len(lines) {
+		where = append(where, fmt.Sprintf("… (%d more)", n-len(lines)))
+	}
 	plural := "s"
-	if len(lines) == 1 {
+	if n == 1 {
 		plural = ""
 	}
-	return Result{Text: fmt.Sprintf("edited %s: %d replacement%s, at line%s %s", shown, len(lines), plural, plural, strings.Join(where, ", "))}
+	return Result{Text: fmt.Sprintf("edited %s: %d replacement%s, at line%s %s", shown, n, plural, plural, strings.Join(where, ", "))}
+}
+
+// readForEdit loads the regular file name in dir, refusing one over
+// MaxEditFileBytes before reading it.
+func readForEdit(ctx context.Context, dir *os.Root, name string, t target) ([]byte, error) {
+	if fi, err := dir.Stat(name); err == nil && !fi.Mode().IsRegular() {
+		return nil, notRegular(t, fi.Mode(), "")
+	}
+	f, err := dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, describeEscape(t, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(t, fi.Mode(), "")
+	}
+	if fi.Size() > MaxEditFileBytes {
+		return nil, errTooBigToEdit(t, fi.Size())
+	}
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: stopped: %w", t.shown, err)
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):min(cap(data), len(data)+writeChunk)])
+		data = data[:len(data)+n]
+		if len(data) > MaxEditFileBytes {
+			return nil, errTooBigToEdit(t, int64(len(data)))
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.shown, err)
+		}
+	}
+}
+
+func errTooBigToEdit(t target, size int64) error {
+	return fmt.Errorf("%s is %s, over the %s edit_file changes (it holds the file in memory twice); "+
+		"change it with a command through run_command (sed, a script) or replace it with write_file",
+		t.shown, humanBytes(int(size)), humanBytes(MaxEditFileBytes))
 }
