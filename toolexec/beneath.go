@@ -7,7 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // The file tools check a path (resolve) and then use it. Had they used it by
@@ -192,4 +195,31 @@ func notRegular(t target, m fs.FileMode, dirHint string) error {
 		return fmt.Errorf("%s is a directory; %s", t.shown, dirHint)
 	}
 	return fmt.Errorf("%s is %s, %w: only regular files can be used", t.shown, kindOf(m), errNotRegular)
+}
+
+// openDirWalk is openDirBeneath one component at a time: openat with
+// O_NOFOLLOW and O_DIRECTORY from the root's descriptor down, so no symlink
+// is followed and ".." is refused.
+func openDirWalk(rootFd int, rel string) (int, error) {
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOFOLLOW
+	fd, err := unix.Openat(rootFd, ".", flags, 0)
+	if err != nil {
+		return -1, err
+	}
+	for _, comp := range strings.Split(rel, "/") {
+		if comp == "" || comp == "." {
+			continue
+		}
+		if comp == ".." {
+			unix.Close(fd)
+			return -1, errors.New(errEscapes)
+		}
+		next, err := unix.Openat(fd, comp, flags, 0)
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
 }

@@ -65,7 +65,7 @@ func findTree(ctx context.Context, root, pattern string, workers int) ([]string,
 	}
 	var mu sync.Mutex // guards found
 	var found []string
-	walkTree(ctx, root, workers, enter, func(_ int, _ string, rel string, typ fs.FileMode) {
+	err := walkTree(ctx, root, workers, enter, func(_ int, _ int, _, rel string, typ fs.FileMode) {
 		target := rel
 		if byName {
 			target = path.Base(rel)
@@ -76,6 +76,9 @@ func findTree(ctx context.Context, root, pattern string, workers int) ([]string,
 			mu.Unlock()
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("search stopped: %w", err)
 	}

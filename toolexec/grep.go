@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // Limits of grep, as its description promises.
@@ -326,12 +328,12 @@ func grepTree(ctx context.Context, root string, m *matcher, workers int) (*grepC
 	for i := range ws {
 		ws[i].dfa = m.newDFA()
 	}
-	walkTree(ctx, root, nw, nil, func(id int, abs, rel string, typ fs.FileMode) {
+	err := walkTree(ctx, root, nw, nil, func(id int, dir int, name, rel string, typ fs.FileMode) {
 		if !typ.IsRegular() {
 			return // symlinks are not followed; their targets are searched where they live
 		}
 		w := &ws[id]
-		buf, status := readSmallFile(abs, w.buf)
+		buf, status := readSmallFileAt(dir, name, w.buf)
 		w.buf = buf[:0]
 		switch status {
 		case fileHuge:
@@ -358,6 +360,9 @@ func grepTree(ctx context.Context, root string, m *matcher, workers int) (*grepC
 		w.spans = m.scan(buf, w.spans[:0], w.dfa, &w.lower)
 		c.add(rel, buf, w.spans)
 	})
+	if err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("search stopped: %w", err)
 	}
@@ -381,13 +386,22 @@ const (
 )
 
 // readSmallFile reads a whole file into buf (grown as needed) unless it is
-// over grepMaxFileBytes. It uses the system calls directly: os.Open would
-// also try to register each file with the network poller and set a
-// finalizer, which for thousands of small files costs more than the read.
+// over grepMaxFileBytes.
 func readSmallFile(path string, buf []byte) ([]byte, fileStatus) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
-	for err == syscall.EINTR {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
+	return readSmallFileAt(unix.AT_FDCWD, path, buf)
+}
+
+// readSmallFileAt is readSmallFile of name in the directory dir. It uses
+// the system calls directly: os.Open would also try to register each file
+// with the network poller and set a finalizer, which for thousands of small
+// files costs more than the read.
+func readSmallFileAt(dir int, name string, buf []byte) ([]byte, fileStatus) {
+	// O_NONBLOCK: a named pipe put in place of the file since the
+	// directory was read must not block the open; fstat then refuses it.
+	const flags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_NOCTTY
+	fd, err := unix.Openat(dir, name, flags, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Openat(dir, name, flags, 0)
 	}
 	if err != nil {
 		return buf, fileUnreadable

@@ -81,8 +81,13 @@ func TestFileToolsRefuseSpecialFiles(t *testing.T) {
 			t.Errorf("%s was replaced: %v %v", name, fi, err)
 		}
 	}
-	// grep and find_files walk past them.
+	// grep and find_files walk past them, and past a named pipe where an
+	// ignore file is read.
 	w.write("a.txt", "needle\n")
+	os.MkdirAll(filepath.Join(w.root, ".git", "info"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(w.root, ".git", "info", "exclude"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	mustContain(t, w.runBounded("grep", obj{"pattern": "needle"}).Text, "a.txt:1:needle")
 	mustContain(t, w.runBounded("find_files", obj{"pattern": "*"}).Text, "fifo", "a.txt")
 

@@ -26,32 +26,14 @@ func TestSymlinkSwapRace(t *testing.T) {
 		}
 	}
 	write(filepath.Join(outside, "secret.txt"), "OUTSIDE SECRET\n")
-	write(filepath.Join(outside, "only-outside.txt"), "x\n")
+	write(filepath.Join(outside, "only-outside.txt"), "OUTSIDE SECRET too\n")
 	w.write("d/secret.txt", "inside\n")
 	if err := os.Symlink(outside, filepath.Join(w.root, "s")); err != nil {
 		t.Fatal(err)
 	}
 	d, s := filepath.Join(w.root, "d"), filepath.Join(w.root, "s")
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var swaps int
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, s, unix.RENAME_EXCHANGE); err != nil {
-				t.Errorf("renameat2: %v", err)
-				return
-			}
-			swaps++
-		}
-	}()
+	stopSwapping := startSwapping(t, d, s)
 	const rounds = 300
 	var wrote, read, edited, listed int
 	for i := 0; i < rounds; i++ {
@@ -77,12 +59,20 @@ func TestSymlinkSwapRace(t *testing.T) {
 				t.Errorf("round %d: list_dir listed outside the workspace: %s", i, r.Text)
 			}
 		}
+		if r := w.run("grep", obj{"pattern": "OUTSIDE"}); strings.Contains(r.Text, "OUTSIDE SECRET") {
+			t.Errorf("round %d: grep searched outside the workspace: %s", i, clip(r.Text, 300))
+		}
+		if r := w.run("find_files", obj{"pattern": "only-outside*"}); strings.Contains(r.Text, "only-outside.txt") {
+			t.Errorf("round %d: find_files listed outside the workspace: %s", i, clip(r.Text, 300))
+		}
 		if r := w.run("write_plan", obj{"title": fmt.Sprintf("plan %d", i), "markdown": "x"}); r.IsError {
 			t.Errorf("write_plan: %s", r.Text)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	swaps := stopSwapping()
+	if noOpenat2.Load() {
+		t.Log("openat2 is not available: the walk used the component walk")
+	}
 	t.Logf("%d swaps; of %d rounds: %d writes, %d reads, %d edits, %d listings succeeded", swaps, rounds, wrote, read, edited, listed)
 	entries, _ := os.ReadDir(outside)
 	var names []string
@@ -108,5 +98,64 @@ func TestSymlinkSwapRace(t *testing.T) {
 	w.ok("write_file", obj{"path": "s/on-purpose.txt", "content": "y"})
 	if data, err := os.ReadFile(filepath.Join(outside, "on-purpose.txt")); err != nil || string(data) != "y" {
 		t.Errorf("AllowOutside write through the link: %q %v", data, err)
+	}
+}
+
+// startSwapping exchanges a and b (renameat2 RENAME_EXCHANGE) in a loop until
+// the returned function is called; that returns the number of swaps.
+func startSwapping(t *testing.T, a, b string) (stop func() int) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	swaps := 0
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
+				t.Errorf("renameat2: %v", err)
+				return
+			}
+			swaps++
+		}
+	}()
+	return func() int {
+		close(done)
+		wg.Wait()
+		return swaps
+	}
+}
+
+// The walk of grep and find_files holds without openat2 too, one component
+// at a time.
+func TestWalkSwapRaceComponentWalk(t *testing.T) {
+	was := noOpenat2.Load()
+	noOpenat2.Store(true)
+	defer noOpenat2.Store(was)
+	w := newWorkspace(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "only-outside.txt"), []byte("OUTSIDE SECRET\n"), 0o644)
+	w.write("d/deeper/inside.txt", "inside\n")
+	os.Symlink(outside, filepath.Join(w.root, "s"))
+	stop := startSwapping(t, filepath.Join(w.root, "d"), filepath.Join(w.root, "s"))
+	found := 0
+	const rounds = 2000
+	for i := 0; i < rounds; i++ {
+		if r := w.run("grep", obj{"pattern": "OUTSIDE|inside"}); strings.Contains(r.Text, "OUTSIDE SECRET") {
+			t.Errorf("round %d: grep searched outside the workspace: %s", i, clip(r.Text, 300))
+		} else if strings.Contains(r.Text, "inside.txt") {
+			found++
+		}
+		if r := w.run("find_files", obj{"pattern": "only-outside*"}); strings.Contains(r.Text, "only-outside.txt") {
+			t.Errorf("round %d: find_files listed outside the workspace: %s", i, clip(r.Text, 300))
+		}
+	}
+	t.Logf("%d swaps; grep found the inside file in %d of %d rounds", stop(), found, rounds)
+	if found == 0 {
+		t.Error("grep never found the inside file: the test proves nothing")
 	}
 }

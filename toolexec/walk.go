@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sys/unix"
 )
 
 // ignoreRule is one pattern line of a .gitignore file.
@@ -112,12 +114,16 @@ func (s *ignoreSet) ignored(abs, name string, isDir bool) bool {
 func loadIgnoreFile(dir string, parent *ignoreSet, names ...string) *ignoreSet {
 	var rules []ignoreRule
 	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join(dir, n))
-		if err != nil {
+		data, status := readSmallFile(filepath.Join(dir, n), nil)
+		if status != fileOK {
 			continue
 		}
 		rules = append(rules, parseIgnore(data)...)
 	}
+	return withRules(dir, parent, rules)
+}
+
+func withRules(dir string, parent *ignoreSet, rules []ignoreRule) *ignoreSet {
 	if len(rules) == 0 {
 		return parent
 	}
@@ -173,11 +179,17 @@ type walkJob struct {
 
 // walker lists a tree in parallel: workers pop directories from a shared
 // stack, read them, push subdirectories and hand every other entry to visit.
+//
+// Each directory is opened beneath a descriptor of the root without
+// following any symlink (openDirBeneath) and its files are handed over with
+// that directory's descriptor, so a directory swapped for a symlink while
+// the walk runs cannot take it outside the root.
 type walker struct {
-	visit func(worker int, abs, rel string, typ fs.FileMode)
+	visit func(worker int, dir int, name, rel string, typ fs.FileMode)
 	// enterDir, when set, prunes directories (rel path) that cannot hold a
 	// wanted entry.
 	enterDir func(rel string) bool
+	rootFd   int // the root, opened once for the walk
 
 	mu      sync.Mutex // guards queue and pending
 	cond    *sync.Cond // signalled when queue grows or pending reaches 0
@@ -187,13 +199,20 @@ type walker struct {
 
 // walkTree visits every non-directory entry under root not excluded by
 // .gitignore, skipping .git directories and not following symlinks. visit
-// runs concurrently on up to workers goroutines, identified by index.
+// runs concurrently on up to workers goroutines, identified by index, and
+// gets the entry's directory as a descriptor (valid during the call) and
+// its name there, and its path relative to root.
 func walkTree(ctx context.Context, root string, workers int, enterDir func(string) bool,
-	visit func(worker int, abs, rel string, typ fs.FileMode)) {
+	visit func(worker int, dir int, name, rel string, typ fs.FileMode)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	w := &walker{visit: visit, enterDir: enterDir}
+	rootFd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", root, err)
+	}
+	defer unix.Close(rootFd)
+	w := &walker{visit: visit, enterDir: enterDir, rootFd: rootFd}
 	w.cond = sync.NewCond(&w.mu)
 	w.queue = append(w.queue, walkJob{abs: root, rel: "", ignores: rootIgnores(root)})
 	w.pending = 1
@@ -206,6 +225,7 @@ func walkTree(ctx context.Context, root string, workers int, enterDir func(strin
 		}(i)
 	}
 	wg.Wait()
+	return nil
 }
 
 func (w *walker) work(ctx context.Context, id int) {
@@ -238,16 +258,23 @@ func (w *walker) work(ctx context.Context, id int) {
 }
 
 func (w *walker) readDir(id int, job walkJob) []walkJob {
-	f, err := os.Open(job.abs)
-	if err != nil {
-		return nil
+	rel := job.rel
+	if rel == "" {
+		rel = "."
 	}
+	fd, err := openDirBeneath(w.rootFd, rel)
+	if err != nil {
+		return nil // gone, unreadable, or no longer a directory beneath the root
+	}
+	f := os.NewFile(uintptr(fd), job.abs)
+	defer f.Close()
 	entries, _ := f.ReadDir(-1)
-	f.Close()
 	ignores := job.ignores
 	for _, d := range entries {
 		if d.Name() == ".gitignore" && d.Type().IsRegular() {
-			ignores = loadIgnoreFile(job.abs, ignores, ".gitignore")
+			if data, status := readSmallFileAt(fd, ".gitignore", nil); status == fileOK {
+				ignores = withRules(job.abs, ignores, parseIgnore(data))
+			}
 			break
 		}
 	}
@@ -279,7 +306,7 @@ func (w *walker) readDir(id int, job walkJob) []walkJob {
 		if isWriteTemp(name) {
 			continue // left by a write that was killed; its content is a partial copy
 		}
-		w.visit(id, abs, rel, typ)
+		w.visit(id, fd, name, rel, typ)
 	}
 	return subdirs
 }
