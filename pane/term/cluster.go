@@ -50,13 +50,23 @@ func runeWidth(r rune) int {
 	return widthCond.RuneWidth(r)
 }
 
-// clusterTable interns cluster strings as private-use codes. It only grows
-// (the cells holding codes cannot all be enumerated: vt10x hides the inactive
-// screen); when full, combining marks are dropped instead.
+// clusterTable interns cluster strings as private-use codes. Codes no cell
+// uses any more are reclaimed: before the table grows past its threshold
+// (twice what was in use after the last reclaim, at least minReclaim), the
+// Terminal marks every code on the screen, on the hidden screen and kept for
+// REP, and release frees the rest for reuse. Only when every code is in use
+// at once are combining marks dropped.
 type clusterTable struct {
 	codes map[string]rune
-	texts []string
+	texts []string // by code-clusterBase; "" for a free code
+	free  []rune   // released codes, reused first
+	next  int      // len(texts) from which to reclaim before growing
+	// reclaim marks the codes in use and calls release; set by the Terminal.
+	reclaim func()
 }
+
+// minReclaim is the table size below which codes are never reclaimed.
+const minReclaim = 4096
 
 // code returns the vt10x rune for the character r.
 func (c *clusterTable) code(r rune) rune {
@@ -73,16 +83,57 @@ func (c *clusterTable) intern(s string) (rune, bool) {
 	if code, ok := c.codes[s]; ok {
 		return code, true
 	}
-	if len(c.texts) >= int(clusterEnd-clusterBase) {
+	if len(c.free) == 0 && len(c.texts) >= max(c.next, minReclaim) && c.reclaim != nil {
+		c.reclaim()
+	}
+	var code rune
+	switch {
+	case len(c.free) > 0:
+		code = c.free[len(c.free)-1]
+		c.free = c.free[:len(c.free)-1]
+		c.texts[code-clusterBase] = s
+	case len(c.texts) < int(clusterEnd-clusterBase):
+		code = clusterBase + rune(len(c.texts))
+		c.texts = append(c.texts, s)
+	default:
 		return 0, false
 	}
 	if c.codes == nil {
 		c.codes = make(map[string]rune)
 	}
-	code := clusterBase + rune(len(c.texts))
-	c.texts = append(c.texts, s)
 	c.codes[s] = code
 	return code, true
+}
+
+// inUse returns how many codes are taken.
+func (c *clusterTable) inUse() int { return len(c.texts) - len(c.free) }
+
+// mark records code in live (indexed by code-clusterBase) if it is a
+// cluster code.
+func (c *clusterTable) mark(live []bool, code rune) {
+	if code >= clusterBase && code < clusterEnd {
+		if i := int(code - clusterBase); i < len(live) {
+			live[i] = true
+		}
+	}
+}
+
+// release frees every taken code live does not mark and sets the next
+// threshold.
+func (c *clusterTable) release(live []bool) {
+	used := 0
+	for i, s := range c.texts {
+		switch {
+		case s == "":
+		case live[i]:
+			used++
+		default:
+			delete(c.codes, s)
+			c.texts[i] = ""
+			c.free = append(c.free, clusterBase+rune(i))
+		}
+	}
+	c.next = 2 * used
 }
 
 // text returns what a stored rune stands for; blank cells read as a space.
@@ -91,7 +142,7 @@ func (c *clusterTable) text(code rune) string {
 	case code == 0:
 		return " "
 	case code >= clusterBase && code < clusterEnd:
-		if i := int(code - clusterBase); i < len(c.texts) {
+		if i := int(code - clusterBase); i < len(c.texts) && c.texts[i] != "" {
 			return c.texts[i]
 		}
 		return "\uFFFD"
@@ -132,4 +183,44 @@ func (c *clusterTable) combine(code, mark rune) (rune, bool) {
 		return 0, false
 	}
 	return c.intern(s + string(mark))
+}
+
+// reclaimClustersLocked frees the cluster codes nothing holds any more: not
+// a cell of the screen shown, nor of the one hidden behind it, nor the
+// character REP would repeat. History keeps text, never codes.
+func (t *Terminal) reclaimClustersLocked() {
+	live := append(t.liveBuf[:0], make([]bool, len(t.clusters.texts))...)
+	t.screenCodesLocked(func(code rune) { t.clusters.mark(live, code) })
+	for _, code := range t.hidden {
+		t.clusters.mark(live, code)
+	}
+	t.clusters.mark(live, t.lastPrint)
+	t.clusters.release(live)
+	t.liveBuf = live
+}
+
+// switchScreenLocked is called before vt10x switches between the primary
+// and alternate screens, to remember the codes of the screen going out of
+// sight (vt10x cannot show it). vt10x clears the alternate screen as it
+// leaves it, so only the primary screen is ever hidden with content.
+func (t *Terminal) switchScreenLocked(toAlt bool) {
+	t.hidden = t.hidden[:0]
+	if toAlt && t.clusters.inUse() > 0 {
+		t.screenCodesLocked(func(code rune) { t.hidden = append(t.hidden, code) })
+	}
+}
+
+// screenCodesLocked calls f with the cluster code of every cell of the
+// screen shown, once what waits for vt10x is on it.
+func (t *Terminal) screenCodesLocked(f func(rune)) {
+	t.flushLocked()
+	t.guardLocked(func() {
+		for y := 0; y < t.rows; y++ {
+			for x := 0; x < t.cols; x++ {
+				if code := t.vt.Cell(x, y).Char; code >= clusterBase && code < clusterEnd {
+					f(code)
+				}
+			}
+		}
+	})
 }

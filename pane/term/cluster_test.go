@@ -68,3 +68,83 @@ func TestCursorReportAfterJoinedCluster(t *testing.T) {
 		t.Fatalf("CPR after C👨‍👩‍👧: %q, want %q (tmux)", got, "\x1b[1;4R")
 	}
 }
+
+// distinctClusters returns n different clusters: a letter and two marks.
+func distinctClusters(n int) []string {
+	out := make([]string, 0, n)
+	for i := 0; len(out) < n; i++ {
+		out = append(out, string(rune('a'+i%26))+string(rune(0x300+i/26%112))+string(rune(0x300+i/26/112%112)))
+	}
+	return out
+}
+
+// Combining marks keep working however many distinct clusters a pane has
+// shown: codes nothing holds any more are reclaimed, while the clusters on
+// the screen, on the primary screen hidden behind the alternate one, and in
+// history stay what they were.
+func TestClusterCodesAreReclaimed(t *testing.T) {
+	tm, _ := newTerm(80, 24, "")
+	tm.Write([]byte("keep e\u0301 \u4e2d\u0301\r\n"))
+	history := "hist o\u0308"
+	tm.Write([]byte(history + "\r\n"))
+	const n = 150000
+	var b strings.Builder
+	for i, c := range distinctClusters(n) {
+		b.WriteString(c)
+		if i%40 == 39 {
+			b.WriteString("\r\n")
+		}
+		if i%20000 == 10000 {
+			// An alternate screen of clusters comes and goes, the primary
+			// screen hidden behind it meanwhile.
+			b.WriteString("\x1b[?1049h\x1b[Hq\u0307 alt\r\n")
+			for _, c := range distinctClusters(5000) {
+				b.WriteString(c)
+			}
+			b.WriteString("\x1b[?1049l")
+		}
+	}
+	tm.Write([]byte(b.String()))
+	tm.Write([]byte("\r\nlast e\u0301"))
+	lines := tm.Lines()
+	if got := lines[len(lines)-1]; got != "last e\u0301" {
+		t.Fatalf("after %d distinct clusters a combining mark is lost: %q", n, got)
+	}
+	hist := tm.History(-1)
+	found := false
+	for _, l := range hist {
+		if l == history {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the history line %q changed", history)
+	}
+	tm.mu.Lock()
+	size, used := len(tm.clusters.texts), tm.clusters.inUse()
+	tm.mu.Unlock()
+	if size > 3*minReclaim {
+		t.Errorf("the cluster table holds %d codes (%d in use) after %d distinct clusters", size, used, n)
+	}
+	t.Logf("%d distinct clusters: table of %d codes, %d in use", n, size, used)
+}
+
+// The primary screen's clusters survive clusters churning on the alternate
+// screen in front of it.
+func TestHiddenScreenKeepsItsClusters(t *testing.T) {
+	tm, _ := newTerm(40, 5, "prim e\u0301 x\u0323\u0307")
+	want := tm.Lines()
+	var b strings.Builder
+	b.WriteString("\x1b[?1049h")
+	for i, c := range distinctClusters(30000) {
+		b.WriteString(c)
+		if i%30 == 29 {
+			b.WriteString("\x1b[H")
+		}
+	}
+	b.WriteString("\x1b[?1049l")
+	tm.Write([]byte(b.String()))
+	if got := tm.Lines(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("primary screen after the alternate one churned clusters:\n got %q\nwant %q", got, want)
+	}
+}

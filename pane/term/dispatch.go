@@ -442,6 +442,7 @@ func (t *Terminal) escDispatchLocked(inter, b byte) {
 func (t *Terminal) risLocked() {
 	t.syncCursorLocked()
 	if t.vmode&vt10x.ModeAltScreen != 0 {
+		t.switchScreenLocked(false)
 		t.emitLocked("\x1b[?1047l")
 		t.syncCursorLocked()
 	}
@@ -709,6 +710,7 @@ func (t *Terminal) privateModesLocked(set bool) {
 				// on) is a no-op; vt10x would switch screens.
 				continue
 			}
+			t.switchScreenLocked(set)
 			t.emitPrivateModeLocked(m, set)
 			t.curValid = false
 		case 1, 5, 6, 7, 9, 25, 1000, 1002, 1003, 1004, 1006, 1048:

@@ -26,7 +26,9 @@
 // column wraps first, leaving that column alone, as tmux does. Combining
 // marks, joiners and variation selectors join the cell before the cursor:
 // the cell's content becomes an interned cluster, stored in vt10x as another
-// private-use rune and decoded when cells are read. As in tmux 3.3a, a zero
+// private-use rune and decoded when cells are read; codes no cell holds any
+// more are reclaimed (history keeps text, not codes), so a pane can show any
+// number of distinct clusters over its life. As in tmux 3.3a, a zero
 // width joiner is held and brings the next non-ASCII character into that
 // cell with it, whatever that character's width, and the cell keeps the
 // width of its first character (👨‍👩‍👧 takes two columns); a cell holds at

@@ -81,6 +81,8 @@ type Terminal struct {
 	joining   bool // a zero width joiner is held: it and the next non-ASCII rune join the cell before the cursor
 
 	clusters clusterTable
+	hidden   []rune // cluster codes on the primary screen while the alternate one is shown
+	liveBuf  []bool // scratch for reclaimClustersLocked
 
 	// Scratch buffers reused across reads of rows, so that capturing a
 	// line into history costs one string and no per-cell allocation.
@@ -106,6 +108,7 @@ func New(cols, rows int, opts Options) *Terminal {
 		limit = 0
 	}
 	t.h.limit = limit
+	t.clusters.reclaim = t.reclaimClustersLocked
 	t.cols, t.rows = t.clampSizeLocked(cols, rows)
 	t.newEmulatorLocked()
 	t.deliver()
@@ -132,6 +135,7 @@ func (t *Terminal) newEmulatorLocked() {
 	t.shape = CursorDefault
 	t.lastPrint, t.lastWidth = 0, 0
 	t.joining = false
+	t.hidden = t.hidden[:0] // both screens are blank
 	t.curValid = false
 	t.screenBlank = false
 	t.sc.reset()
