@@ -16,30 +16,32 @@ import (
 )
 
 // TestRealAgents runs the scripts in testdata/realagent against the real
-// Claude Code (the pinned release, installed by .ci/run; skipped with the
-// install command when missing, failed with MELMUX_REQUIRE_AGENTS=1) in real
-// melmux panes. The only fake is the model: a scripted Messages endpoint in
-// this process, driven by the script's `model` command.
+// Claude Code and Codex (the pinned releases, installed by .ci/run; skipped
+// with the install command when missing, failed with
+// MELMUX_REQUIRE_AGENTS=1) in real melmux panes. The only fake is the model:
+// a scripted endpoint in this process, driven by the script's `model`
+// command.
 func TestRealAgents(t *testing.T) {
-	claude := agentcli.Claude(t)
+	bins := map[string]string{"claude": agentcli.ClaudeCode.Require(t), "codex": agentcli.Codex.Require(t)}
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/realagent",
-		Setup: func(env *testscript.Env) error { return setupRealAgentEnv(env, claude) },
+		Setup: func(env *testscript.Env) error { return setupRealAgentEnv(env, bins) },
 		Cmds:  map[string]func(*testscript.TestScript, bool, []string){"model": modelCmd},
 	})
 }
 
 type endpointKey struct{}
 
-// setupRealAgentEnv adds to the scripts' usual setup a scripted endpoint, a
-// HOME that takes Claude Code straight to its prompt in $WORK, its
-// environment, `claude` on PATH, and a check that nothing the script
-// started outlives it.
-func setupRealAgentEnv(env *testscript.Env, claude string) error {
+// setupRealAgentEnv adds to the scripts' usual setup a scripted endpoint,
+// the homes that take Claude Code (HOME=$WORK) and Codex
+// (CODEX_HOME=$WORK/.codex) straight to their prompts in $WORK, their
+// environment, `claude` and `codex` on PATH, and a check that nothing the
+// script started outlives it.
+func setupRealAgentEnv(env *testscript.Env, bins map[string]string) error {
 	if err := setupScriptEnv(env); err != nil {
 		return err
 	}
-	model, err := agentcli.NewAnthropic()
+	model, err := agentcli.NewModel()
 	if err != nil {
 		return err
 	}
@@ -48,20 +50,26 @@ func setupRealAgentEnv(env *testscript.Env, claude string) error {
 	if err := agentcli.WriteClaudeHome(env.WorkDir, agentcli.TestKey, env.WorkDir); err != nil {
 		return err
 	}
-	for _, kv := range agentcli.ClaudeEnv(model.URL(), agentcli.TestKey) {
+	codexHome := filepath.Join(env.WorkDir, ".codex")
+	if err := agentcli.WriteCodexHome(codexHome, model.URL(), env.WorkDir); err != nil {
+		return err
+	}
+	for _, kv := range append(agentcli.ClaudeEnv(model.URL(), agentcli.TestKey), agentcli.CodexEnv(codexHome)...) {
 		k, v, _ := strings.Cut(kv, "=")
 		env.Setenv(k, v)
 	}
-	// A link named claude, so that the pane's foreground program reads as
-	// the agent it is.
-	bin := filepath.Join(env.WorkDir, ".bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
+	// Links named as the agents, so that the pane's foreground program
+	// reads as the agent it is.
+	dir := filepath.Join(env.WorkDir, ".bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.Symlink(claude, filepath.Join(bin, "claude")); err != nil {
-		return err
+	for name, bin := range bins {
+		if err := os.Symlink(bin, filepath.Join(dir, name)); err != nil {
+			return err
+		}
 	}
-	env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+	env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
 	// Under -race every melmux the script runs would sleep a second on exit
 	// (the race runtime's default atexit_sleep_ms) for reports from threads
 	// still running; these short CLI calls have none, and the daemon's
@@ -90,18 +98,19 @@ func setupRealAgentEnv(env *testscript.Env, claude string) error {
 // modelCmd drives the scripted endpoint:
 //
 //	model reply MATCH TEXT         answer a prompt containing MATCH with TEXT
-//	model bash MATCH COMMAND TEXT  answer it with a Bash tool call of COMMAND, then TEXT
+//	model shell MATCH COMMAND TEXT answer it with a shell tool call of COMMAND (Claude Code's
+//	                               Bash, Codex's exec_command outside its sandbox), then TEXT
 //	model wait [-timeout D] TEXT   wait for a request whose prompt contains TEXT; print the prompt
 //	model wait [-timeout D] -tool  wait for a request carrying a tool's result
-//	model prompts                  print every Messages request's prompt, quoted, one a line
+//	model prompts                  print every model request's prompt, quoted, one a line
 //	model hold / model release     hold answers (the agent stays at work) until released
 func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
-	model := ts.Value(endpointKey{}).(*agentcli.Anthropic)
+	model := ts.Value(endpointKey{}).(*agentcli.Model)
 	if neg {
 		ts.Fatalf("model: negation is not supported")
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: model reply|bash|wait|prompts|hold|release ...")
+		ts.Fatalf("usage: model reply|shell|wait|prompts|hold|release ...")
 	}
 	switch verb, args := args[0], args[1:]; verb {
 	case "reply":
@@ -109,11 +118,11 @@ func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("usage: model reply MATCH TEXT")
 		}
 		model.AddRule(agentcli.Rule{Match: args[0], Text: args[1]})
-	case "bash":
+	case "shell":
 		if len(args) != 3 {
-			ts.Fatalf("usage: model bash MATCH COMMAND TEXT")
+			ts.Fatalf("usage: model shell MATCH COMMAND TEXT")
 		}
-		model.AddRule(agentcli.Rule{Match: args[0], Bash: args[1], Text: args[2]})
+		model.AddRule(agentcli.Rule{Match: args[0], Command: args[1], Text: args[2]})
 	case "wait":
 		fs := flag.NewFlagSet("model wait", flag.ContinueOnError)
 		timeout := fs.Duration("timeout", 30*time.Second, "")
@@ -129,7 +138,7 @@ func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 			if *tool {
 				return r.ToolUseID != ""
 			}
-			return r.Messages && r.ToolUseID == "" && strings.Contains(r.Prompt, want)
+			return r.API != "" && !r.Aside && r.ToolUseID == "" && strings.Contains(r.Prompt, want)
 		})
 		if err != nil {
 			ts.Fatalf("model wait %q: %v; prompts so far:\n%s", want, err, prompts(model))
@@ -146,17 +155,19 @@ func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 	case "release":
 		model.Release()
 	default:
-		ts.Fatalf("model: unknown verb %q (allowed: reply, bash, wait, prompts, hold, release)", verb)
+		ts.Fatalf("model: unknown verb %q (allowed: reply, shell, wait, prompts, hold, release)", verb)
 	}
 }
 
-// prompts lists what each Messages request asked, one quoted line each.
-func prompts(model *agentcli.Anthropic) string {
+// prompts lists what each model request asked, one quoted line each.
+func prompts(model *agentcli.Model) string {
 	var b strings.Builder
 	for _, r := range model.Requests() {
 		switch {
-		case !r.Messages:
+		case r.API == "":
 			fmt.Fprintf(&b, "other %s %s\n", r.Method, r.Path)
+		case r.Aside:
+			fmt.Fprintf(&b, "aside\n")
 		case r.ToolUseID != "":
 			fmt.Fprintf(&b, "tool_result %s\n", r.ToolUseID)
 		default:

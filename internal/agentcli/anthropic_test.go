@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-func newEndpoint(t *testing.T) *Anthropic {
+func newEndpoint(t *testing.T) *Model {
 	t.Helper()
-	a, err := NewAnthropic()
+	a, err := NewModel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,14 +77,14 @@ func TestStreamedTextReply(t *testing.T) {
 		t.Errorf("stop_reason %v", stop)
 	}
 	reqs := a.Requests()
-	if len(reqs) != 1 || !reqs[0].Messages || !reqs[0].Stream || reqs[0].Prompt != "please say hello" || reqs[0].Path != "/v1/messages?beta=true" {
+	if len(reqs) != 1 || reqs[0].API != "messages" || !reqs[0].Stream || reqs[0].Prompt != "please say hello" || reqs[0].Path != "/v1/messages?beta=true" {
 		t.Errorf("recorded %+v", reqs)
 	}
 }
 
 func TestBashToolThenText(t *testing.T) {
 	a := newEndpoint(t)
-	a.AddRule(Rule{Match: "run it", Bash: "touch done", Text: "It ran."})
+	a.AddRule(Rule{Match: "run it", Command: "touch done", Text: "It ran."})
 	var first message
 	resp := post(t, a.URL()+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"run it"}]}`)
 	if err := json.NewDecoder(resp.Body).Decode(&first); err != nil {

@@ -6,14 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
-)
-
-// The pinned versions: screens and requests differ between releases, so the
-// tests run against exactly these.
-const (
-	ClaudeVersion = "2.1.328"
-	CodexVersion  = "0.169.0"
 )
 
 // Environment variables the tests read.
@@ -23,6 +17,30 @@ const (
 	EnvDir = "MELMUX_AGENT_CLIS"
 	// EnvRequire set to 1 turns a missing CLI from a skip into a failure.
 	EnvRequire = "MELMUX_REQUIRE_AGENTS"
+)
+
+// CLI is an agent CLI pinned to one release: screens and requests differ
+// between releases, so the tests run against exactly these.
+type CLI struct {
+	Name    string
+	Package string // on npm
+	Version string
+	// bin is the native binary under the install directory. It is run
+	// directly: npm may refuse a package's postinstall script, which leaves
+	// node_modules/.bin a placeholder.
+	bin func(platform string) string
+}
+
+var (
+	ClaudeCode = CLI{Name: "Claude Code", Package: "@anthropic-ai/claude-code", Version: "2.1.328",
+		bin: func(platform string) string {
+			return filepath.Join("node_modules", "@anthropic-ai", "claude-code-"+platform, "claude")
+		}}
+	Codex = CLI{Name: "Codex", Package: "@openai/codex", Version: "0.169.0",
+		bin: func(platform string) string {
+			triple := map[string]string{"linux-x64": "x86_64-unknown-linux-musl", "linux-arm64": "aarch64-unknown-linux-musl"}[platform]
+			return filepath.Join("node_modules", "@openai", "codex-"+platform, "vendor", triple, "bin", "codex")
+		}}
 )
 
 // Dir is the directory the CLIs are installed into: $MELMUX_AGENT_CLIS, or
@@ -40,8 +58,8 @@ func Dir() string {
 
 // InstallCommand is the command that installs the pinned CLIs into dir.
 func InstallCommand(dir string) string {
-	return fmt.Sprintf("npm install --prefix %s @anthropic-ai/claude-code@%s @openai/codex@%s",
-		dir, ClaudeVersion, CodexVersion)
+	return fmt.Sprintf("npm install --prefix %s %s@%s %s@%s",
+		dir, ClaudeCode.Package, ClaudeCode.Version, Codex.Package, Codex.Version)
 }
 
 // platform is npm's name for this machine in the CLIs' per-platform
@@ -54,45 +72,48 @@ func platform() string {
 	return runtime.GOOS + "-" + arch
 }
 
-// ClaudePath is where the native Claude Code binary lies in an install
-// under dir. It is run directly: npm may refuse the package's postinstall
-// script, which leaves node_modules/.bin/claude a placeholder.
-func ClaudePath(dir string) string {
-	return filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code-"+platform(), "claude")
-}
+// Path is where the native binary lies in an install under dir.
+func (c CLI) Path(dir string) string { return filepath.Join(dir, c.bin(platform())) }
 
-// FindClaude returns the Claude Code binary of the pinned version under dir,
-// or an error saying what is missing.
-func FindClaude(dir string) (string, error) {
-	bin := ClaudePath(dir)
+// Find returns the binary of the pinned release under dir, or an error
+// saying what is missing.
+func (c CLI) Find(dir string) (string, error) {
+	bin := c.Path(dir)
 	if _, err := os.Stat(bin); err != nil {
-		return "", fmt.Errorf("claude code %s is not installed in %s: %w", ClaudeVersion, dir, err)
+		return "", fmt.Errorf("%s %s is not installed in %s: %w", c.Name, c.Version, dir, err)
 	}
 	// The platform package's manifest says which release the binary is,
-	// without starting it.
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(bin), "package.json"))
+	// without starting it; it lies next to the binary or up in the package.
+	var raw []byte
+	var err error
+	for d := filepath.Dir(bin); strings.HasPrefix(d, dir) && d != dir; d = filepath.Dir(d) {
+		if raw, err = os.ReadFile(filepath.Join(d, "package.json")); err == nil {
+			break
+		}
+	}
 	if err != nil {
-		return "", fmt.Errorf("claude code in %s has no package.json: %w", dir, err)
+		return "", fmt.Errorf("%s in %s has no package.json: %w", c.Name, dir, err)
 	}
 	var manifest struct {
 		Version string `json:"version"`
 	}
 	if err := json.Unmarshal(raw, &manifest); err != nil {
-		return "", fmt.Errorf("claude code in %s: package.json: %w", dir, err)
+		return "", fmt.Errorf("%s in %s: package.json: %w", c.Name, dir, err)
 	}
-	if manifest.Version != ClaudeVersion {
-		return "", fmt.Errorf("claude code in %s is version %q, the tests need %s", dir, manifest.Version, ClaudeVersion)
+	// Codex's platform packages say 0.169.0-linux-x64.
+	if v, _, _ := strings.Cut(manifest.Version, "-"); v != c.Version {
+		return "", fmt.Errorf("%s in %s is version %q, the tests need %s", c.Name, dir, manifest.Version, c.Version)
 	}
 	return bin, nil
 }
 
-// Claude returns the Claude Code binary for a test. When it is missing the
-// test is skipped with the command that installs it, or fails when
+// Require returns the binary for a test. When it is missing the test is
+// skipped with the command that installs it, or fails when
 // MELMUX_REQUIRE_AGENTS=1.
-func Claude(t testing.TB) string {
+func (c CLI) Require(t testing.TB) string {
 	t.Helper()
 	dir := Dir()
-	bin, err := FindClaude(dir)
+	bin, err := c.Find(dir)
 	if err == nil {
 		return bin
 	}
