@@ -115,6 +115,13 @@ type Capture struct {
 // pane is quiet.
 func CaptureStream(t testing.TB, file string, cols, rows int) Capture {
 	t.Helper()
+	return StartStream(t, file, cols, rows).State()
+}
+
+// StartStream runs file through cat in a cols x rows pane and returns the
+// server once cat has finished and the pane is quiet.
+func StartStream(t testing.TB, file string, cols, rows int) *Server {
+	t.Helper()
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +153,18 @@ func CaptureStream(t testing.TB, file string, cols, rows int) Capture {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	return s
+}
+
+// State is what the server's first pane shows now.
+func (s *Server) State() Capture {
+	t := s.t
+	t.Helper()
 	scr, err := s.Run("capture-pane", "-p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Run("capture-pane", "-p", "-S", "-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +172,7 @@ func CaptureStream(t testing.TB, file string, cols, rows int) Capture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Capture{Screen: Lines(scr), All: Lines(last)}
+	c := Capture{Screen: Lines(scr), All: Lines(all)}
 	state = strings.TrimSuffix(state, "\n")
 	if _, err := fmt.Sscanf(state, "%d,%d", &c.CursorX, &c.CursorY); err != nil {
 		t.Fatalf("tmux cursor %q: %v", state, err)

@@ -672,6 +672,7 @@ func (t *Terminal) scrollOnClearLocked() {
 	})
 	if last >= 0 {
 		t.captureRowsLocked(0, last+1)
+		t.h.scrolled = 0 // cleared from view, not scrolled: a grow does not bring it back
 	}
 }
 

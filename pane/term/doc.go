@@ -50,11 +50,15 @@
 // Known limits, from vt10x: no dim, hidden or strikethrough attribute; bold
 // brightens colours 0-7 when written; rgb(0,0,b) is stored as rgb(0,1,b)
 // (vt10x cannot tell rgb(0,0,b) from palette colour b); resizing does not
-// reflow, growing does not pull lines back from history as tmux does, and a
-// shrink while the alternate screen is shown loses the primary screen's top
-// rows. Known differences from tmux 3.3a: scroll-on-clear
+// reflow, and a shrink while the alternate screen is shown loses the primary
+// screen's top rows. A grow pulls back the lines that scrolled into history
+// (tmux's hscrolled: not those a clear put there) by replaying them through
+// vt10x above the screen, cursor and pen kept; a pending wrap is lost on any
+// resize, and the last pulled line loses its wrap onto the row below it.
+// Known differences from tmux 3.3a: scroll-on-clear
 // counts a row as used when it shows something, where tmux also counts a row
 // on which only spaces were written; after ESC followed by a non-ASCII
 // character tmux also swallows the next character. Everything in
-// testdata/corpus agrees row for row (TestAgreementWithTmux).
+// testdata/corpus agrees row for row (TestAgreementWithTmux), and so do
+// shrinks and grows (TestResizeAgreesWithTmux).
 package term

@@ -1,6 +1,7 @@
 package term
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -35,6 +36,10 @@ type history struct {
 	lines    []histLine
 	start, n int
 	total    uint64 // lines ever pushed: only grows, even as the ring wraps or is cleared
+	// scrolled counts the newest lines that scrolled into history (a line
+	// feed, SU, a shrink), as tmux's hscrolled: those a grow pulls back. A
+	// clear that scrolls the screen into history sets it to 0.
+	scrolled int
 }
 
 func (h *history) push(l histLine) {
@@ -42,6 +47,7 @@ func (h *history) push(l histLine) {
 		return
 	}
 	h.total++
+	h.scrolled = min(h.scrolled+1, h.limit)
 	if h.n < h.limit {
 		if h.n < len(h.lines) {
 			h.lines[(h.start+h.n)%len(h.lines)] = l
@@ -62,7 +68,20 @@ func (h *history) at(i int) *histLine {
 
 func (h *history) clear() {
 	h.lines = nil
-	h.start, h.n = 0, 0
+	h.start, h.n, h.scrolled = 0, 0, 0
+}
+
+// pop removes the newest n lines (n <= h.n) and returns them, oldest first.
+func (h *history) pop(n int) []histLine {
+	out := make([]histLine, n)
+	for i := range n {
+		l := h.at(h.n - n + i)
+		out[i] = *l
+		*l = histLine{} // the ring keeps no text it no longer holds
+	}
+	h.n -= n
+	h.scrolled = max(h.scrolled-n, 0)
+	return out
 }
 
 func (l *histLine) textTrimmed() string {
@@ -233,4 +252,109 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
 		t.startBuf = starts
 	}
 	return histLine{text: string(buf), runs: kept, starts: keptStarts, cols: uint16(n), wrapped: n > 0 && g[n-1].Mode&vtAttrWrap != 0}
+}
+
+// pullHistoryLocked brings the newest n lines of history back to the top of
+// the primary screen after it grew by at least n rows, as tmux does: the
+// screen moves down n rows (into the blank rows the grow added), the lines
+// are drawn above it, and the cursor moves down with the text. The pen must
+// be the default one (the caller sets the program's again); gfx says the
+// program has the line-drawing character set selected, which is put back.
+// The program's saved cursor is left alone. A pulled line keeps its wrap to
+// the next pulled line (autowrap on), not to the first row below them.
+func (t *Terminal) pullHistoryLocked(n int, gfx bool) {
+	t.syncCursorLocked()
+	lines := t.h.pop(n)
+	if gfx {
+		t.out = append(t.out, "\x1b(B"...)
+	}
+	t.out = appendCSI1(t.out, n, 'T')
+	joined := false // the previous line wraps onto this one
+	for i := range lines {
+		if !joined {
+			t.out = appendCUP(t.out, i, 0)
+		}
+		joined = lines[i].wrapped && i+1 < n && t.vmode&vt10x.ModeWrap != 0
+		t.appendHistLineLocked(&lines[i], joined)
+	}
+	t.out = append(t.out, "\x1b[0m"...)
+	if gfx {
+		t.out = append(t.out, "\x1b(0"...)
+	}
+	t.out = appendCUP(t.out, t.cy+n, t.cx)
+	t.curValid = false
+}
+
+// appendHistLineLocked queues the cells of l for vt10x at the cursor, the
+// start of a row, each with its style; trailing blanks are left out unless
+// the line wraps (the next write must wrap). It appends to t.out itself,
+// since interning a cluster may flush t.out.
+func (t *Terminal) appendHistLineLocked(l *histLine, wraps bool) {
+	cells := l.cells(t.cols)[:t.cols]
+	end := len(cells)
+	for !wraps && end > 0 && cells[end-1] == (Cell{Rune: ' ', Width: 1}) {
+		end--
+	}
+	var style vt10x.Glyph
+	for x := 0; x < end; x++ {
+		c := &cells[x]
+		if c.Width == 0 {
+			continue // written with its wide cell
+		}
+		if g := c.glyphStyle(); x == 0 || g != style {
+			style = g
+			t.out = appendSGRForGlyph(t.out, g, false)
+		}
+		code := c.Rune
+		switch {
+		case c.Width == 2 && x+1 >= t.cols:
+			code = ' ' // a wide character the narrower screen cuts
+		case code == 0:
+			code = ' '
+		case c.Comb != "":
+			if cl, ok := t.clusters.intern(string(c.Rune) + c.Comb); ok {
+				code = cl
+			}
+		default:
+			code = t.clusters.code(code)
+		}
+		t.out = utf8.AppendRune(t.out, code)
+		if c.Width == 2 && code != ' ' {
+			t.out = utf8.AppendRune(t.out, contRune)
+		}
+	}
+}
+
+// glyphStyle is the vt10x pen that writes a cell with c's style.
+func (c *Cell) glyphStyle() vt10x.Glyph {
+	g := vt10x.Glyph{FG: vtColor(c.FG, vt10x.DefaultFG), BG: vtColor(c.BG, vt10x.DefaultBG)}
+	for _, m := range [...]struct {
+		a   Attr
+		bit int16
+	}{{AttrBold, vtBold}, {AttrItalic, vtItalic}, {AttrUnderline, vtUnderline}, {AttrBlink, vtBlink}, {AttrReverse, vtReverse}} {
+		if c.Attr&m.a != 0 {
+			g.Mode |= m.bit
+		}
+	}
+	return g
+}
+
+// vtColor is convColor backwards; def is vt10x's default of the kind.
+func vtColor(c Color, def vt10x.Color) vt10x.Color {
+	if i, ok := c.Index(); ok {
+		return vt10x.Color(i)
+	}
+	if r, g, b, ok := c.RGB(); ok {
+		return vt10x.Color(r)<<16 | vt10x.Color(g)<<8 | vt10x.Color(b)
+	}
+	return def
+}
+
+// appendCUP appends a cursor move to row y, column x (0-based).
+func appendCUP(b []byte, y, x int) []byte {
+	b = append(b, 0x1b, '[')
+	b = strconv.AppendInt(b, int64(y+1), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(x+1), 10)
+	return append(b, 'H')
 }

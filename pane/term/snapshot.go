@@ -12,6 +12,7 @@ const (
 	vtReverse   = 1 << 0
 	vtUnderline = 1 << 1
 	vtBold      = 1 << 2
+	vtGfx       = 1 << 3 // the DEC line-drawing character set is selected (pen only)
 	vtItalic    = 1 << 4
 	vtBlink     = 1 << 5
 )

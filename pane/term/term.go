@@ -178,8 +178,10 @@ func (t *Terminal) deliver() {
 }
 
 // Resize changes the screen size. Lines pushed off the top of the primary
-// screen by a shrink go to history; history itself is kept as it is (no
-// reflow); tab stops are reset to every 8 columns of the new width.
+// screen by a shrink go to history, and a grow pulls lines that scrolled
+// into history back onto the screen (not those a clear put there), as tmux
+// does; history itself is kept as it is (no reflow); tab stops are reset to
+// every 8 columns of the new width.
 func (t *Terminal) Resize(cols, rows int) {
 	t.mu.Lock()
 	t.resizeLocked(cols, rows)
@@ -198,12 +200,23 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 	if slide := t.cy - rows + 1; slide > 0 && !t.altLocked() {
 		t.captureRowsLocked(0, slide)
 	}
+	// What the resize adds is blank in default colours, as in tmux: vt10x
+	// would fill it with the pen, which is set again afterwards.
+	var pen vt10x.Glyph
+	t.guardLocked(func() { pen = t.vt.Cursor().Attr })
+	t.out = append(t.out, "\x1b[0m"...)
+	t.flushLocked()
 	t.guardLocked(func() { t.vt.Resize(cols, rows) })
 	t.screenBlank = false
+	grown := rows - t.rows
 	t.cols, t.rows = cols, rows
 	t.top, t.bottom = 0, rows-1
 	t.curValid = false
 	t.syncCursorLocked()
+	if pull := min(grown, t.h.scrolled); pull > 0 && !t.altLocked() {
+		t.pullHistoryLocked(pull, pen.Mode&vtGfx != 0)
+		t.syncCursorLocked()
+	}
 	// vt10x keeps the old stops and adds none beyond the old width: reset
 	// them all for the new width without touching the saved cursor.
 	t.out = append(t.out, "\x1b[3g"...)
@@ -212,6 +225,7 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 		t.out = append(t.out, "\x1bH"...)
 	}
 	t.out = appendCSI1(t.out, t.cx+1, 'G')
+	t.out = appendSGRForGlyph(t.out, pen, false)
 	t.curValid = false
 	t.flushLocked()
 }
