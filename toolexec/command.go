@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,9 @@ const (
 	// exits, from background processes that inherited the pipe, before they
 	// are killed with the process group.
 	commandDrainGrace = 2 * time.Second
+	// killWait bounds how long a kill waits for the killed processes to be
+	// gone; only a process stuck in the kernel (state D) outlasts SIGKILL.
+	killWait = 2 * time.Second
 )
 
 // commandTimeout picks the limit: the executor's, else the environment's,
@@ -72,27 +76,27 @@ type ShellResult struct {
 }
 
 // RunShell runs command with sh -c in dir, stdin from /dev/null, stdout and
-// stderr on one pipe so their order is kept. At the timeout (or when ctx ends)
-// the whole process group is killed.
+// stderr on one pipe so their order is kept. At the timeout (or when ctx
+// ends) every process the command started is killed: with a cgroup of its
+// own where the system allows one, else found by process group, descent
+// and an inherited environment variable (see procs_linux.go). A watchdog
+// process kills them too if melmux itself dies first, even by SIGKILL.
 func RunShell(ctx context.Context, dir, command string, timeout time.Duration) (ShellResult, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return ShellResult{}, fmt.Errorf("creating output pipe: %w", err)
 	}
-	cmd := exec.Command("sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Stdin = nil // /dev/null
-	cmd.Stdout = w
-	cmd.Stderr = w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return ShellResult{}, fmt.Errorf("starting sh: %w", err)
-	}
+	procs := newProcTracker()
+	defer procs.close()
+	cmd, err := startShell(procs, dir, command, w)
 	w.Close() // the child holds its own copy; EOF comes when every holder exits
-	pgid := cmd.Process.Pid
-	killGroup := func() { syscall.Kill(-pgid, syscall.SIGKILL) } // Best effort: the group may be gone.
+	if err != nil {
+		r.Close()
+		return ShellResult{}, err
+	}
+	procs.started(cmd.Process.Pid)
+	dog := startWatchdog(procs)
+	defer dog.disarm()
 
 	capture := newHeadTail(commandOutputCap)
 	readDone := make(chan struct{})
@@ -107,15 +111,21 @@ func RunShell(ctx context.Context, dir, command string, timeout time.Duration) (
 	defer timer.Stop()
 	var res ShellResult
 	var waitErr error
+	var survivors []string
+	killed := false
+	killAll := func() {
+		killed = true
+		survivors = procs.kill()
+	}
 	select {
 	case waitErr = <-waitDone:
 	case <-timer.C:
 		res.TimedOut = true
-		killGroup()
+		killAll()
 		waitErr = <-waitDone
 	case <-ctx.Done():
 		res.Canceled = true
-		killGroup()
+		killAll()
 		waitErr = <-waitDone
 	}
 	var notes []string
@@ -125,22 +135,28 @@ func RunShell(ctx context.Context, dir, command string, timeout time.Duration) (
 	r.SetReadDeadline(time.Now().Add(commandDrainGrace)) // Best effort: pipes are pollable on unix.
 	<-readDone
 	r.Close()
-	if errors.Is(capture.readErr, os.ErrDeadlineExceeded) {
-		killGroup()
-		if !res.TimedOut && !res.Canceled {
-			notes = append(notes, "background processes still holding the output open after the command exited were killed")
-		}
+	if errors.Is(capture.readErr, os.ErrDeadlineExceeded) && !killed {
+		killAll()
+		notes = append(notes, fmt.Sprintf("the command exited but processes it started kept its output open; %s later every process it started was killed", commandDrainGrace))
 	}
 
 	res.ExitCode = exitCode(cmd, waitErr)
 	switch {
 	case res.TimedOut:
-		notes = append(notes, fmt.Sprintf("command timed out after %s; its whole process group was killed", timeout))
+		notes = append(notes, fmt.Sprintf("command timed out after %s; every process it started was killed", timeout))
 	case res.Canceled:
-		notes = append(notes, "command canceled; its whole process group was killed")
+		notes = append(notes, "command canceled; every process it started was killed")
 	default:
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			notes = append(notes, fmt.Sprintf("killed by signal %s", ws.Signal()))
+		}
+	}
+	if killed {
+		if len(survivors) > 0 {
+			notes = append(notes, fmt.Sprintf("but %d still alive %s after SIGKILL: %s", len(survivors), killWait, strings.Join(survivors, ", ")))
+		}
+		if l := procs.limits(); l != "" {
+			notes = append(notes, l)
 		}
 	}
 	res.Output = capture.String()
@@ -149,6 +165,69 @@ func RunShell(ctx context.Context, dir, command string, timeout time.Duration) (
 	}
 	res.Note = strings.Join(notes, "; ")
 	return res, nil
+}
+
+// startShell starts sh -c command with output to w, in the tracker's cgroup
+// when it has one; a kernel that refuses that gets a second try without.
+func startShell(procs *procTracker, dir, command string, w *os.File) (*exec.Cmd, error) {
+	for {
+		cmd := exec.Command("sh", "-c", command)
+		cmd.Dir = dir
+		cmd.Env = append(withoutEnv(os.Environ(), RunIDEnv), RunIDEnv+"="+procs.id)
+		cmd.Stdin = nil // /dev/null
+		cmd.Stdout = w
+		cmd.Stderr = w
+		cmd.SysProcAttr = procs.sysProcAttr()
+		err := cmd.Start()
+		if err == nil {
+			return cmd, nil
+		}
+		if !procs.cgrouped() {
+			return nil, fmt.Errorf("starting sh: %w", err)
+		}
+		procs.dropCgroup(err)
+	}
+}
+
+func withoutEnv(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// watchdog is a small sh process that kills the command's processes if
+// melmux dies while the command runs (watchdogScript). disarm tells it all
+// is well and reaps it.
+type watchdog struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+}
+
+func startWatchdog(procs *procTracker) *watchdog {
+	cmd := exec.Command("sh", "-c", watchdogScript, "melmux-watchdog", procs.cgroupDir(), strconv.Itoa(procs.shell), procs.id)
+	cmd.Env = withoutEnv(os.Environ(), RunIDEnv)
+	cmd.SysProcAttr = watchdogAttr()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil
+	}
+	if err := cmd.Start(); err != nil {
+		return nil // Best effort: PR_SET_PDEATHSIG still ends the shell.
+	}
+	return &watchdog{cmd: cmd, in: in}
+}
+
+func (d *watchdog) disarm() {
+	if d == nil {
+		return
+	}
+	io.WriteString(d.in, "done\n") // Best effort: if it is gone, there is nothing to stop.
+	d.in.Close()
+	d.cmd.Wait()
 }
 
 func exitCode(cmd *exec.Cmd, waitErr error) int {

@@ -224,7 +224,8 @@ var baseTools = []ToolDef{
 		"(stdin is closed, so interactive programs fail). Returns \"exit_code=N\" on the first line, then stdout " +
 		"and stderr combined in the order they were written. Output over 30000 bytes keeps its head and tail with " +
 		"a note of what was left out. A command still running at the time limit (default 10 minutes) is killed " +
-		"with its whole process group, and the result says so.",
+		"with every process it started, and the result says so; a process started in the background with its " +
+		"output redirected away (cmd >log 2>&1 &) is left running when the command ends normally.",
 		Parameters: Schema{Required: []string{"command"}, Properties: []Property{
 			{Name: "command", Type: "string", Description: "shell command line, run by sh -c"},
 		}}},

@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childRemember())
 	case "write":
 		os.Exit(childWrite())
+	case "shell":
+		os.Exit(childShell())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown child role", os.Getenv(childEnv))
 		os.Exit(2)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/melmux/melmux/toolexec"
@@ -52,7 +53,8 @@ func runTool(g *globals, args []string) error {
 		arguments = rest[1]
 	}
 	if arguments == "-" {
-		data, err := io.ReadAll(g.stdin)
+		// One byte over the limit is enough for the executor to refuse it.
+		data, err := io.ReadAll(io.LimitReader(g.stdin, toolexec.MaxArgumentsBytes+1))
 		if err != nil {
 			return fmt.Errorf("tool: reading arguments from stdin: %w", err)
 		}
@@ -67,8 +69,7 @@ func runTool(g *globals, args []string) error {
 	if paneTools != nil {
 		ex.Panes = paneTools(g)
 	}
-	// Ctrl-C ends a long run_command's process group rather than orphaning it.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, caught, stop := cancelOnSignal()
 	defer stop()
 	res := ex.Run(ctx, name, arguments)
 	out := g.stdout
@@ -80,10 +81,41 @@ func runTool(g *globals, args []string) error {
 		text += "\n"
 	}
 	io.WriteString(out, text)
+	if sig := caught(); sig != 0 {
+		return &exitError{code: 128 + int(sig)}
+	}
 	if res.IsError {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// cancelOnSignal gives a context that SIGINT, SIGTERM or SIGHUP cancels, so
+// the call stops and run_command kills what it started instead of
+// orphaning it (a hang-up is a terminal closing, a cancelled agent). A
+// second signal gets the default action: it ends melmux at once. caught
+// reports the first signal, or 0.
+func cancelOnSignal() (ctx context.Context, caught func() syscall.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signals := []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+	signal.Notify(ch, signals...)
+	var got atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			got.Store(int32(sig.(syscall.Signal)))
+			signal.Reset(signals...)
+			cancel()
+		case <-done:
+		}
+	}()
+	return ctx, func() syscall.Signal { return syscall.Signal(got.Load()) }, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
 }
 
 func toolNamesFor(r toolexec.Role) []string {
