@@ -249,7 +249,7 @@ func (d *driver) clients(n, cols, rows int) error {
 	if err := d.settle(0); err != nil {
 		return err
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // the server returns freed memory a second after the last client left
 	return d.printStats("closed")
 }
 
@@ -295,5 +295,6 @@ func (d *driver) hugeSize() error {
 	if err := d.settle(0); err != nil {
 		return err
 	}
+	time.Sleep(2 * time.Second) // the server returns freed memory a second after the last client left
 	return d.printStats("closed")
 }

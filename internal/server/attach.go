@@ -97,6 +97,18 @@ func (s *Server) publishClientsLocked() {
 	s.clientList.Store(&list)
 }
 
+// releaseMemoryLocked returns what departed clients held to the system a
+// second after the last of them left. Left alone, an idle server runs no
+// collection for minutes and keeps a few hundred bytes a cell of every
+// client that ever attached.
+func (s *Server) releaseMemoryLocked() {
+	if s.release == nil {
+		s.release = time.AfterFunc(time.Second, debug.FreeOSMemory)
+		return
+	}
+	s.release.Reset(time.Second)
+}
+
 // resizeToClientsLocked makes the session the size of its smallest client,
 // as tmux does, and re-lays the panes.
 func (s *Server) resizeToClientsLocked() {
@@ -160,14 +172,16 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 			return
 		}
 	}
+	// Each screen gets its own copy: tcell writes to the terminfo it is
+	// given (XTermLike and the like), and the looked-up one is shared.
+	copyTI := *ti
+	ti = &copyTI
 	if ct := strings.ToLower(hello.ColorTerm); (ct == "truecolor" || ct == "24bit") && ti.SetFgRGB == "" {
 		// The client said it has 24-bit colour though its terminfo does not;
 		// believe it, as tcell does with $COLORTERM for a local terminal.
-		copyTI := *ti
-		copyTI.SetFgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%dm"
-		copyTI.SetBgRGB = "\x1b[48;2;%p1%d;%p2%d;%p3%dm"
-		copyTI.SetFgBgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%d;48;2;%p4%d;%p5%d;%p6%dm"
-		ti = &copyTI
+		ti.SetFgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%dm"
+		ti.SetBgRGB = "\x1b[48;2;%p1%d;%p2%d;%p3%dm"
+		ti.SetFgBgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%d;48;2;%p4%d;%p5%d;%p6%dm"
 	}
 	input, err := ui.NewInput(s.ui.Prefix, s.ui.Bindings)
 	if err != nil {
@@ -177,6 +191,14 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	input.SetPromptSupport(s.promptSupport())
 	c := &client{s: s, conn: conn, input: input, dirty: make(chan struct{}, 1), urgent: make(chan struct{}, 1), quit: make(chan string, 1)}
 	c.tty = newConnTty(conn, &c.wmu, hello.Cols, hello.Rows)
+	// tcell draws what the session will show once this client is in (the
+	// smallest client's size; this one's when it is the first), so its
+	// buffer is never allocated at a larger size.
+	s.mu.Lock()
+	if len(s.clients) > 0 {
+		c.tty.fit(s.cols, s.rows)
+	}
+	s.mu.Unlock()
 	if err := proto.WriteJSON(conn, proto.Welcome{Version: proto.Version, Session: s.name}); err != nil {
 		return
 	}
@@ -219,6 +241,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	delete(s.clients, c)
 	s.publishClientsLocked()
 	s.resizeToClientsLocked()
+	s.releaseMemoryLocked()
 	s.mu.Unlock()
 	screen.Fini()
 	c.wmu.Lock()
@@ -353,6 +376,7 @@ func (c *client) loop() (reason string) {
 // draw renders one frame and returns when the scene changes by itself next.
 func (c *client) draw() time.Duration {
 	sc, next := c.s.scene(c)
+	c.tty.fit(sc.Cols, sc.Rows)
 	c.takeOutput(sc)
 	c.msgMu.Lock()
 	if c.message != "" && time.Now().Before(c.msgEnd) {

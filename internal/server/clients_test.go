@@ -5,12 +5,14 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	mxclient "github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane/term"
 )
 
 // attachRaw attaches a terminal of cols x rows over the socket and returns
@@ -76,4 +78,159 @@ func TestAttachedClientsAreCapped(t *testing.T) {
 		t.Fatalf("a client could not take the place that freed up: %v", err)
 	}
 	waitClients(t, c, 2)
+}
+
+// clientsOf lists the attached clients.
+func clientsOf(s *Server) []*client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var list []*client
+	for c := range s.clients {
+		list = append(list, c)
+	}
+	return list
+}
+
+// waitScreen waits until client c's tcell screen is cols x rows.
+func waitScreen(t *testing.T, c *client, cols, rows int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w, h := c.screen.Size()
+		if w == cols && h == rows {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the client's screen is %dx%d after 10s, want %dx%d", w, h, cols, rows)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A client claiming an absurd size is taken as the largest real one, and a
+// client larger than the session draws (and allocates) only what the session
+// shows: its cost follows what is drawn, not what it claims.
+func TestClientSizeIsBoundedByWhatIsDrawn(t *testing.T) {
+	s, c := startServer(t)
+	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	huge, frames, err := attachRaw(t, s, 65535, 65535)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, frames) }() // a terminal reads what it is sent
+	waitClients(t, c, 1)
+	big := clientsOf(s)[0]
+	waitScreen(t, big, MaxClientCols, MaxClientRows)
+	var info proto.SessionInfo
+	if err := c.Call(context.Background(), "ls", nil, &info); err != nil || info.Cols != MaxClientCols || info.Rows != MaxClientRows {
+		t.Fatalf("session after a 65535x65535 client: %+v %v, want %dx%d", info, err, MaxClientCols, MaxClientRows)
+	}
+	// A small client joins: the session follows it, and the big client's
+	// screen shrinks to what it now shows.
+	_, small, err := attachRaw(t, s, 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, small) }()
+	waitClients(t, c, 2)
+	waitScreen(t, big, 80, 24)
+	// A resize frame claiming 65535 columns is bounded too, and changes
+	// nothing drawn.
+	if err := proto.WriteFrame(huge, proto.FrameResize, proto.ResizePayload(65535, 70)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for w, h := big.tty.size(); w != MaxClientCols || h != 70; w, h = big.tty.size() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after a resize frame of 65535x70 the client's size is %dx%d, want %dx70", w, h, MaxClientCols)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	big.invalidate()
+	waitScreen(t, big, 80, 24)
+}
+
+// Clients drawing the same pane share one snapshot of its screen until the
+// pane changes.
+func TestClientsShareThePaneSnapshot(t *testing.T) {
+	s, c := startServer(t)
+	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sh", "-c", "echo one; read x; echo two; exec sleep 600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, Match: "^one$", TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := &client{tty: newConnTty(nil, nil, 80, 24)}
+	b := &client{tty: newConnTty(nil, nil, 80, 24)}
+	sa, _ := s.scene(a)
+	sb, _ := s.scene(b)
+	if sa.Panes[0].Screen != sb.Panes[0].Screen {
+		t.Fatal("two clients drawing an unchanged pane hold two copies of its screen")
+	}
+	if err := c.Call(context.Background(), "send_keys", proto.SendKeysParams{Pane: 1, Text: "\n"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, Match: "^two$", TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sa2, _ := s.scene(a)
+	if sa2.Panes[0].Screen == sa.Panes[0].Screen || !strings.Contains(snapshotText(sa2.Panes[0].Screen), "two") {
+		t.Fatal("the shared snapshot was not renewed after the pane printed")
+	}
+}
+
+// When clients leave, the memory they held goes back to the system soon,
+// not at the next collection an idle server may not run for minutes.
+func TestDepartedClientsMemoryIsReturned(t *testing.T) {
+	s, c := startServer(t)
+	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapInuse
+	var conns []net.Conn
+	for range 10 {
+		conn, _, err := attachRaw(t, s, 300, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, conn)
+	}
+	waitClients(t, c, 10)
+	for _, cl := range clientsOf(s) {
+		waitScreen(t, cl, 300, 100)
+	}
+	runtime.ReadMemStats(&ms)
+	attached := ms.HeapInuse
+	for _, conn := range conns {
+		conn.Close()
+	}
+	waitClients(t, c, 0)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.ReadMemStats(&ms) // reads; collects nothing
+		if ms.HeapInuse < before+(attached-before)/4 {
+			t.Logf("heap in use: %d MiB before, %d MiB with 10 clients of 300x100, %d MiB after", before>>20, attached>>20, ms.HeapInuse>>20)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("heap in use still %d MiB 10s after the clients left (%d MiB before, %d MiB with them)", ms.HeapInuse>>20, before>>20, attached>>20)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func snapshotText(sc *term.Screen) string {
+	var b strings.Builder
+	for _, row := range sc.Cells {
+		for _, cell := range row {
+			b.WriteRune(cell.Rune)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -27,7 +27,9 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, h := s.paneAreaLocked()
-	sc := &ui.Scene{Cols: cols, Rows: rows, Session: s.name, StatusStyle: s.ui.Status}
+	// The client draws no more than the session: the rest of a larger
+	// terminal stays blank and costs nothing.
+	sc := &ui.Scene{Cols: min(cols, s.cols), Rows: min(rows, s.rows), Session: s.name, StatusStyle: s.ui.Status}
 	if cols > s.cols || rows > s.rows {
 		sc.SizeNote = fmt.Sprintf("%dx%d (smallest client)", s.cols, s.rows)
 	}
@@ -121,7 +123,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 // application holds synchronized output, the last complete one (for at most
 // syncHold), so no client sees a half-drawn frame.
 func (e *paneEntry) screenLocked() *term.Screen {
-	snap := e.p.Term().Snapshot()
+	snap := e.snapshotLocked()
 	if snap.Modes.SyncOutput && e.lastFull != nil {
 		if e.syncSince.IsZero() {
 			e.syncSince = time.Now()
@@ -133,6 +135,23 @@ func (e *paneEntry) screenLocked() *term.Screen {
 	e.syncSince = time.Time{}
 	e.lastFull = snap
 	return snap
+}
+
+// snapshotLocked is the pane's screen now, taken again only when the pane
+// printed (its change channel closed) or changed size since the last one.
+func (e *paneEntry) snapshotLocked() *term.Screen {
+	ch := e.p.Changed() // before the snapshot: output after it closes ch
+	if e.snap != nil {
+		select {
+		case <-e.snapCh:
+		default:
+			if cols, rows := e.p.Term().Size(); e.snapCh == ch && cols == e.snap.Cols && rows == e.snap.Rows {
+				return e.snap
+			}
+		}
+	}
+	e.snap, e.snapCh = e.p.Term().Snapshot(), ch
+	return e.snap
 }
 
 // displayNameLocked names a pane in the status line: its title, the title its

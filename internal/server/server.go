@@ -90,9 +90,10 @@ type Server struct {
 	cols     int // the session size: pane area plus the status line
 	rows     int
 	clients  map[*client]struct{}
-	joining  int    // attach connections past the cap check, not yet in clients
-	buffer   string // the paste buffer (copy mode, paste-buffer)
-	started  bool   // a first pane has existed: the end of the last pane ends the session
+	joining  int         // attach connections past the cap check, not yet in clients
+	release  *time.Timer // returns departed clients' memory to the system
+	buffer   string      // the paste buffer (copy mode, paste-buffer)
+	started  bool        // a first pane has existed: the end of the last pane ends the session
 	shutdown bool
 }
 
@@ -107,6 +108,12 @@ type paneEntry struct {
 	// output frame, and when the current frame began.
 	lastFull  *term.Screen
 	syncSince time.Time
+
+	// Guarded by Server.mu: the latest snapshot of the pane's screen and the
+	// pane's change channel when it was taken. Every client draws from it
+	// until the pane changes, so clients hold one copy, not one each.
+	snap   *term.Screen
+	snapCh <-chan struct{}
 
 	// Guarded by Server.mu: the coding agent the pane runs ("" for none) and
 	// when that was last looked up.

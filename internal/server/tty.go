@@ -32,17 +32,21 @@ type connTty struct {
 	closeOnce sync.Once
 	pending   []byte // owned by tcell's one reader goroutine
 
-	mu       sync.Mutex // guards cols, rows, onResize, drained
-	cols     int
+	mu       sync.Mutex // guards cols, rows, drawCols, drawRows, onResize, drained
+	cols     int        // the client's terminal, as it says (bounded by clientSize)
 	rows     int
+	drawCols int // what tcell is told and draws: no more than the session shows
+	drawRows int
 	onResize func()
 	drained  chan struct{} // closed by Drain to wake a blocked Read
 }
 
+// newConnTty is the tty of a client of cols x rows, all of which tcell
+// draws until fit says otherwise.
 func newConnTty(conn net.Conn, wmu *sync.Mutex, cols, rows int) *connTty {
 	cols, rows = clientSize(cols, rows)
 	t := &connTty{conn: conn, wmu: wmu, in: make(chan []byte, 16), closed: make(chan struct{}),
-		cols: cols, rows: rows, drained: make(chan struct{})}
+		cols: cols, rows: rows, drawCols: cols, drawRows: rows, drained: make(chan struct{})}
 	t.limit.Store(int64(slowClientLimit))
 	return t
 }
@@ -75,26 +79,46 @@ func (t *connTty) NotifyResize(cb func()) {
 	t.mu.Unlock()
 }
 
+// WindowSize is the area tcell draws, which is what the session shows: a
+// client larger than the session costs no more than one of its size.
 func (t *connTty) WindowSize() (tcell.WindowSize, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return tcell.WindowSize{Width: t.cols, Height: t.rows}, nil
+	return tcell.WindowSize{Width: t.drawCols, Height: t.drawRows}, nil
 }
 
-// clientSize bounds what a client may claim: a terminal far larger than any
-// session would only make tcell allocate cells nobody sees.
+// Client sizes beyond these are taken as these: each drawn cell costs the
+// server about 200 bytes per client (tcell's buffer), so a terminal claiming
+// 65535x65535 must not make it allocate gigabytes. 1000x500 is more than any
+// real terminal (a 4K screen in a small font is about 640x135).
+const (
+	MaxClientCols = 1000
+	MaxClientRows = 500
+)
+
+// clientSize bounds what a client may claim.
 func clientSize(cols, rows int) (int, int) {
-	return min(max(cols, 1), MaxSessionCols), min(max(rows, 1), MaxSessionRows)
+	return min(max(cols, 1), MaxClientCols), min(max(rows, 1), MaxClientRows)
 }
 
-// setSize records a resize frame and tells tcell.
+// setSize records a resize frame; fit then tells tcell what to draw.
 func (t *connTty) setSize(cols, rows int) {
 	cols, rows = clientSize(cols, rows)
 	t.mu.Lock()
 	t.cols, t.rows = cols, rows
+	t.mu.Unlock()
+}
+
+// fit makes tcell draw cols x rows of the client's terminal (no more than
+// the terminal has), telling it when that changed.
+func (t *connTty) fit(cols, rows int) {
+	t.mu.Lock()
+	cols, rows = min(max(cols, 1), t.cols), min(max(rows, 1), t.rows)
+	changed := cols != t.drawCols || rows != t.drawRows
+	t.drawCols, t.drawRows = cols, rows
 	cb := t.onResize
 	t.mu.Unlock()
-	if cb != nil {
+	if changed && cb != nil {
 		cb()
 	}
 }
