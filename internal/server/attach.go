@@ -240,7 +240,9 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	s.mu.Lock()
 	delete(s.clients, c)
 	s.publishClientsLocked()
-	s.resizeToClientsLocked()
+	if !s.shutdown { // the panes are being closed: nothing to lay out
+		s.resizeToClientsLocked()
+	}
 	s.releaseMemoryLocked()
 	s.mu.Unlock()
 	screen.Fini()

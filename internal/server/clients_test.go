@@ -115,27 +115,31 @@ func TestClientSizeIsBoundedByWhatIsDrawn(t *testing.T) {
 	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	huge, frames, err := attachRaw(t, s, 65535, 65535)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, frames) }() // a terminal reads what it is sent
-	waitClients(t, c, 1)
-	big := clientsOf(s)[0]
-	waitScreen(t, big, MaxClientCols, MaxClientRows)
-	var info proto.SessionInfo
-	if err := c.Call(context.Background(), "ls", nil, &info); err != nil || info.Cols != MaxClientCols || info.Rows != MaxClientRows {
-		t.Fatalf("session after a 65535x65535 client: %+v %v, want %dx%d", info, err, MaxClientCols, MaxClientRows)
-	}
-	// A small client joins: the session follows it, and the big client's
-	// screen shrinks to what it now shows.
 	_, small, err := attachRaw(t, s, 80, 24)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _, _ = io.Copy(io.Discard, small) }()
+	go func() { _, _ = io.Copy(io.Discard, small) }() // a terminal reads what it is sent
+	waitClients(t, c, 1)
+	first := clientsOf(s)[0]
+	huge, frames, err := attachRaw(t, s, 65535, 65535)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, frames) }()
 	waitClients(t, c, 2)
-	waitScreen(t, big, 80, 24)
+	var big *client
+	for _, cl := range clientsOf(s) {
+		if cl != first {
+			big = cl
+		}
+	}
+	if w, h := big.screen.Size(); w != 80 || h != 24 {
+		t.Fatalf("a client claiming 65535x65535 in an 80x24 session has a %dx%d screen, want 80x24", w, h)
+	}
+	if w, h := big.tty.size(); w != MaxClientCols || h != MaxClientRows {
+		t.Fatalf("the client's size is taken as %dx%d, want it bounded to %dx%d", w, h, MaxClientCols, MaxClientRows)
+	}
 	// A resize frame claiming 65535 columns is bounded too, and changes
 	// nothing drawn.
 	if err := proto.WriteFrame(huge, proto.FrameResize, proto.ResizePayload(65535, 70)); err != nil {
@@ -150,6 +154,18 @@ func TestClientSizeIsBoundedByWhatIsDrawn(t *testing.T) {
 	}
 	big.invalidate()
 	waitScreen(t, big, 80, 24)
+	var info proto.SessionInfo
+	if err := c.Call(context.Background(), "ls", nil, &info); err != nil || info.Cols != 80 || info.Rows != 24 {
+		t.Fatalf("the session is %dx%d (%v), want the smallest client's 80x24", info.Cols, info.Rows, err)
+	}
+	// The session follows the bounded size when the small client leaves.
+	first.exit("test")
+	waitClients(t, c, 1)
+	if err := c.Call(context.Background(), "ls", nil, &info); err != nil || info.Cols != MaxClientCols || info.Rows != 70 {
+		t.Fatalf("the session is %dx%d (%v), want %dx70", info.Cols, info.Rows, err, MaxClientCols)
+	}
+	big.exit("test")
+	waitClients(t, c, 0)
 }
 
 // Clients drawing the same pane share one snapshot of its screen until the
