@@ -134,3 +134,76 @@ func TestWriteSaysWhenTheProgramDoesNotRead(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// FuzzInputQueue drives the input queue with arbitrary adds, partial writes
+// and a kill: what the writer is given is exactly what was added, in order
+// and in chunks of at most writeChunk, the backlog counts what waits, an
+// emptied queue holds no array, and after the kill nothing is taken.
+//
+// Run: go test ./pane -run '^$' -fuzz FuzzInputQueue -fuzztime 5m
+func FuzzInputQueue(f *testing.F) {
+	f.Add([]byte{0, 4, 2, 6, 1, 202, 10, 2, 2, 2, 3, 0, 2})
+	f.Add([]byte{253, 253, 253, 2, 254, 254, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		q := newInputQueue()
+		var added, written []byte
+		dead := false
+		for _, op := range ops {
+			arg := int(op >> 2)
+			switch op & 3 {
+			case 0, 1: // a run of bytes, up to 2,300 of them
+				b := make([]byte, arg*37%2311)
+				for i := range b {
+					b[i] = byte(len(added) + i)
+				}
+				before, err := q.add(b)
+				if dead {
+					if err == nil {
+						t.Fatal("a dead queue took bytes")
+					}
+					continue
+				}
+				if err != nil || before != len(added)-len(written) {
+					t.Fatalf("add: backlog before %d, want %d; %v", before, len(added)-len(written), err)
+				}
+				added = append(added, b...)
+			case 2: // the writer writes part of the next chunk
+				b := q.next()
+				if dead {
+					if len(b) != 0 {
+						t.Fatalf("a dead queue gave %d bytes to write", len(b))
+					}
+					continue
+				}
+				want := added[len(written):]
+				if len(b) > writeChunk || len(b) != min(len(want), writeChunk) || !bytes.Equal(b, want[:len(b)]) {
+					t.Fatalf("next gave %d bytes, want the next %d of what was added", len(b), min(len(want), writeChunk))
+				}
+				k := arg % (len(b) + 1)
+				written = append(written, b[:k]...)
+				q.wrote(k)
+			case 3:
+				if arg == 0 {
+					q.kill(ErrExited)
+					dead = true
+				}
+			}
+			n, _ := q.backlog()
+			if dead {
+				if n != 0 {
+					t.Fatalf("a dead queue holds %d bytes", n)
+				}
+				continue
+			}
+			if n != len(added)-len(written) {
+				t.Fatalf("backlog %d, want %d", n, len(added)-len(written))
+			}
+			q.mu.Lock()
+			kept := q.buf
+			q.mu.Unlock()
+			if n == 0 && op&3 == 2 && kept != nil {
+				t.Fatalf("an emptied queue keeps a %d byte array", cap(kept))
+			}
+		}
+	})
+}

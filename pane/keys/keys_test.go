@@ -3,6 +3,7 @@ package keys
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var (
@@ -174,14 +175,24 @@ func TestLookupCoversEveryName(t *testing.T) {
 	}
 }
 
+// FuzzEncode parses arbitrary key notation in every mode: no panic, plain
+// text typed as is, valid UTF-8 kept valid, and multi-line text pasted as
+// one clean paste that text cannot end early.
+//
+// Run: go test ./pane/keys -run '^$' -fuzz FuzzEncode -fuzztime 5m
 func FuzzEncode(f *testing.F) {
-	for _, s := range []string{"ls\n", "<C-M-x><lt>", "a\nb<Enter>", "<<<>>>", "\x1b[201~\n\x1b[20\x1b[201~1~", "<S-Tab><k5>"} {
-		f.Add(s, true, false)
+	for _, s := range []string{"ls\n", "<C-M-x><lt>", "a\nb<Enter>", "<<<>>>", "\x1b[201~\n\x1b[20\x1b[201~1~", "<S-Tab><k5>",
+		"<C-é><M-👨\u200d👩><S-F12><kEnter><C-S-M-Home><A-k0>", "<c-<><><C-><M-\n>\r\n\r<Bslash><Bar>"} {
+		f.Add(s, true, false, true)
 	}
-	f.Fuzz(func(t *testing.T, s string, bp, ac bool) {
-		got := string(Encode(s, Modes{BracketedPaste: bp, AppCursor: ac}))
+	f.Fuzz(func(t *testing.T, s string, bp, ac, ak bool) {
+		out := Encode(s, Modes{BracketedPaste: bp, AppCursor: ac, AppKeypad: ak})
+		got := string(out)
 		if !strings.ContainsAny(s, "<\r\n") && got != s {
 			t.Fatalf("plain text %q changed into %q", s, got)
+		}
+		if utf8.ValidString(s) && !utf8.Valid(out) {
+			t.Fatalf("valid UTF-8 %q encoded as invalid %q", s, got)
 		}
 		// A run of text either goes as typed or as one paste that holds
 		// no marker and is followed by at most the Enter key: no text can

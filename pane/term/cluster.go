@@ -61,11 +61,13 @@ type clusterTable struct {
 	texts []string // by code-clusterBase; "" for a free code
 	free  []rune   // released codes, reused first
 	next  int      // len(texts) from which to reclaim before growing
+	floor int      // the size below which nothing is reclaimed; 0 means minReclaim
 	// reclaim marks the codes in use and calls release; set by the Terminal.
 	reclaim func()
 }
 
-// minReclaim is the table size below which codes are never reclaimed.
+// minReclaim is the table size below which codes are never reclaimed (the
+// fuzz test lowers it to reclaim all the time).
 const minReclaim = 4096
 
 // code returns the vt10x rune for the character r.
@@ -83,7 +85,11 @@ func (c *clusterTable) intern(s string) (rune, bool) {
 	if code, ok := c.codes[s]; ok {
 		return code, true
 	}
-	if len(c.free) == 0 && len(c.texts) >= max(c.next, minReclaim) && c.reclaim != nil {
+	floor := c.floor
+	if floor == 0 {
+		floor = minReclaim
+	}
+	if len(c.free) == 0 && len(c.texts) >= max(c.next, floor) && c.reclaim != nil {
 		c.reclaim()
 	}
 	var code rune

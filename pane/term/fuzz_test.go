@@ -4,14 +4,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
 
 // FuzzWrite feeds arbitrary bytes in arbitrary pieces, with occasional
-// resizes, and checks the invariants every caller relies on. It also fails on
-// a recovered emulator panic: the scanner is meant to keep vt10x away from
-// every input that makes it panic, so a recovery means a gap to close.
+// resizes (grows pull history back), and checks the invariants every caller
+// relies on. It also fails on a recovered emulator panic: the scanner is
+// meant to keep vt10x away from every input that makes it panic, so a
+// recovery means a gap to close. A twin terminal that never reclaims cluster
+// codes gets the same input while the first reclaims whenever it can: both
+// must show the same cells and history, so no code is freed while in use.
 //
 // Run: go test ./pane/term -run '^$' -fuzz FuzzWrite -fuzztime 5m
 func FuzzWrite(f *testing.F) {
@@ -24,10 +28,15 @@ func FuzzWrite(f *testing.F) {
 		"\x1b]0;" + strings.Repeat("x", 5000), "日本\U0001F600e\u0301\u200d",
 		"\x1b[3;5r\x1b[5;1H\n\n\x1bM\x1bD\x1bE\x1b[3S\x1b[2T", "\x1b[4hab\x1b[4l\x1b[5b",
 		"\x1b#8\x1b(0qx\x1b(B", "\x1b[?6h\x1b[2;3r\x1b[6n", "\xff\xfe\xc3", "\x1bP+q\x1b\\",
+		"C👨\u200d👩\u200d👧\u200d👦X\u200d\u200d\u4e2d\u200dx👩\u200d\u0301A🇫🇷🇫\n\u200d👩",
+		"e\u0301\u0302a\u0303\x1b[?1049hq\u0307\u0308\x1b[2Jb\u0300\x1b[?1049lc\u0301\x1b[3b",
+		"1\n2\n\x1b[4;31mred\u0301\n3\n4\n5\x1b(0\n6\n7",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), []byte{3, 7}, uint8(20), uint8(5))
 	}
+	// Shrinks and grows between lines (a cut with its top bit resizes).
+	f.Add([]byte("1\n2\n\x1b[1mb\u0301\n3\n4\n5\n6\n7\n8"), []byte{6, 0x80 | 0x42, 6, 0x80 | 0x4a, 6}, uint8(20), uint8(9))
 	if files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.in")); len(files) > 0 {
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {
@@ -37,14 +46,18 @@ func FuzzWrite(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data, cuts []byte, cols, rows uint8) {
 		var panics []string
-		tm := New(int(cols%120)+1, int(rows%40)+1, Options{
+		opts := Options{
 			Reply: func([]byte) {},
 			Logf: func(format string, args ...any) {
 				if msg := fmt.Sprintf(format, args...); strings.Contains(msg, "panic") {
 					panics = append(panics, msg)
 				}
 			},
-		})
+		}
+		tm := New(int(cols%120)+1, int(rows%40)+1, opts)
+		tm.clusters.floor = 1 // reclaim codes at every chance
+		twin := New(int(cols%120)+1, int(rows%40)+1, opts)
+		twin.clusters.reclaim = nil
 		for i := 0; len(data) > 0; i++ {
 			n := len(data)
 			if i < len(cuts) {
@@ -52,6 +65,7 @@ func FuzzWrite(f *testing.F) {
 				if cuts[i]&0x80 != 0 {
 					// Occasionally resize between writes.
 					tm.Resize(int(cuts[i]%97)+1, int(cuts[i]%31)+1)
+					twin.Resize(int(cuts[i]%97)+1, int(cuts[i]%31)+1)
 				}
 			}
 			part := data[:n]
@@ -59,7 +73,9 @@ func FuzzWrite(f *testing.F) {
 			if w, err := tm.Write(part); w != len(part) || err != nil {
 				t.Fatalf("Write(%d bytes) = %d, %v", len(part), w, err)
 			}
+			twin.Write(part)
 			checkInvariants(t, tm)
+			sameAsTwin(t, tm, twin)
 		}
 		if len(panics) > 0 {
 			t.Fatalf("emulator panics recovered: %q", panics)
@@ -96,5 +112,23 @@ func checkInvariants(t *testing.T, tm *Terminal) {
 				}
 			}
 		}
+	}
+}
+
+// sameAsTwin checks that tm, which reclaims cluster codes, shows what twin,
+// which never does, shows (as long as twin's table has room).
+func sameAsTwin(t *testing.T, tm, twin *Terminal) {
+	t.Helper()
+	twin.mu.Lock()
+	full := twin.clusters.inUse() >= int(clusterEnd-clusterBase)
+	twin.mu.Unlock()
+	if full {
+		return
+	}
+	if a, b := tm.Snapshot(), twin.Snapshot(); !reflect.DeepEqual(a, b) {
+		t.Fatalf("reclaiming cluster codes changed the screen:\n got %q\nwant %q", tm.Lines(), twin.Lines())
+	}
+	if a, b := tm.HistoryCells(0, tm.HistoryLen()), twin.HistoryCells(0, twin.HistoryLen()); !reflect.DeepEqual(a, b) {
+		t.Fatalf("reclaiming cluster codes changed the history")
 	}
 }
