@@ -128,8 +128,9 @@ func TestSendKeysToAPaneThatStopsReading(t *testing.T) {
 	_, c := startServer(t)
 	ctx := context.Background()
 	// In raw mode and never reading, the program lets the PTY's input buffer
-	// fill, then the bounded queue: send_keys must then fail cleanly instead
-	// of blocking the server.
+	// fill, then the pane's backlog: send_keys must then fail cleanly, once
+	// the program has taken nothing for a while, instead of blocking the
+	// server.
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "stty raw -echo; exec sleep 600"}}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -141,9 +142,12 @@ func TestSendKeysToAPaneThatStopsReading(t *testing.T) {
 	for i := 0; i < 2000 && full == nil; i++ {
 		full = c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 1, Text: string(chunk), NoWait: true}, nil)
 	}
+	// Nothing is dropped: the keys that did not fit are refused whole, and
+	// the error says why.
 	var pe *proto.Error
-	if !errors.As(full, &pe) || pe.Code != proto.CodeFailed {
-		t.Fatalf("want a failed error once the input queue is full, got %v", full)
+	if !errors.As(full, &pe) || pe.Code != proto.CodeFailed || !strings.Contains(pe.Message, "is not reading its input") ||
+		!strings.Contains(pe.Message, "none of these 4096 bytes were sent") {
+		t.Fatalf("want a failed error saying the program does not read, got %v", full)
 	}
 	var panes []proto.PaneInfo
 	if err := c.Call(ctx, "list_panes", nil, &panes); err != nil || len(panes) != 1 {
