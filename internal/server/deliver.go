@@ -23,8 +23,11 @@ import (
 // The bounds below are variables so that tests against real agent CLIs can
 // tune them.
 var (
-	// deliverEcho bounds the wait for the text to show on screen.
-	deliverEcho = 3 * time.Second
+	// deliverEcho bounds the wait for the text to show on screen. The
+	// bounds are generous because they only cost time when the program
+	// does not react: a busy machine makes Claude Code several seconds late
+	// to show text and to take an Enter.
+	deliverEcho = 5 * time.Second
 	// deliverQuiet is how long the screen must stay still after changing for
 	// the text to count as taken in when it is not visible as typed (an agent
 	// that shows a long paste as a placeholder).
@@ -34,7 +37,7 @@ var (
 	// deliverEnters is how many times Enter is pressed at most, and
 	// deliverReact how long each press waits for the program to react.
 	deliverEnters = 3
-	deliverReact  = time.Second
+	deliverReact  = 3 * time.Second
 	// deliverSettle bounds the wait for the screen after a submission, so
 	// the result shows the program at work.
 	deliverSettle = 1500 * time.Millisecond
