@@ -45,8 +45,22 @@ type Config struct {
 	Scrollback int    // history lines kept per pane
 	Shell      string // command for new panes; "" means $SHELL, then /bin/sh
 	MaxClients int    // terminals attached to a session at once
-	Agent      Agent  // the [agent] table
+	// RemainOnExit says which panes stay, showing their last screen, once
+	// their program ends: one of RemainAuto (the default), RemainOn,
+	// RemainOff.
+	RemainOnExit string
+	Agent        Agent // the [agent] table
 }
+
+// The values of remain_on_exit. Under RemainAuto a pane started with no
+// command (the default shell) closes when its program exits with status 0;
+// every other pane stays until it is killed, so its end can still be read.
+// RemainOn keeps every pane, RemainOff closes every pane, as tmux's option.
+const (
+	RemainAuto = "auto"
+	RemainOn   = "on"
+	RemainOff  = "off"
+)
 
 // Agent is the [agent] table: the Mel agent's model settings (flags and
 // environment variables override them) and its limits. It is defined in
@@ -66,12 +80,13 @@ var AgentProviders = []string{"relay", "openai", "anthropic"}
 // Defaults is the configuration without a file.
 func Defaults() Config {
 	return Config{
-		Prefix:     ui.DefaultPrefix,
-		Bindings:   map[string]string{},
-		Status:     ui.DefaultStatusStyle(),
-		Scrollback: DefaultScrollback,
-		MaxClients: DefaultMaxClients,
-		Agent:      Agent{MaxLegs: DefaultMaxLegs, ReadWait: DefaultReadWait},
+		Prefix:       ui.DefaultPrefix,
+		Bindings:     map[string]string{},
+		Status:       ui.DefaultStatusStyle(),
+		Scrollback:   DefaultScrollback,
+		MaxClients:   DefaultMaxClients,
+		RemainOnExit: RemainAuto,
+		Agent:        Agent{MaxLegs: DefaultMaxLegs, ReadWait: DefaultReadWait},
 	}
 }
 
@@ -223,6 +238,15 @@ func Parse(data []byte, name string) (Config, error) {
 			default:
 				cfg.MaxClients = int(n)
 			}
+		case "remain_on_exit":
+			if s, ok := str(key, v); ok {
+				switch s {
+				case RemainAuto, RemainOn, RemainOff:
+					cfg.RemainOnExit = s
+				default:
+					bad(key, "%q is not auto, on or off", s)
+				}
+			}
 		case "status":
 			m, ok := table(key, v)
 			if !ok {
@@ -274,7 +298,7 @@ func Parse(data []byte, name string) (Config, error) {
 			}
 			parseAgent(m, &cfg.Agent, func(k string, format string, args ...any) { bad([]string{"agent", k}, format, args...) })
 		default:
-			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, [status] %s, [bindings], [agent])", statusKeyList)
+			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, remain_on_exit, [status] %s, [bindings], [agent])", statusKeyList)
 		}
 	}
 	if len(probs) > 0 {

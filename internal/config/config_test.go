@@ -19,6 +19,7 @@ prefix = "C-a"
 shell = "/bin/zsh"
 scrollback = 20000
 max_clients = 4
+remain_on_exit = "on"
 
 [status]
 fg = "black"
@@ -38,7 +39,7 @@ focus = "brightgreen"
 		t.Fatal(err)
 	}
 	want := Defaults()
-	want.Prefix, want.Shell, want.Scrollback, want.MaxClients = "C-a", "/bin/zsh", 20000, 4
+	want.Prefix, want.Shell, want.Scrollback, want.MaxClients, want.RemainOnExit = "C-a", "/bin/zsh", 20000, 4, RemainOn
 	want.Status.FG, want.Status.BG = term.Indexed(0), term.RGB(0x5f, 0x87, 0xaf)
 	want.Status.ActiveBG, want.Status.Focus = term.Indexed(33), term.Indexed(10)
 	want.Bindings = map[string]string{"|": "split-right", "-": "split-down", "%": "none", "C-x": "kill-pane",
@@ -88,6 +89,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad scrollback", "scrollback = -5\n", []string{"config.toml:1: scrollback: -5 lines is out of range (0 to 1000000)"}},
 		{"bad max_clients", "max_clients = 0\n", []string{"config.toml:1: max_clients: 0 clients is out of range (1 to 1000)"}},
 		{"max_clients type", "max_clients = \"many\"\n", []string{"config.toml:1: max_clients: must be a whole number of clients, not a string"}},
+		{"bad remain_on_exit", "remain_on_exit = \"yes\"\n", []string{`config.toml:1: remain_on_exit: "yes" is not auto, on or off`}},
+		{"remain_on_exit not a string", "remain_on_exit = true\n", []string{"config.toml:1: remain_on_exit: must be a string, not a boolean"}},
 		{"relative shell", "shell = \"bin/zsh\"\n", []string{"config.toml:1: shell:", "absolute path"}},
 		{"bad colour", "[status]\nfg = \"blurple\"\n", []string{"config.toml:2: status.fg: colour \"blurple\" not understood"}},
 		{"unknown status key", "[status]\n\nfg = \"red\"\nblink = \"yes\"\n", []string{"config.toml:4: status.blink: unknown status colour"}},

@@ -1,8 +1,9 @@
 // Package config reads melmux's user configuration,
 // $XDG_CONFIG_HOME/melmux/config.toml (default ~/.config/melmux/config.toml):
 // the prefix key, key bindings over the default table, status-line colours,
-// the scrollback size, the default shell and how many clients may attach to
-// a session at once.
+// the scrollback size, the default shell, how many clients may attach to a
+// session at once and which panes stay once their program ends
+// (remain_on_exit).
 //
 // The file is all or nothing: a file that does not parse, holds a key melmux
 // does not know, or a value out of range yields an error naming the file,
@@ -15,6 +16,7 @@
 //	shell = "/bin/zsh"
 //	scrollback = 20000
 //	max_clients = 4
+//	remain_on_exit = "auto"   # or "on", "off"
 //
 //	[status]
 //	fg = "black"
