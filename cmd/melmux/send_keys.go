@@ -10,11 +10,12 @@ import (
 func init() {
 	register(&verb{
 		name:    "send-keys",
-		usage:   "-t PANE [--screen] TEXT...",
-		summary: "type TEXT into a pane (\\n is Enter; <Up>, <C-c> ... are keys)",
+		usage:   "-t PANE [-l] [--screen] TEXT...",
+		summary: "type TEXT into a pane (\\n is Enter; <Up>, <C-c> ... are keys; -l types TEXT as it is)",
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "send-keys")
 			target := fs.String("t", "", "the pane")
+			literal := fs.Bool("l", false, "type TEXT literally: no <key> names, no \\n escapes")
 			screen := fs.Bool("screen", false, "wait for the output to settle and print the screen")
 			asJSON := fs.Bool("json", false, "with --screen, print the result as JSON")
 			if err := parseFlags(fs, args); err != nil {
@@ -27,11 +28,13 @@ func init() {
 			if fs.NArg() == 0 {
 				return usagef("send-keys: TEXT is missing (usage: melmux send-keys -t PANE TEXT)")
 			}
-			text, err := unescape(strings.Join(fs.Args(), " "))
-			if err != nil {
-				return usagef("send-keys: %v", err)
+			text := strings.Join(fs.Args(), " ")
+			if !*literal {
+				if text, err = unescape(text); err != nil {
+					return usagef("send-keys: %v", err)
+				}
 			}
-			p := proto.SendKeysParams{Pane: id, Text: text, NoWait: !*screen}
+			p := proto.SendKeysParams{Pane: id, Text: text, NoWait: !*screen, Literal: *literal}
 			var res proto.SendKeysResult
 			if err := call(g, "send_keys", p, &res); err != nil {
 				return err

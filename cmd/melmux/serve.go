@@ -68,7 +68,8 @@ func init() {
 			}
 			srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger, Self: self,
 				Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem, AgentReadWait: cfg.Agent.ReadWait, MaxClients: cfg.MaxClients,
-				UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()}})
+				RemainOnExit: cfg.RemainOnExit,
+				UI:           server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()}})
 			if err := srv.Listen(); err != nil {
 				tell(err.Error())
 				return err

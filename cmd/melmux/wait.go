@@ -10,16 +10,18 @@ import (
 func init() {
 	register(&verb{
 		name:    "wait",
-		usage:   "-t PANE (--exit | --idle DUR | --match REGEX | --state S) [--timeout DUR]",
-		summary: "block until the condition holds; exit 0, or 1 on timeout",
+		usage:   "-t PANE (--exit | --idle DUR | --match REGEX [--screen] | --state S [--for-agent]) [--timeout DUR]",
+		summary: "block until the condition holds; exit 0, or 1 on timeout (default " + proto.DefaultWaitTimeout.String() + "; --timeout 0 waits without limit)",
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "wait")
 			target := fs.String("t", "", "the pane")
 			exit := fs.Bool("exit", false, "until the pane's process exits")
 			idle := fs.Duration("idle", 0, "until no output for DUR")
-			match := fs.String("match", "", "until a screen line matches the RE2 pattern")
+			match := fs.String("match", "", "until a line of output that arrives after the wait starts matches the RE2 pattern")
+			screen := fs.Bool("screen", false, "with --match, lines already on the screen count too")
 			state := fs.String("state", "", "until the pane is in state S (running, exited, busy, idle; for coding agents working, waiting, idle, exited)")
-			timeout := fs.Duration("timeout", 0, "give up after DUR (exit 1)")
+			forAgent := fs.Bool("for-agent", false, "with --state working|waiting, wait for a coding agent to start in the pane too")
+			timeout := fs.Duration("timeout", 0, "give up after DUR (exit 1); 0 waits without limit; default "+proto.DefaultWaitTimeout.String())
 			if err := parseFlags(fs, args); err != nil {
 				return err
 			}
@@ -39,14 +41,21 @@ func init() {
 			if *idle < 0 || *timeout < 0 {
 				return usagef("wait: durations must be positive (e.g. 500ms, 10s, 2m)")
 			}
-			p := proto.WaitParams{Pane: id, Exit: *exit, IdleMS: idle.Milliseconds(), Match: *match, State: *state,
-				TimeoutMS: timeout.Milliseconds()}
+			if *screen && *match == "" {
+				return usagef("wait: --screen goes with --match REGEX")
+			}
+			if *forAgent && *state != "working" && *state != "waiting" {
+				return usagef("wait: --for-agent goes with --state working or --state waiting")
+			}
+			p := proto.WaitParams{Pane: id, Exit: *exit, IdleMS: idle.Milliseconds(), Match: *match, Screen: *screen,
+				State: *state, ForAgent: *forAgent, TimeoutMS: timeout.Milliseconds()}
 			if *idle > 0 && p.IdleMS == 0 {
 				p.IdleMS = 1
 			}
 			if *timeout > 0 && p.TimeoutMS == 0 {
 				p.TimeoutMS = 1
 			}
+			p.NoTimeout = flagSet(fs, "timeout") && *timeout == 0
 			var res proto.WaitResult
 			err = call(g, "wait", p, &res)
 			var pe *proto.Error

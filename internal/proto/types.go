@@ -1,5 +1,7 @@
 package proto
 
+import "time"
+
 // Parameters and results of the session commands. The JSON names are the
 // contract (docs/cli.md); the CLI, agents and MCP all see these shapes.
 
@@ -87,6 +89,9 @@ type SendKeysParams struct {
 	// (default 300); MaxWaitMS bounds the whole wait (default 5000).
 	SettleMS  int `json:"settle_ms,omitempty"`
 	MaxWaitMS int `json:"max_wait_ms,omitempty"`
+	// Literal types Text as it is, as tmux's send-keys -l: no <key> names,
+	// no bracketed paste.
+	Literal bool `json:"literal,omitempty"`
 }
 
 // SendKeysResult is the pane's screen after the keys, once output settled.
@@ -124,15 +129,28 @@ type ReadPaneResult struct {
 	History  []string `json:"history,omitempty"`
 }
 
+// DefaultWaitTimeout bounds a wait that gives no timeout: a condition that
+// never comes true must not hold a script or an agent for ever unasked.
+const DefaultWaitTimeout = 10 * time.Minute
+
 // WaitParams blocks until a condition holds on a pane. Exactly one of Exit,
 // IdleMS, Match and State is set.
 type WaitParams struct {
-	Pane      int    `json:"pane"`
-	Exit      bool   `json:"exit,omitempty"`
-	IdleMS    int64  `json:"idle_ms,omitempty"`
-	Match     string `json:"match,omitempty"`
-	State     string `json:"state,omitempty"`
-	TimeoutMS int64  `json:"timeout_ms,omitempty"` // 0 waits without limit
+	Pane   int    `json:"pane"`
+	Exit   bool   `json:"exit,omitempty"`
+	IdleMS int64  `json:"idle_ms,omitempty"`
+	Match  string `json:"match,omitempty"`
+	// Screen lets Match match what is already on the screen too; without it
+	// only output that arrives after the wait starts counts.
+	Screen bool   `json:"screen,omitempty"`
+	State  string `json:"state,omitempty"`
+	// ForAgent lets a wait for an agent state (working, waiting) begin on a
+	// pane that runs no coding agent yet; without it that is an error.
+	ForAgent bool `json:"for_agent,omitempty"`
+	// TimeoutMS bounds the wait; 0 means DefaultWaitTimeout, and NoTimeout
+	// waits without limit.
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	NoTimeout bool  `json:"no_timeout,omitempty"`
 }
 
 // WaitResult says what held.

@@ -422,7 +422,7 @@ func (c *client) do(a ui.Action) {
 		go c.runLine(a.Args)
 	case ui.FocusPane:
 		s.mu.Lock()
-		_ = s.layout.Focus(a.Pane)
+		s.refocusLocked(func() { _ = s.layout.Focus(a.Pane) })
 		s.mu.Unlock()
 	case ui.SelectTab:
 		s.mu.Lock()

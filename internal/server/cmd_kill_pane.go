@@ -18,13 +18,13 @@ func init() {
 		if err := paneParam("kill_pane", p.Pane); err != nil {
 			return nil, err
 		}
-		last, err := s.removePane(p.Pane)
+		last, err := s.removePane(p.Pane, true)
 		if err != nil {
 			return nil, err
 		}
 		res := proto.KillPaneResult{Pane: p.Pane, SessionEnded: last}
 		if last {
-			return thenResult{result: res, then: func() { go s.Shutdown("last pane killed") }}, nil
+			return thenResult{result: res, then: func() { go s.lastPaneGone("last pane killed") }}, nil
 		}
 		return res, nil
 	}})

@@ -35,7 +35,8 @@ func init() {
 		if len(argv) == 1 {
 			argv = commandArgv(s.shell, argv[0])
 		}
-		if len(argv) == 0 {
+		shell := len(argv) == 0
+		if shell {
 			argv = []string{s.shell}
 			command = s.shell
 		}
@@ -43,7 +44,7 @@ func init() {
 		if env == nil {
 			env = s.env
 		}
-		e, res, err := s.spawn(spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), env: env, layout: "tab"})
+		e, res, err := s.spawn(spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), env: env, layout: "tab", shell: shell})
 		if err != nil {
 			return nil, err
 		}

@@ -31,13 +31,14 @@ func init() {
 			command = strings.Join(p.Argv, " ")
 		default:
 			argv = commandArgv(s.shell, p.Command)
-			if command == "" {
+			if strings.TrimSpace(command) == "" {
 				command = s.shell
 			}
 		}
+		shell := len(p.Argv) == 0 && strings.TrimSpace(p.Command) == ""
 		since := time.Now()
 		e, res, err := s.spawn(spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), title: printable(p.Title),
-			env: s.env, target: p.Target, layout: p.Layout})
+			env: s.env, target: p.Target, layout: p.Layout, shell: shell})
 		if err != nil {
 			return nil, err
 		}

@@ -16,8 +16,9 @@ const (
 	firstOutput    = time.Second
 )
 
-// send_keys types text (the key notation of the contract) into a pane and
-// answers with the screen once the output settled, within a bound.
+// send_keys types text (the key notation of the contract, or as it is with
+// literal) into a pane and answers with the screen once the output settled,
+// within a bound.
 func init() {
 	register(&Command{Name: "send_keys", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.SendKeysParams
@@ -35,7 +36,12 @@ func init() {
 			return nil, err
 		}
 		since := time.Now()
-		n, err := e.p.SendKeys(ctx, p.Text)
+		n, err := len(p.Text), error(nil)
+		if p.Literal {
+			err = e.p.WriteContext(ctx, []byte(p.Text))
+		} else {
+			n, err = e.p.SendKeys(ctx, p.Text)
+		}
 		if err != nil {
 			return nil, writeError("send_keys", p.Pane, e.p, err)
 		}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/pane"
+	"github.com/melmux/melmux/pane/agentstate"
+	"github.com/melmux/melmux/pane/term"
 )
 
 // waitStates are the values wait --state accepts. For a pane running a coding
@@ -16,76 +19,70 @@ import (
 // busy are the process's and its output's.
 var waitStates = map[string]bool{"running": true, "exited": true, "busy": true, "idle": true, "working": true, "waiting": true}
 
+// agentOnly are the states only a coding agent has: waiting for them on a
+// pane without one would never end.
+var agentOnly = map[string]bool{"working": true, "waiting": true}
+
 // maxWaitMS bounds every wait a request asks for: a year.
 const maxWaitMS = int64(365 * 24 * time.Hour / time.Millisecond)
 
 // wait blocks until a condition holds on a pane: its process exited, its
-// output has been quiet for a while, a screen line matches, or it is in a
-// state. It sleeps on the pane's change notifications; it does not poll.
+// output has been quiet for a while, a line of new output matches, or it is
+// in a state. It sleeps on the pane's change notifications; it does not poll.
+// A condition that can no longer come true (the program ended, the agent
+// waited on is gone) ends the wait at once with an error saying why.
 func init() {
 	register(&Command{Name: "wait", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.WaitParams
 		if err := decodeParams("wait", raw, &p); err != nil {
 			return nil, err
 		}
-		if err := paneParam("wait", p.Pane); err != nil {
-			return nil, err
-		}
-		n := 0
-		for _, set := range []bool{p.Exit, p.IdleMS > 0, p.Match != "", p.State != ""} {
-			if set {
-				n++
-			}
-		}
-		if n != 1 {
-			return nil, errorf(proto.CodeBadParams, "wait: give exactly one condition: exit, idle_ms (> 0), match or state")
-		}
-		if p.IdleMS < 0 || p.TimeoutMS < 0 || p.IdleMS > maxWaitMS || p.TimeoutMS > maxWaitMS {
-			return nil, errorf(proto.CodeBadParams, "wait: idle_ms and timeout_ms must be 0-%d (a year)", maxWaitMS)
-		}
-		var re *regexp.Regexp
-		if p.Match != "" {
-			var err error
-			if re, err = regexp.Compile(p.Match); err != nil {
-				return nil, errorf(proto.CodeBadParams, "wait: match %q is not a valid RE2 pattern: %v", p.Match, err)
-			}
-		}
-		if p.State != "" && !waitStates[p.State] {
-			return nil, errorf(proto.CodeBadParams, "wait: state %q is not one of running, exited, busy, idle, working, waiting", p.State)
-		}
-		e, err := s.lookup(p.Pane)
+		re, err := checkWaitParams(p)
 		if err != nil {
 			return nil, err
 		}
 		start := time.Now()
+		e, err := s.lookup(p.Pane)
+		if err != nil {
+			if held := s.closedWaitHolds(p); held != "" {
+				return proto.WaitResult{Pane: p.Pane, Held: held}, nil
+			}
+			return nil, err
+		}
+		timeout := proto.DefaultWaitTimeout
 		if p.TimeoutMS > 0 {
+			timeout = time.Duration(p.TimeoutMS) * time.Millisecond
+		}
+		if !p.NoTimeout {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMS)*time.Millisecond)
+			ctx, cancel = context.WithTimeout(ctx, timeout)
 			defer cancel()
 		}
-		idle := time.Duration(p.IdleMS) * time.Millisecond
-		// A line that matches may scroll off the screen between two looks:
-		// the lines saved to history since the last look are searched too.
-		seen := e.p.Term().HistoryTotal()
-		for {
-			if re != nil {
-				if line, ok := scrolledMatch(e.p, re, &seen); ok {
-					return proto.WaitResult{Pane: p.Pane, Held: "matched " + p.Match, Line: line, WaitedMS: time.Since(start).Milliseconds()}, nil
-				}
+		w := &waiter{s: s, e: e, p: p, idle: time.Duration(p.IdleMS) * time.Millisecond}
+		if re != nil {
+			w.lines = newLineMatcher(e.p.Term(), re, p.Screen)
+		}
+		if agentOnly[p.State] && !p.ForAgent {
+			if a, _ := w.agent(); a == nil {
+				s.mu.Lock()
+				runs := e.runningLocked()
+				s.mu.Unlock()
+				return nil, errorf(proto.CodeFailed, "wait: pane %d runs no coding agent (it runs %s), so it will never be %s: working and waiting are an agent's states. "+
+					"Wait for its output with --idle DUR or --match RE, or add --for-agent to wait for an agent to start in it", p.Pane, runs, p.State)
 			}
+		}
+		for {
 			ch := e.p.Changed()
 			ach := s.agentChanges(e) // a melmux agent's state changes without output
-			agent := func() (*proto.AgentInfo, time.Duration) {
-				s.mu.Lock()
-				defer s.mu.Unlock()
-				return e.agentLocked(p.Pane)
-			}
-			held, line, wake := checkWait(e.p, p, re, idle, agent)
+			held, line, wake, never := w.check()
 			if held != "" {
 				return proto.WaitResult{Pane: p.Pane, Held: held, Line: line, WaitedMS: time.Since(start).Milliseconds()}, nil
 			}
-			if _, err := s.lookup(p.Pane); err != nil {
-				return nil, errorf(proto.CodeFailed, "wait: pane %d was killed while waiting", p.Pane)
+			if never != "" {
+				return nil, errorf(proto.CodeFailed, "wait: pane %d will never %s: %s", p.Pane, describeWait(p), never)
+			}
+			if gone := s.goneWhy(p.Pane); gone != "" {
+				return nil, errorf(proto.CodeFailed, "wait: pane %d is gone while waiting: %s", p.Pane, gone)
 			}
 			var timer <-chan time.Time
 			var t *time.Timer
@@ -101,8 +98,12 @@ func init() {
 			select {
 			case <-ctx.Done():
 				stop()
-				if p.TimeoutMS > 0 && ctx.Err() == context.DeadlineExceeded {
-					return nil, errorf(proto.CodeTimeout, "wait: timed out after %s waiting for pane %d to %s", time.Duration(p.TimeoutMS)*time.Millisecond, p.Pane, describeWait(p))
+				if ctx.Err() == context.DeadlineExceeded {
+					how := fmt.Sprintf("after %s", timeout)
+					if p.TimeoutMS == 0 {
+						how = fmt.Sprintf("after %s (the default; give --timeout DUR, or --timeout 0 to wait without limit)", timeout)
+					}
+					return nil, errorf(proto.CodeTimeout, "wait: timed out %s waiting for pane %d to %s", how, p.Pane, describeWait(p))
 				}
 				return nil, errorf(proto.CodeFailed, "wait: cancelled")
 			case <-s.done:
@@ -118,60 +119,186 @@ func init() {
 	}})
 }
 
-// checkWait tests the condition once. It returns what held (empty if
-// nothing), the matching line, and when a time-based condition could next
-// become true without any output.
-func checkWait(p *pane.Pane, w proto.WaitParams, re *regexp.Regexp, idle time.Duration,
-	agent func() (*proto.AgentInfo, time.Duration)) (held, line string, wake time.Duration) {
-	st := p.Status()
-	quiet := time.Since(p.LastOutput())
-	switch {
-	case w.Exit:
-		if !st.Running {
-			return "exited (" + exitWords(st) + ")", "", 0
-		}
-	case idle > 0:
-		if quiet >= idle {
-			return fmt.Sprintf("idle for %s", quiet.Round(time.Millisecond)), "", 0
-		}
-		return "", "", idle - quiet
-	case re != nil:
-		for _, l := range p.Term().Lines() {
-			if re.MatchString(l) {
-				return "matched " + w.Match, l, 0
-			}
-		}
-	case w.State != "":
-		if w.State != "running" && w.State != "busy" {
-			if a, change := agent(); a != nil {
-				if a.State == w.State {
-					return a.Kind + " is " + a.State, "", 0
-				}
-				return "", "", change
-			}
-		}
-		busy, left := p.BusyFor(busyWindow)
-		switch w.State {
-		case "running":
-			if st.Running {
-				return "running", "", 0
-			}
-		case "exited":
-			if !st.Running {
-				return "exited (" + exitWords(st) + ")", "", 0
-			}
-		case "busy":
-			if busy {
-				return "busy", "", 0
-			}
-		case "idle":
-			if !busy {
-				return "idle", "", 0
-			}
-			return "", "", left
+// checkWaitParams checks a wait request and compiles its pattern.
+func checkWaitParams(p proto.WaitParams) (*regexp.Regexp, error) {
+	if err := paneParam("wait", p.Pane); err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, set := range []bool{p.Exit, p.IdleMS > 0, p.Match != "", p.State != ""} {
+		if set {
+			n++
 		}
 	}
-	return "", "", 0
+	if n != 1 {
+		return nil, errorf(proto.CodeBadParams, "wait: give exactly one condition: exit, idle_ms (> 0), match or state")
+	}
+	if p.IdleMS < 0 || p.TimeoutMS < 0 || p.IdleMS > maxWaitMS || p.TimeoutMS > maxWaitMS {
+		return nil, errorf(proto.CodeBadParams, "wait: idle_ms and timeout_ms must be 0-%d (a year)", maxWaitMS)
+	}
+	if p.NoTimeout && p.TimeoutMS > 0 {
+		return nil, errorf(proto.CodeBadParams, "wait: give timeout_ms or no_timeout, not both")
+	}
+	if p.Screen && p.Match == "" {
+		return nil, errorf(proto.CodeBadParams, "wait: screen goes with match: it lets the pattern match what is already shown")
+	}
+	if p.ForAgent && !agentOnly[p.State] {
+		return nil, errorf(proto.CodeBadParams, "wait: for_agent goes with state working or waiting")
+	}
+	if p.State != "" && !waitStates[p.State] {
+		return nil, errorf(proto.CodeBadParams, "wait: state %q is not one of running, exited, busy, idle, working, waiting", p.State)
+	}
+	if p.Match == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(p.Match)
+	if err != nil {
+		return nil, errorf(proto.CodeBadParams, "wait: match %q is not a valid RE2 pattern: %v", p.Match, err)
+	}
+	return re, nil
+}
+
+// closedWaitHolds answers a wait for the exit of a pane that has already
+// closed by itself (remain_on_exit): its program did exit. "" otherwise.
+func (s *Server) closedWaitHolds(p proto.WaitParams) string {
+	if !p.Exit && p.State != string(agentstate.Exited) {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cp, ok := s.closed.byID[p.Pane]
+	if !ok || cp.killed {
+		return ""
+	}
+	return "exited (" + exitWords(cp.status) + "); the pane has closed"
+}
+
+// goneWhy says how a pane that was there went ("it was killed"), "" while
+// it is there.
+func (s *Server) goneWhy(id int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.panes[id]; ok {
+		return ""
+	}
+	if cp, ok := s.closed.byID[id]; ok {
+		return cp.how()
+	}
+	return "it was removed"
+}
+
+// waiter is one wait request's condition and what it has seen so far.
+type waiter struct {
+	s        *Server
+	e        *paneEntry
+	p        proto.WaitParams
+	idle     time.Duration
+	lines    *lineMatcher // for match
+	hadAgent bool         // the pane ran an agent at some look
+}
+
+func (w *waiter) agent() (*proto.AgentInfo, time.Duration) {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	return w.e.agentLocked(w.p.Pane)
+}
+
+// check tests the condition once. It returns what held (empty if nothing)
+// and the matching line; when nothing held, when a time-based condition
+// could next become true without any output, or why it never can.
+func (w *waiter) check() (held, line string, wake time.Duration, never string) {
+	pp := w.e.p
+	// The status is read before the screen: once the program has ended,
+	// everything it wrote is on the screen, so one more look is final.
+	st := pp.Status()
+	ended := "its program has ended (" + exitWords(st) + ")"
+	switch {
+	case w.p.Exit:
+		if !st.Running {
+			return "exited (" + exitWords(st) + ")", "", 0, ""
+		}
+	case w.idle > 0:
+		quiet := time.Since(pp.LastOutput())
+		if quiet >= w.idle {
+			return fmt.Sprintf("idle for %s", quiet.Round(time.Millisecond)), "", 0, ""
+		}
+		return "", "", w.idle - quiet, ""
+	case w.lines != nil:
+		if l, ok := w.lines.look(pp.Term()); ok {
+			return "matched " + w.p.Match, l, 0, ""
+		}
+		if !st.Running {
+			return "", "", 0, ended + " and no new line matched"
+		}
+	case w.p.State != "":
+		return w.checkState(st, ended)
+	}
+	return "", "", 0, ""
+}
+
+func (w *waiter) checkState(st pane.Status, ended string) (held, line string, wake time.Duration, never string) {
+	want := w.p.State
+	if want != "running" && want != "busy" {
+		a, change := w.agent()
+		if a != nil {
+			w.hadAgent = true
+			switch a.State {
+			case want:
+				return a.Kind + " is " + a.State, "", 0, ""
+			case string(agentstate.Exited):
+				return "", "", 0, "the " + a.Kind + " agent in it has exited"
+			}
+			return "", "", change, ""
+		}
+		if agentOnly[want] {
+			switch {
+			case !st.Running:
+				return "", "", 0, ended
+			case w.hadAgent && !w.p.ForAgent:
+				return "", "", 0, "the coding agent in it has gone"
+			}
+			return "", "", w.agentLookupDue(), ""
+		}
+	}
+	busy, left := w.e.p.BusyFor(busyWindow)
+	switch want {
+	case "running":
+		if st.Running {
+			return "running", "", 0, ""
+		}
+		return "", "", 0, ended
+	case "exited":
+		if !st.Running {
+			return "exited (" + exitWords(st) + ")", "", 0, ""
+		}
+	case "busy":
+		if busy {
+			return "busy", "", 0, ""
+		}
+		if !st.Running {
+			return "", "", 0, ended
+		}
+	case "idle":
+		if !busy {
+			return "idle", "", 0, ""
+		}
+		return "", "", left, ""
+	}
+	return "", "", 0, ""
+}
+
+// agentLookupDue is when a wait for an agent to start should look again:
+// the foreground program is looked up at most once per agentKindTTL, so
+// output since the last lookup (an agent drawing its first screen) is
+// checked once the lookup is due again. 0 when nothing happened since.
+func (w *waiter) agentLookupDue() time.Duration {
+	w.s.mu.Lock()
+	at := w.e.kindAt
+	w.s.mu.Unlock()
+	if !w.e.p.LastOutput().After(at) {
+		return 0
+	}
+	return max(agentKindTTL-time.Since(at), time.Millisecond)
 }
 
 func describeWait(w proto.WaitParams) string {
@@ -180,8 +307,10 @@ func describeWait(w proto.WaitParams) string {
 		return "exit"
 	case w.IdleMS > 0:
 		return fmt.Sprintf("be idle for %s", time.Duration(w.IdleMS)*time.Millisecond)
-	case w.Match != "":
+	case w.Match != "" && w.Screen:
 		return fmt.Sprintf("show a line matching %q", w.Match)
+	case w.Match != "":
+		return fmt.Sprintf("print a new line matching %q", w.Match)
 	default:
 		return "be " + w.State
 	}
@@ -200,18 +329,49 @@ func exitWords(st pane.Status) string {
 	return "ended"
 }
 
-// scrolledMatch searches the history lines saved since *seen (as many as the
-// history still holds) and moves *seen on.
-func scrolledMatch(p *pane.Pane, re *regexp.Regexp, seen *uint64) (string, bool) {
-	t := p.Term()
-	total := t.HistoryTotal()
-	fresh := total - *seen
-	*seen = total
-	if fresh == 0 {
-		return "", false
+// lineMatcher finds the lines of a pane's output that match a pattern and
+// arrived after the wait began. Text is compared, not positions, so
+// scrolling, redraws and full-screen programs do not make old lines look
+// new: a matching line is new when its text shows more often — on the
+// screen and in the lines scrolled off since the start — than it did on the
+// screen at the start. (A line rewritten in place and printed again later
+// with the same text is therefore not seen; a pattern with something unique
+// in it, or --idle, serves then.)
+type lineMatcher struct {
+	re       *regexp.Regexp
+	total    uint64         // the history count at the last look
+	old      map[string]int // matching lines on the screen at the start, by text
+	scrolled map[string]int // matching lines saved to history since the start
+}
+
+// newLineMatcher starts matching at the pane's current screen; with screen,
+// what it shows already counts as new.
+func newLineMatcher(t *term.Terminal, re *regexp.Regexp, screen bool) *lineMatcher {
+	txt := t.TextSince(math.MaxUint64)
+	m := &lineMatcher{re: re, total: txt.Total, old: map[string]int{}, scrolled: map[string]int{}}
+	if !screen {
+		m.old = m.count(txt.Lines, m.old)
 	}
-	for _, l := range t.History(int(min(fresh, uint64(t.HistoryLen())))) {
-		if re.MatchString(l) {
+	return m
+}
+
+func (m *lineMatcher) count(lines []string, into map[string]int) map[string]int {
+	for _, l := range lines {
+		if m.re.MatchString(l) {
+			into[l]++
+		}
+	}
+	return into
+}
+
+// look returns the oldest new matching line, if there is one.
+func (m *lineMatcher) look(t *term.Terminal) (string, bool) {
+	txt := t.TextSince(m.total)
+	m.total = txt.Total
+	m.count(txt.History, m.scrolled)
+	now := m.count(txt.Lines, map[string]int{})
+	for _, l := range append(txt.History, txt.Lines...) {
+		if m.re.MatchString(l) && m.scrolled[l]+now[l] > m.old[l] {
 			return l, true
 		}
 	}

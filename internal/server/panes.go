@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/layout"
 	"github.com/melmux/melmux/pane"
@@ -38,6 +39,43 @@ func (s *Server) lookupLocked(id int) (*paneEntry, error) {
 	return nil, s.noSuchPaneLocked(id)
 }
 
+// closedPanes remembers how recent panes that are gone ended, so a request
+// naming one can say so, and a wait for its exit can still hold. Pane ids are
+// never reused; the oldest records are dropped past maxClosedKept.
+type closedPanes struct {
+	byID  map[int]closedPane
+	order []int
+}
+
+// closedPane is what is kept of a pane once it is gone.
+type closedPane struct {
+	status pane.Status // its program's end
+	killed bool        // kill_pane (or the UI) closed it, not remain_on_exit
+}
+
+const maxClosedKept = 1000
+
+func (c *closedPanes) add(id int, cp closedPane) {
+	if c.byID == nil {
+		c.byID = map[int]closedPane{}
+	}
+	c.byID[id] = cp
+	c.order = append(c.order, id)
+	if len(c.order) > maxClosedKept {
+		delete(c.byID, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+// how says how a closed pane went: "it closed when its program ended (exit
+// code 0)" or "it was killed".
+func (cp closedPane) how() string {
+	if cp.killed {
+		return "it was killed"
+	}
+	return "it closed when its program ended (" + exitWords(cp.status) + ")"
+}
+
 func (s *Server) noSuchPaneLocked(id int) *proto.Error {
 	ids := make([]int, 0, len(s.panes))
 	for pid := range s.panes {
@@ -51,6 +89,9 @@ func (s *Server) noSuchPaneLocked(id int) *proto.Error {
 	existing := "none"
 	if len(list) > 0 {
 		existing = strings.Join(list, ", ")
+	}
+	if cp, ok := s.closed.byID[id]; ok {
+		return errorf(proto.CodeNoSuchPane, "pane %d does not exist: %s (panes: %s)", id, cp.how(), existing)
 	}
 	return errorf(proto.CodeNoSuchPane, "pane %d does not exist (panes: %s)", id, existing)
 }
@@ -71,6 +112,7 @@ type spawnSpec struct {
 	env     []string
 	target  int    // pane to split; 0 = focused
 	layout  string // as requested
+	shell   bool   // no command was given: the default shell runs
 }
 
 // spawn creates a pane and places it. The layout decides the size first so
@@ -131,7 +173,7 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 	}
 	s.nextID++
 	s.started = true
-	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd}
+	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell}
 	s.panes[id] = e
 	s.relayoutLocked()
 	s.log.Info("pane opened", "pane", id, "command", spec.command, "cols", cols, "rows", rows, "layout", res.Used)
@@ -153,9 +195,32 @@ func (s *Server) relayoutLocked() {
 	s.invalidateLocked()
 }
 
-// removePane closes a pane and takes it out of the layout. It reports whether
-// that was the last pane, which the caller answers by ending the session.
-func (s *Server) removePane(id int) (last bool, err error) {
+// refocusLocked runs a focus change. Focusing another pane of a zoomed tab
+// unzooms it, as tmux does; the panes the zoom hid then get their sizes back
+// and the zoomed one its own, so every program sees the size it is drawn at.
+func (s *Server) refocusLocked(change func()) {
+	before := zoomedTabs(s.layout)
+	change()
+	if zoomedTabs(s.layout) != before {
+		s.relayoutLocked()
+	}
+}
+
+// zoomedTabs lists the zoomed tabs.
+func zoomedTabs(l *layout.Layout) string {
+	var b strings.Builder
+	for _, t := range l.Tabs() {
+		if t.Zoomed {
+			fmt.Fprintf(&b, "%d,", t.Index)
+		}
+	}
+	return b.String()
+}
+
+// removePane closes a pane and takes it out of the layout; killed says a
+// request did it rather than remain_on_exit. It reports whether that was the
+// last pane, which the caller answers by ending the session.
+func (s *Server) removePane(id int, killed bool) (last bool, err error) {
 	s.mu.Lock()
 	e, err := s.lookupLocked(id)
 	if err != nil {
@@ -168,24 +233,53 @@ func (s *Server) removePane(id int) (last bool, err error) {
 	s.relayoutLocked()
 	s.agentChangedLocked(e) // waits on its agent end
 	last = len(s.panes) == 0
+	s.closed.add(id, closedPane{status: e.p.Status(), killed: killed})
 	s.mu.Unlock()
 	e.p.Close()
-	s.log.Info("pane killed", "pane", id)
+	if killed {
+		s.log.Info("pane killed", "pane", id)
+	} else {
+		s.log.Info("pane closed", "pane", id)
+	}
 	return last, nil
 }
 
-// paneExited runs when a pane's process ends; the pane stays, readable.
+// paneExited runs when a pane's process ends. The pane stays, readable, or
+// closes as remain_on_exit says; the last pane closing ends the session.
 func (s *Server) paneExited(id int) {
 	s.mu.Lock()
 	e, ok := s.panes[id]
+	closes := false
 	if ok {
 		s.agentChangedLocked(e) // its melmux agent, if any, is exited now
+		closes = s.closesOnExitLocked(e)
 	}
 	s.mu.Unlock()
-	if ok {
-		s.log.Info("pane exited", "pane", id, "status", exitWords(e.p.Status()))
+	if !ok {
+		return
+	}
+	s.log.Info("pane exited", "pane", id, "status", exitWords(e.p.Status()), "closes", closes)
+	if closes {
+		// An error means it was killed meanwhile, which closed it anyway.
+		if last, err := s.removePane(id, false); err == nil && last {
+			go s.lastPaneGone("last pane exited")
+		}
 	}
 	s.invalidate()
+}
+
+// closesOnExitLocked says whether a pane whose program ended closes, by
+// remain_on_exit: auto closes a default shell that exited 0 and keeps every
+// other pane (a crashed command, an agent, a shell that failed) for reading.
+func (s *Server) closesOnExitLocked(e *paneEntry) bool {
+	switch s.remain {
+	case config.RemainOn:
+		return false
+	case config.RemainOff:
+		return true
+	}
+	st := e.p.Status()
+	return e.shell && st.ExitCode != nil && *st.ExitCode == 0
 }
 
 // paneInfoLocked builds a list_panes row.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
@@ -50,7 +51,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		return v
 	}
 	for _, t := range s.layout.Tabs() {
-		tv := ui.TabView{Index: t.Index, Name: t.Name, Panes: len(t.Panes), Active: t.Index == active}
+		tv := ui.TabView{Index: t.Index, Name: t.Name, Panes: len(t.Panes), Active: t.Index == active, Zoomed: t.Zoomed}
 		if tv.Name == "" && len(t.Panes) > 0 {
 			if e, ok := s.panes[t.Focus]; ok {
 				tv.Name = e.displayNameLocked()
@@ -176,9 +177,44 @@ func (e *paneEntry) runningLocked() string {
 	fg := e.foregroundLocked()
 	start := e.p.Argv()
 	if fg == "" || (len(start) > 0 && fg == filepath.Base(start[0])) {
-		return e.command
+		return shortCommand(start)
 	}
 	return fg
+}
+
+// shells are the programs whose `-c LINE` is shown as the LINE it runs.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "fish": true}
+
+// maxShortCommand bounds a shell command line shown in a border or a tab,
+// in runes, before the ellipsis.
+const maxShortCommand = 32
+
+// shortCommand names what a pane started for a border or a tab, as a person
+// would say it: the program without its directory (`bash`, not
+// `/bin/bash`), and for `sh -c LINE` the first line of LINE, its spaces
+// collapsed, cut to maxShortCommand runes with an ellipsis.
+func shortCommand(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	name := filepath.Base(argv[0])
+	if len(argv) < 3 || argv[1] != "-c" || !shells[name] {
+		return strings.Join(append([]string{name}, argv[1:]...), " ")
+	}
+	line, _, more := strings.Cut(strings.TrimSpace(argv[2]), "\n")
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return name
+	}
+	words[0] = filepath.Base(words[0])
+	short := []rune(strings.Join(words, " "))
+	if len(short) > maxShortCommand {
+		return string(short[:maxShortCommand]) + "…"
+	}
+	if more {
+		return string(short) + " …"
+	}
+	return string(short)
 }
 
 // uiCommand runs a key-bound command for client c.
@@ -186,7 +222,7 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 	switch a.Name {
 	case "split-right", "split-down", "new-tab":
 		kind := map[string]string{"split-right": "right", "split-down": "down", "new-tab": "tab"}[a.Name]
-		_, res, err := s.spawn(spawnSpec{argv: []string{s.shell}, command: s.shell, env: s.env, target: a.Pane, layout: kind})
+		_, res, err := s.spawn(spawnSpec{argv: []string{s.shell}, command: s.shell, env: s.env, target: a.Pane, layout: kind, shell: true})
 		if err != nil {
 			return err
 		}
@@ -198,9 +234,9 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 		if a.Pane == 0 {
 			return nil
 		}
-		last, err := s.removePane(a.Pane)
+		last, err := s.removePane(a.Pane, true)
 		if last {
-			go s.Shutdown("last pane killed")
+			go s.lastPaneGone("last pane killed")
 		}
 		return err
 	case "detach":
@@ -241,7 +277,7 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 		if !ok {
 			return fmt.Errorf("focus: %q is not left, right, up or down", a.Args[0])
 		}
-		s.layout.MoveFocus(d, w, h)
+		s.refocusLocked(func() { s.layout.MoveFocus(d, w, h) })
 	case "zoom":
 		s.layout.ToggleZoom()
 		s.relayoutLocked()

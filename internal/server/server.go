@@ -49,6 +49,9 @@ type Config struct {
 	// MaxClients bounds the terminals attached at once; 0 =
 	// config.DefaultMaxClients.
 	MaxClients int
+	// RemainOnExit says which panes stay once their program ends
+	// (config.RemainAuto, RemainOn, RemainOff); "" = config.RemainAuto.
+	RemainOnExit string
 }
 
 // UIConfig is what attached clients are drawn and driven with.
@@ -74,6 +77,7 @@ type Server struct {
 	problem    string
 	history    ui.History // the ":" prompt's, shared by every client for the server's life
 	maxClients int        // attached clients at once
+	remain     string     // remain_on_exit
 
 	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
 
@@ -85,6 +89,7 @@ type Server struct {
 
 	mu       sync.Mutex // guards everything below
 	panes    map[int]*paneEntry
+	closed   closedPanes // how the panes that are gone ended
 	layout   *layout.Layout
 	nextID   int
 	cols     int // the session size: pane area plus the status line
@@ -103,6 +108,7 @@ type paneEntry struct {
 	title   string
 	command string
 	cwd     string
+	shell   bool // started with no command: the default shell (remain_on_exit auto)
 
 	// Guarded by Server.mu: the last screen drawn outside a synchronized
 	// output frame, and when the current frame began.
@@ -153,6 +159,9 @@ func New(cfg Config) *Server {
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = config.DefaultMaxClients
 	}
+	if cfg.RemainOnExit == "" {
+		cfg.RemainOnExit = config.RemainAuto
+	}
 	if cfg.AgentReadWait <= 0 {
 		cfg.AgentReadWait = config.DefaultReadWait
 	}
@@ -168,6 +177,7 @@ func New(cfg Config) *Server {
 		readWait:   cfg.AgentReadWait,
 		problem:    cfg.ConfigProblem,
 		maxClients: cfg.MaxClients,
+		remain:     cfg.RemainOnExit,
 		ui:         cfg.UI,
 		done:       make(chan struct{}),
 		panes:      map[int]*paneEntry{},
@@ -276,7 +286,14 @@ func (s *Server) Serve() error {
 func (s *Server) Done() <-chan struct{} { return s.done }
 
 // Shutdown ends the session: every pane's process, every client.
-func (s *Server) Shutdown(reason string) {
+func (s *Server) Shutdown(reason string) { s.endSession(reason, "server exited") }
+
+// lastPaneGone ends the session once its last pane has closed; attached
+// clients leave with "[exited]", as tmux's do.
+func (s *Server) lastPaneGone(reason string) { s.endSession(reason, "exited") }
+
+// endSession is Shutdown telling attached clients clientMsg.
+func (s *Server) endSession(reason, clientMsg string) {
 	s.mu.Lock()
 	if s.shutdown {
 		s.mu.Unlock()
@@ -303,7 +320,7 @@ func (s *Server) Shutdown(reason string) {
 	}
 	wg.Wait()
 	for _, c := range clients {
-		c.exit("server exited")
+		c.exit(clientMsg)
 	}
 	s.doneOnce.Do(func() { close(s.done) })
 }

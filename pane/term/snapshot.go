@@ -144,6 +144,11 @@ func (t *Terminal) Lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.flushLocked()
+	return t.linesLocked()
+}
+
+// linesLocked is Lines with t.mu held and the scanner's output flushed.
+func (t *Terminal) linesLocked() []string {
 	out := make([]string, t.rows)
 	for y := 0; y < t.rows; y++ {
 		cells, _, _ := t.rowCellsLocked(y, t.scratch[:0])
