@@ -2,12 +2,14 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/pane/agentstate"
+	"github.com/melmux/melmux/pane/term"
 )
 
 // agentKindTTL bounds how often a pane's foreground program is looked up
@@ -76,11 +78,17 @@ func (e *paneEntry) agentLocked(id int) (*proto.AgentInfo, time.Duration) {
 		return info, 0
 	}
 	quiet := time.Since(e.p.LastOutput())
-	state := agentstate.Detect(e.p.Term().Lines(), quiet)
+	state := agentstate.Detect(agentScreen(e.p.Term()), quiet)
 	info.State = string(state)
 	var next time.Duration
 	if state == agentstate.Working && quiet < agentstate.QuietAfter {
 		next = agentstate.QuietAfter - quiet
 	}
 	return info, next
+}
+
+// agentScreen is the screen as agentstate reads it, taken at one instant.
+func agentScreen(t *term.Terminal) agentstate.Screen {
+	txt := t.TextSince(math.MaxUint64)
+	return agentstate.Screen{Lines: txt.Lines, CursorY: txt.CursorY, CursorHidden: txt.CursorHidden}
 }

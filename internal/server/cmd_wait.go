@@ -74,6 +74,10 @@ func init() {
 		for {
 			ch := e.p.Changed()
 			ach := s.agentChanges(e) // a melmux agent's state changes without output
+			var exitCh <-chan struct{}
+			if !isClosed(e.exitDone) {
+				exitCh = e.exitDone // the exit handled: the pane stays or has closed
+			}
 			held, line, wake, never := w.check()
 			if held != "" {
 				return proto.WaitResult{Pane: p.Pane, Held: held, Line: line, WaitedMS: time.Since(start).Milliseconds()}, nil
@@ -82,6 +86,9 @@ func init() {
 				return nil, errorf(proto.CodeFailed, "wait: pane %d will never %s: %s", p.Pane, describeWait(p), never)
 			}
 			if gone := s.goneWhy(p.Pane); gone != "" {
+				if held := s.closedWaitHolds(p); held != "" {
+					return proto.WaitResult{Pane: p.Pane, Held: held, WaitedMS: time.Since(start).Milliseconds()}, nil
+				}
 				return nil, errorf(proto.CodeFailed, "wait: pane %d is gone while waiting: %s", p.Pane, gone)
 			}
 			var timer <-chan time.Time
@@ -112,6 +119,8 @@ func init() {
 			case <-ch:
 				stop()
 			case <-ach:
+				stop()
+			case <-exitCh:
 				stop()
 			case <-timer:
 			}
@@ -208,13 +217,16 @@ func (w *waiter) agent() (*proto.AgentInfo, time.Duration) {
 // could next become true without any output, or why it never can.
 func (w *waiter) check() (held, line string, wake time.Duration, never string) {
 	pp := w.e.p
+	// An exit counts once the server has handled it, so that a caller sees
+	// the pane closed when remain_on_exit closes it.
+	exited := isClosed(w.e.exitDone)
 	// The status is read before the screen: once the program has ended,
 	// everything it wrote is on the screen, so one more look is final.
 	st := pp.Status()
 	ended := "its program has ended (" + exitWords(st) + ")"
 	switch {
 	case w.p.Exit:
-		if !st.Running {
+		if exited {
 			return "exited (" + exitWords(st) + ")", "", 0, ""
 		}
 	case w.idle > 0:
@@ -231,12 +243,12 @@ func (w *waiter) check() (held, line string, wake time.Duration, never string) {
 			return "", "", 0, ended + " and no new line matched"
 		}
 	case w.p.State != "":
-		return w.checkState(st, ended)
+		return w.checkState(st, exited, ended)
 	}
 	return "", "", 0, ""
 }
 
-func (w *waiter) checkState(st pane.Status, ended string) (held, line string, wake time.Duration, never string) {
+func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, line string, wake time.Duration, never string) {
 	want := w.p.State
 	if want != "running" && want != "busy" {
 		a, change := w.agent()
@@ -268,7 +280,7 @@ func (w *waiter) checkState(st pane.Status, ended string) (held, line string, wa
 		}
 		return "", "", 0, ended
 	case "exited":
-		if !st.Running {
+		if exited {
 			return "exited (" + exitWords(st) + ")", "", 0, ""
 		}
 	case "busy":
@@ -376,4 +388,13 @@ func (m *lineMatcher) look(t *term.Terminal) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

@@ -62,13 +62,13 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	// An agent asking a person something reads keys as answers: Enter picks
 	// the highlighted choice (Claude Code's "1. Yes" runs the command it
 	// asked about) and the message is lost. So nothing is typed.
-	if lines := p.Term().Lines(); kind != "" && agentstate.Detect(lines, time.Hour) == agentstate.Waiting {
-		return proto.SendAgentResult{Pane: id, Kind: kind, State: string(agentstate.Waiting), Lines: trimTrailingEmpty(lines),
+	if screen := agentScreen(p.Term()); kind != "" && agentstate.Detect(screen, time.Hour) == agentstate.Waiting {
+		return proto.SendAgentResult{Pane: id, Kind: kind, State: string(agentstate.Waiting), Lines: trimTrailingEmpty(screen.Lines),
 			Note: fmt.Sprintf("nothing was typed: %s in pane %d is waiting on a person (a question is on screen); answer it with send_keys first", kind, id)}, nil
 	}
 	// An agent already showing that it works (a spinner, an interrupt hint)
 	// cannot prove it took the message by showing that again.
-	cueBefore := kind != "" && screenCue(p.Term().Lines())
+	cueBefore := kind != "" && screenCue(agentScreen(p.Term()))
 
 	wrote := time.Now()
 	// One bracketed paste when the program asked for it (mode 2004),
@@ -166,23 +166,21 @@ func reacted(p *pane.Pane, kind string, cueBefore bool, probe string, enter time
 	if !p.LastOutput().After(enter) {
 		return false
 	}
-	t := p.Term()
-	lines := t.Lines()
-	if kind != "" && !cueBefore && screenCue(lines) {
+	screen := agentScreen(p.Term())
+	if kind != "" && !cueBefore && screenCue(screen) {
 		return true
 	}
-	cur := t.Cursor()
-	if probe == "" || cur.Y >= len(lines) {
+	if probe == "" || screen.CursorY >= len(screen.Lines) {
 		return true
 	}
-	return !strings.Contains(squeeze(lines[cur.Y]), tail(probe, probeRunes/2))
+	return !strings.Contains(squeeze(screen.Lines[screen.CursorY]), tail(probe, probeRunes/2))
 }
 
 // screenCue reports whether the screen itself says an agent works or waits
 // on a person (a spinner, an interrupt hint, a question), ignoring how recent
 // its output is.
-func screenCue(lines []string) bool {
-	return agentstate.Detect(lines, time.Hour) != agentstate.Idle
+func screenCue(screen agentstate.Screen) bool {
+	return agentstate.Detect(screen, time.Hour) != agentstate.Idle
 }
 
 // agentKind is the coding agent the pane runs, "" for none.

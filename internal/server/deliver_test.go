@@ -18,7 +18,7 @@ func waitLine(t *testing.T, c interface {
 	Call(context.Context, string, any, any) error
 }, pane int, pattern string) {
 	t.Helper()
-	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: pane, Match: pattern, TimeoutMS: 10000}, nil); err != nil {
+	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: pane, Match: pattern, Screen: true, TimeoutMS: 10000}, nil); err != nil {
 		t.Fatalf("waiting for %q in pane %d: %v", pattern, pane, err)
 	}
 }

@@ -156,11 +156,15 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 	}
 	env := append(append([]string(nil), spec.env...),
 		"MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(id), "MELMUX_SESSION="+s.name)
+	exitDone := make(chan struct{})
 	p, err := pane.Start(pane.Config{
 		ID: id, Argv: spec.argv, Dir: spec.cwd, Env: env, Cols: cols, Rows: rows,
 		Scrollback: s.scroll,
 		OnOutput:   func() { s.paneOutput(id) },
-		OnExit:     func() { s.paneExited(id) },
+		OnExit: func() {
+			s.paneExited(id)
+			close(exitDone)
+		},
 		Logf: func(format string, args ...any) {
 			s.log.Warn(fmt.Sprintf(format, args...))
 		},
@@ -173,7 +177,7 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 	}
 	s.nextID++
 	s.started = true
-	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell}
+	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone}
 	s.panes[id] = e
 	s.relayoutLocked()
 	s.log.Info("pane opened", "pane", id, "command", spec.command, "cols", cols, "rows", rows, "layout", res.Used)

@@ -109,6 +109,9 @@ type paneEntry struct {
 	command string
 	cwd     string
 	shell   bool // started with no command: the default shell (remain_on_exit auto)
+	// exitDone is closed once the server has handled the end of the pane's
+	// program: the pane stays, or it has closed (remain_on_exit).
+	exitDone chan struct{}
 
 	// Guarded by Server.mu: the last screen drawn outside a synchronized
 	// output frame, and when the current frame began.

@@ -116,7 +116,7 @@ func TestWaitIsWokenByOutputNotPolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res proto.WaitResult
-	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^ready-now$", TimeoutMS: 10000}, &res); err != nil {
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^ready-now$", Screen: true, TimeoutMS: 10000}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.Line != "ready-now" {
@@ -200,7 +200,7 @@ func TestStalledClientBlocksNothing(t *testing.T) {
 	s.mu.Lock()
 	_ = s.layout.Focus(1)
 	s.mu.Unlock()
-	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 2, Match: "^other-pane$", TimeoutMS: 60000}, nil); err != nil {
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 2, Match: "^other-pane$", Screen: true, TimeoutMS: 60000}, nil); err != nil {
 		t.Fatalf("another pane's output stalled behind a client that does not read: %v", err)
 	}
 	time.Sleep(time.Second) // long enough for the socket buffers to fill
@@ -248,7 +248,7 @@ func TestSyncOutputShowsTheLastCompleteFrame(t *testing.T) {
 	}
 	wait := func(pattern string) {
 		t.Helper()
-		if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: pattern, TimeoutMS: 10000}, nil); err != nil {
+		if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: pattern, Screen: true, TimeoutMS: 10000}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

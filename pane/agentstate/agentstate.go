@@ -43,17 +43,27 @@ func Kind(program string) string {
 
 // Rules for every kind: the agents share most of their prompts' wording.
 var (
-	waitingRules = []*regexp.Regexp{
+	// menuRules find a question asked with a menu of choices under it
+	// (Claude Code, Codex, Gemini): it is the bottom of the screen while it
+	// waits, and the program erases it once answered.
+	menuRules = []*regexp.Regexp{
 		regexp.MustCompile(`(?i)do you want to (proceed|make this edit|create|run|allow)`),
+		regexp.MustCompile(`(?i)would you like to (run|make|proceed|apply|allow)`),
 		regexp.MustCompile(`(?i)\besc to cancel\b`),
 		regexp.MustCompile(`(?i)yes, allow (once|always)`),
 		regexp.MustCompile(`(?i)no, and tell \w+ what to do differently`),
-		regexp.MustCompile(`\(Y\)es/\(N\)o`),
-		regexp.MustCompile(`(?i)allow (command|edit|this)\?`),
-		regexp.MustCompile(`(?i)\bapprove\b.*\?\s*$`),
-		regexp.MustCompile(`(?i)\[y/n\]\s*$`),
+		regexp.MustCompile(`(?i)allow (command|edit|this|execution)\?`),
 		regexp.MustCompile(`(?i)use arrow keys to navigate`),
 		regexp.MustCompile(`(?i)press enter to (continue|confirm)`),
+	}
+	// lineRules find a question asked on one line with the answer typed
+	// after it (aider's "(Y)es/(N)o ... [Yes]: "): it waits only while the
+	// cursor is on that line; the answer and the work that follows move it
+	// on, and the question stays in the scrollback.
+	lineRules = []*regexp.Regexp{
+		regexp.MustCompile(`\(Y\)es/\(N\)o`),
+		regexp.MustCompile(`(?i)\bapprove\b.*\?\s*$`),
+		regexp.MustCompile(`(?i)\[y/n\]\s*:?\s*$`),
 	}
 	workingRules = []*regexp.Regexp{
 		regexp.MustCompile(`(?i)\b(esc|ctrl\+c) to interrupt\b`),
@@ -63,18 +73,24 @@ var (
 	}
 )
 
+// maxMenu is how many rows a question's choices and hints may take under
+// it: anything further down is output that came after the question.
+const maxMenu = 10
+
+// Screen is what Detect reads: the screen rows as text and the cursor's row.
+type Screen struct {
+	Lines        []string
+	CursorY      int
+	CursorHidden bool // a hidden cursor says nothing about where input goes
+}
+
 // Detect returns the state of an agent whose process is running, from its
-// screen lines and how long its output has been quiet.
-func Detect(lines []string, quiet time.Duration) State {
-	last := lastLines(lines, tail)
-	for _, l := range last {
-		for _, r := range waitingRules {
-			if r.MatchString(l) {
-				return Waiting
-			}
-		}
+// screen and how long its output has been quiet.
+func Detect(s Screen, quiet time.Duration) State {
+	if asking(s) {
+		return Waiting
 	}
-	for _, l := range last {
+	for _, l := range lastLines(s.Lines, tail) {
 		for _, r := range workingRules {
 			if r.MatchString(l) {
 				return Working
@@ -85,6 +101,38 @@ func Detect(lines []string, quiet time.Duration) State {
 		return Working
 	}
 	return Idle
+}
+
+// asking reports whether a question is the live bottom of the screen: a
+// menu question with at most maxMenu rows of choices under it and the
+// cursor (unless hidden) in or next to that block, or a one-line question
+// with the cursor on its line. A question with output after it was
+// answered.
+func asking(s Screen) bool {
+	last := len(s.Lines) - 1
+	for last >= 0 && strings.TrimSpace(s.Lines[last]) == "" {
+		last--
+	}
+	for q := last; q >= 0 && q >= last-maxMenu; q-- {
+		l := s.Lines[q]
+		if s.CursorY == q && matchAny(lineRules, l) {
+			return true
+		}
+		near := s.CursorHidden || s.CursorY >= q-1 && s.CursorY <= last+1
+		if near && matchAny(menuRules, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchAny(rules []*regexp.Regexp, l string) bool {
+	for _, r := range rules {
+		if r.MatchString(l) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastLines returns up to n of the last non-empty lines.

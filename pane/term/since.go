@@ -10,8 +10,9 @@ type Text struct {
 	History []string
 	// Lines are the screen rows, as Lines returns them.
 	Lines []string
-	// CursorY is the cursor's row.
-	CursorY int
+	// CursorY is the cursor's row; CursorHidden says the program hid it.
+	CursorY      int
+	CursorHidden bool
 	// Total is HistoryTotal at the same instant.
 	Total uint64
 }
@@ -23,7 +24,8 @@ func (t *Terminal) TextSince(since uint64) Text {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.flushLocked()
-	out := Text{Lines: t.linesLocked(), CursorY: t.cursorLocked().Y, Total: t.h.total}
+	c := t.cursorLocked()
+	out := Text{Lines: t.linesLocked(), CursorY: c.Y, CursorHidden: !c.Visible, Total: t.h.total}
 	if since < t.h.total {
 		n := int(min(t.h.total-since, uint64(t.h.n)))
 		out.History = make([]string, n)

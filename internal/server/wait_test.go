@@ -1,0 +1,120 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane/term"
+)
+
+// wait --match sees only output that arrives after it starts: not the
+// command line just typed, not old output, even when that scrolls off; a
+// line printed again with the same text is new.
+func TestLineMatcherSeesOnlyNewOutput(t *testing.T) {
+	tm := term.New(40, 4, term.Options{})
+	fmt.Fprint(tm, "FINISHED earlier\r\n$ sleep 3; echo FINISHED\r\n")
+	m := newLineMatcher(tm, regexp.MustCompile("FINISHED"), false)
+	if l, ok := m.look(tm); ok {
+		t.Fatalf("matched %q, which was on the screen before the wait", l)
+	}
+	// Output scrolls the old lines into history: they are still old.
+	fmt.Fprint(tm, "a\r\nb\r\nc\r\nd\r\n")
+	if l, ok := m.look(tm); ok {
+		t.Fatalf("matched %q, an old line that scrolled off", l)
+	}
+	fmt.Fprint(tm, "FINISHED\r\n")
+	if l, ok := m.look(tm); !ok || l != "FINISHED" {
+		t.Fatalf("the new line: got %q, %v", l, ok)
+	}
+
+	// The same text as an old line, printed anew, is new.
+	tm = term.New(40, 10, term.Options{})
+	fmt.Fprint(tm, "ok\r\n$ ")
+	m = newLineMatcher(tm, regexp.MustCompile("^ok$"), false)
+	fmt.Fprint(tm, "true && echo ok\r\n")
+	if l, ok := m.look(tm); ok {
+		t.Fatalf("matched %q before the second ok", l)
+	}
+	fmt.Fprint(tm, "ok\r\n")
+	if _, ok := m.look(tm); !ok {
+		t.Fatal("a second ok printed after the wait began was not seen")
+	}
+
+	// With screen, what is shown already counts.
+	tm = term.New(40, 4, term.Options{})
+	fmt.Fprint(tm, "$ echo FINISHED\r\nFINISHED\r\n")
+	if l, ok := newLineMatcher(tm, regexp.MustCompile("^FINISHED$"), true).look(tm); !ok || l != "FINISHED" {
+		t.Fatalf("with screen: got %q, %v", l, ok)
+	}
+}
+
+// Waiting for an agent's state on a pane that runs none fails at once and
+// says what runs there, unless asked to wait for an agent to start.
+func TestWaitForAnAgentStateNeedsAnAgent(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, state := range []string{"waiting", "working"} {
+		err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, State: state, NoTimeout: true}, nil)
+		if err == nil || !strings.Contains(err.Error(), "pane 1 runs no coding agent (it runs sleep 600), so it will never be "+state) ||
+			!strings.Contains(err.Error(), "--for-agent") {
+			t.Fatalf("wait --state %s on a pane with no agent: %v", state, err)
+		}
+	}
+	// With for_agent the wait goes on (here until its timeout).
+	err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, State: "waiting", ForAgent: true, TimeoutMS: 300}, nil)
+	var pe *proto.Error
+	if !errors.As(err, &pe) || pe.Code != proto.CodeTimeout {
+		t.Fatalf("wait --for-agent should wait until its timeout: %v", err)
+	}
+}
+
+// A wait that can no longer hold ends at once with the reason; a wait for
+// the exit of a pane that already closed by itself holds.
+func TestWaitThatCanNeverHold(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo done; exit 3"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Exit: true, TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []proto.WaitParams{
+		{Pane: 1, State: "busy", NoTimeout: true},
+		{Pane: 1, State: "running", NoTimeout: true},
+		{Pane: 1, Match: "never printed", NoTimeout: true},
+	} {
+		err := c.Call(ctx, "wait", w, nil)
+		if err == nil || !strings.Contains(err.Error(), "its program has ended (exit code 3)") {
+			t.Errorf("wait %+v on an exited pane: %v", w, err)
+		}
+	}
+}
+
+func TestWaitRefusesBadParams(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		w    proto.WaitParams
+		want string
+	}{
+		{proto.WaitParams{Pane: 1, Exit: true, TimeoutMS: 5, NoTimeout: true}, "timeout_ms or no_timeout, not both"},
+		{proto.WaitParams{Pane: 1, Exit: true, Screen: true}, "screen goes with match"},
+		{proto.WaitParams{Pane: 1, State: "idle", ForAgent: true}, "for_agent goes with state working or waiting"},
+	} {
+		if err := c.Call(ctx, "wait", tc.w, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("wait %+v: %v, want %q", tc.w, err, tc.want)
+		}
+	}
+}
