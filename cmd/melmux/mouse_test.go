@@ -144,7 +144,7 @@ func TestCopyPasteInsideTmux(t *testing.T) {
 	keys("k", "0", "v", "$", "y")
 	outer.WaitFor(pane, 10*time.Second, "the copy message", func(s string) bool { return strings.Contains(s, "copied") })
 	keys("C-b", "]")
-	se.must("wait", "-t", "1", "--match", `^\$ copy-me-42`, "--timeout", "10s")
+	se.must("wait", "-t", "1", "--match", `^\$ copy-me-42`, "--screen", "--timeout", "10s")
 	buf, err := outer.Run("show-buffer")
 	if err != nil || !strings.Contains(buf, "copy-me-42") {
 		t.Fatalf("the copy did not reach the terminal's clipboard (OSC 52): %q, %v", buf, err)

@@ -324,6 +324,12 @@ func (c *client) loop() (reason string) {
 		case r := <-c.quit:
 			return r
 		case <-c.s.done:
+			// The reason the session ended, given before it did, wins.
+			select {
+			case r := <-c.quit:
+				return r
+			default:
+			}
 			return "server exited"
 		case ev, ok := <-events:
 			if !ok {

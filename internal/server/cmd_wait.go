@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"time"
 
@@ -49,11 +50,8 @@ func init() {
 			}
 			return nil, err
 		}
-		timeout := proto.DefaultWaitTimeout
-		if p.TimeoutMS > 0 {
-			timeout = time.Duration(p.TimeoutMS) * time.Millisecond
-		}
-		if !p.NoTimeout {
+		timeout, bounded := waitTimeout(p)
+		if bounded {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, timeout)
 			defer cancel()
@@ -63,7 +61,7 @@ func init() {
 			w.lines = newLineMatcher(e.p.Term(), re, p.Screen)
 		}
 		if agentOnly[p.State] && !p.ForAgent {
-			if a, _ := w.agent(); a == nil {
+			if a, _ := w.agent(); a == nil && !s.startsAgent(e) {
 				s.mu.Lock()
 				runs := e.runningLocked()
 				s.mu.Unlock()
@@ -126,6 +124,18 @@ func init() {
 			}
 		}
 	}})
+}
+
+// waitTimeout is how long a wait may take: timeout_ms, else
+// proto.DefaultWaitTimeout; not bounded with no_timeout.
+func waitTimeout(p proto.WaitParams) (time.Duration, bool) {
+	if p.NoTimeout {
+		return 0, false
+	}
+	if p.TimeoutMS > 0 {
+		return time.Duration(p.TimeoutMS) * time.Millisecond, true
+	}
+	return proto.DefaultWaitTimeout, true
 }
 
 // checkWaitParams checks a wait request and compiles its pattern.
@@ -194,6 +204,21 @@ func (s *Server) goneWhy(id int) string {
 		return cp.how()
 	}
 	return "it was removed"
+}
+
+// startsAgent reports whether a pane was started as a coding agent or a
+// melmux agent (one that may not be in its foreground or registered yet):
+// a wait for an agent state on it waits for the agent.
+func (s *Server) startsAgent(e *paneEntry) bool {
+	argv := e.p.Argv()
+	if kindOfArgv(argv) != "" {
+		return true
+	}
+	if len(argv) < 2 || argv[1] != "agent" {
+		return false
+	}
+	name := filepath.Base(argv[0])
+	return name == "melmux" || s.self != "" && (argv[0] == s.self || name == filepath.Base(s.self))
 }
 
 // waiter is one wait request's condition and what it has seen so far.
@@ -266,8 +291,8 @@ func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, li
 			switch {
 			case !st.Running:
 				return "", "", 0, ended
-			case w.hadAgent && !w.p.ForAgent:
-				return "", "", 0, "the coding agent in it has gone"
+			case w.hadAgent && !w.p.ForAgent && w.backAtStart():
+				return "", "", 0, "the coding agent in it has ended; " + filepath.Base(w.e.p.Argv()[0]) + " runs there again"
 			}
 			return "", "", w.agentLookupDue(), ""
 		}
@@ -297,6 +322,16 @@ func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, li
 		return "", "", left, ""
 	}
 	return "", "", 0, ""
+}
+
+// backAtStart reports whether the pane's own program is in its foreground
+// again (the shell a coding agent ran in, once the agent has ended).
+func (w *waiter) backAtStart() bool {
+	w.s.mu.Lock()
+	fg := w.e.foregroundLocked()
+	w.s.mu.Unlock()
+	start := w.e.p.Argv()
+	return len(start) > 0 && fg == filepath.Base(start[0])
 }
 
 // agentLookupDue is when a wait for an agent to start should look again:

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/pane/term"
@@ -115,6 +116,23 @@ func TestWaitRefusesBadParams(t *testing.T) {
 	} {
 		if err := c.Call(ctx, "wait", tc.w, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("wait %+v: %v, want %q", tc.w, err, tc.want)
+		}
+	}
+}
+
+// Every wait is bounded unless it asks for no bound.
+func TestWaitTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		p       proto.WaitParams
+		want    time.Duration
+		bounded bool
+	}{
+		{proto.WaitParams{}, proto.DefaultWaitTimeout, true},
+		{proto.WaitParams{TimeoutMS: 1500}, 1500 * time.Millisecond, true},
+		{proto.WaitParams{NoTimeout: true}, 0, false},
+	} {
+		if got, bounded := waitTimeout(tc.p); got != tc.want || bounded != tc.bounded {
+			t.Errorf("waitTimeout(%+v) = %s, %v; want %s, %v", tc.p, got, bounded, tc.want, tc.bounded)
 		}
 	}
 }
