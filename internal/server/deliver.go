@@ -144,11 +144,11 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 // Enter ignored.
 func agentReady(ctx context.Context, p *pane.Pane) {
 	watch(ctx, p, deliverReady, func() (bool, time.Duration) {
-		lines := p.Term().Lines()
-		if strings.TrimSpace(strings.Join(lines, "")) == "" {
+		screen := agentScreen(p.Term())
+		if strings.TrimSpace(strings.Join(screen.Lines, "")) == "" {
 			return false, 0
 		}
-		if screenCue(lines) {
+		if screenCue(screen) {
 			return true, 0
 		}
 		quiet := time.Since(p.LastOutput())

@@ -34,7 +34,7 @@ func TestTypingIntoAStillProgramIsHeldNotDropped(t *testing.T) {
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", script}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^READY$", TimeoutMS: 10000}, nil); err != nil {
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^READY$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -126,7 +126,7 @@ func TestTypingIntoAStillProgramIsHeldNotDropped(t *testing.T) {
 	if err := proto.WriteFrame(conn, proto.FrameInput, []byte{4}); err != nil { // C-d: EOF
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^CAT-DONE$", TimeoutMS: 60000}, nil); err != nil {
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^CAT-DONE$", Screen: true, TimeoutMS: 60000}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(out)

@@ -72,8 +72,10 @@ func TestDetectAgentScreens(t *testing.T) {
 	}{
 		{"claude_waiting.txt", quiet, Waiting},
 		{"claude_answered.txt", busy, Working},
+		{"claude_done.txt", quiet, Idle},
 		{"codex_waiting.txt", quiet, Waiting},
 		{"codex_answered.txt", quiet, Working},
+		{"codex_done.txt", quiet, Idle},
 		{"aider_waiting.txt", quiet, Waiting},
 		{"aider_answered.txt", busy, Working},
 		{"aider_answered.txt", quiet, Idle},
