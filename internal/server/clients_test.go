@@ -175,7 +175,7 @@ func TestClientsShareThePaneSnapshot(t *testing.T) {
 	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sh", "-c", "echo one; read x; echo two; exec sleep 600"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, Match: "^one$", TimeoutMS: 10000}, nil); err != nil {
+	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, Match: "^one$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
 		t.Fatal(err)
 	}
 	a := &client{tty: newConnTty(nil, nil, 80, 24)}
@@ -188,7 +188,7 @@ func TestClientsShareThePaneSnapshot(t *testing.T) {
 	if err := c.Call(context.Background(), "send_keys", proto.SendKeysParams{Pane: 1, Text: "\n"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, Match: "^two$", TimeoutMS: 10000}, nil); err != nil {
+	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, Match: "^two$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sa2, _ := s.scene(a)
