@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -165,5 +166,40 @@ func TestFileToolsHonourContext(t *testing.T) {
 	}
 	if got := w.read("a.txt"); strings.Contains(got, "LINE") {
 		t.Error("a cancelled edit_file edited")
+	}
+}
+
+// stuckPanes is a pane tool blocked where its context cannot reach, as a
+// system call stuck in the kernel would be.
+type stuckPanes struct{ entered, release chan struct{} }
+
+func (p stuckPanes) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	close(p.entered)
+	<-p.release
+	return "too late", nil
+}
+
+// A tool that does not stop when its context ends is left behind: the
+// caller gets its answer abandonGrace later.
+func TestRunAbandonsAStuckTool(t *testing.T) {
+	was := abandonGrace
+	abandonGrace = 50 * time.Millisecond
+	defer func() { abandonGrace = was }()
+	panes := stuckPanes{entered: make(chan struct{}), release: make(chan struct{})}
+	defer close(panes.release)
+	ex := &Executor{Root: t.TempDir(), Panes: panes}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Result, 1)
+	go func() { done <- ex.Run(ctx, "list_panes", "") }()
+	<-panes.entered
+	cancel()
+	select {
+	case r := <-done:
+		if !r.IsError {
+			t.Fatalf("want an error result, got %q", r.Text)
+		}
+		mustContain(t, r.Text, "list_panes: context canceled, and the tool did not stop within 50ms", "left behind")
+	case <-time.After(hangLimit):
+		t.Fatal("Run waited for a tool stuck beyond its context")
 	}
 }
