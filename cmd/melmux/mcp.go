@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/mcpserver"
@@ -42,9 +39,9 @@ func init() {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			ctx, _, stop := cancelOnSignal()
 			defer stop()
-			return mcpserver.Serve(ctx, srv)
+			return mcpserver.Serve(ctx, srv, g.stdin, g.stdout)
 		},
 	})
 }

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +131,110 @@ func TestMCPBaseTools(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes"})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "no melmux session") {
 		t.Fatalf("list_panes without a session: %v %+v", err, res)
+	}
+}
+
+// startMCP starts `melmux mcp --base-tools` in a fresh directory with raw
+// pipes, initialised, for the tests that need to close its input.
+func startMCP(t *testing.T) (cmd *exec.Cmd, stdin io.WriteCloser, stdout *bufio.Reader) {
+	t.Helper()
+	se := newSessionEnv(t)
+	cmd = exec.Command(se.bin, "mcp", "--base-tools")
+	cmd.Env = se.env
+	cmd.Dir = t.TempDir()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	stdout = bufio.NewReader(out)
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	if line, err := stdout.ReadString('\n'); err != nil || !strings.Contains(line, `"result"`) {
+		t.Fatalf("initialize: %q %v", line, err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	return cmd, stdin, stdout
+}
+
+// The client going away (stdin at EOF) ends `melmux mcp` even while a call
+// runs: the call's context is cancelled and run_command kills its command.
+func TestMCPExitsAtEOFWithACallInFlight(t *testing.T) {
+	if _, err := exec.LookPath("pgrep"); err != nil {
+		t.Skip("needs pgrep")
+	}
+	cmd, stdin, _ := startMCP(t)
+	arg := strconv.Itoa(810000 + os.Getpid()%1000*10)
+	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"setsid sleep %[1]s & sleep %[1]s"}}}`+"\n", arg)
+	waitFor(t, "the command to start", func() bool { return sleepers(arg) == 2 })
+	stdin.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(hangLimit):
+		t.Fatal("melmux mcp did not exit at EOF while a call was in flight")
+	}
+	waitFor(t, "the command's processes to be gone", func() bool { return sleepers(arg) == 0 })
+}
+
+// notifications/cancelled (sent by the SDK's client when a call's context
+// ends) cancels the call: run_command kills its command, and the session
+// goes on.
+func TestMCPCancelledNotificationStopsTheCall(t *testing.T) {
+	if _, err := exec.LookPath("pgrep"); err != nil {
+		t.Skip("needs pgrep")
+	}
+	se := newSessionEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(se.bin, "mcp", "--base-tools")
+	cmd.Env = se.env
+	cmd.Dir = t.TempDir()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	arg := strconv.Itoa(820000 + os.Getpid()%1000*10)
+	callCtx, cancelCall := context.WithCancel(ctx)
+	callDone := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "run_command",
+			Arguments: map[string]any{"command": fmt.Sprintf("setsid sleep %[1]s & sleep %[1]s", arg)}})
+		callDone <- err
+	}()
+	waitFor(t, "the command to start", func() bool { return sleepers(arg) == 2 })
+	cancelCall()
+	<-callDone
+	waitFor(t, "the cancelled command's processes to be gone", func() bool { return sleepers(arg) == 0 })
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "echo still here"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "still here") {
+		t.Fatalf("a call after the cancelled one: %v %+v", err, res)
+	}
+}
+
+// A line that is not JSON is answered with a parse error and the session
+// goes on.
+func TestMCPSurvivesABadLine(t *testing.T) {
+	_, stdin, stdout := startMCP(t)
+	io.WriteString(stdin, "this is not json\n")
+	line, err := stdout.ReadString('\n')
+	if err != nil || !strings.Contains(line, `"code":-32700`) || !strings.Contains(line, `"id":null`) {
+		t.Fatalf("answer to a bad line: %q %v", line, err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"echo alive"}}}`+"\n")
+	line, err = stdout.ReadString('\n')
+	if err != nil || !strings.Contains(line, `"id":2`) || !strings.Contains(line, `alive`) {
+		t.Fatalf("a call after the bad line: %q %v", line, err)
 	}
 }

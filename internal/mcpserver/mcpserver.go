@@ -59,8 +59,3 @@ func handler(ex *toolexec.Executor, name string) mcp.ToolHandler {
 		}, nil
 	}
 }
-
-// Serve runs srv on stdio until the client goes away or ctx ends.
-func Serve(ctx context.Context, srv *mcp.Server) error {
-	return srv.Run(ctx, &mcp.StdioTransport{})
-}

@@ -1,0 +1,160 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/melmux/melmux/toolexec"
+)
+
+// rawClient speaks newline-delimited JSON to Serve over pipes.
+type rawClient struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	out   *bufio.Reader
+	done  chan error
+	ident int
+}
+
+func startRaw(t *testing.T, tools ...string) *rawClient {
+	t.Helper()
+	ex := &toolexec.Executor{Root: t.TempDir(), Role: toolexec.RoleLead, MemoryPath: t.TempDir() + "/m.db"}
+	t.Cleanup(func() { ex.Close() })
+	srv, err := New(Options{Executor: ex, Tools: tools, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &rawClient{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
+	go func() {
+		c.done <- Serve(context.Background(), srv, inR, outW)
+		outW.Close()
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return c
+}
+
+func (c *rawClient) send(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatalf("send: %v", err)
+	}
+}
+
+// recv reads the next message.
+func (c *rawClient) recv() map[string]any {
+	c.t.Helper()
+	type result struct {
+		line string
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		line, err := c.out.ReadString('\n')
+		ch <- result{line, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			c.t.Fatalf("recv: %v (the server ended?)", r.err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(r.line), &m); err != nil {
+			c.t.Fatalf("recv %q: %v", r.line, err)
+		}
+		return m
+	case <-time.After(30 * time.Second):
+		c.t.Fatal("no answer: the server is stuck")
+		return nil
+	}
+}
+
+func (c *rawClient) initialize() {
+	c.t.Helper()
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := c.recv(); m["id"] != "init" || m["result"] == nil {
+		c.t.Fatalf("initialize: %v", m)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func errorOf(m map[string]any) (code float64, message string, id any) {
+	e, _ := m["error"].(map[string]any)
+	code, _ = e["code"].(float64)
+	message, _ = e["message"].(string)
+	return code, message, m["id"]
+}
+
+// One bad line is answered with a JSON-RPC error and the session goes on,
+// before and after initialisation.
+func TestBadLinesDoNotEndTheSession(t *testing.T) {
+	c := startRaw(t, "read_file")
+	for round := 0; round < 2; round++ {
+		for _, tc := range []struct {
+			line string
+			code float64
+			id   any
+			msg  string
+		}{
+			{`this is not json`, -32700, nil, "Parse error: invalid character"},
+			{`{"jsonrpc":"2.0","id":1,"method":"tools/list"`, -32700, nil, "Parse error: unexpected end of JSON input"},
+			{`{"jsonrpc":"2.0"} trailing`, -32700, nil, "Parse error"},
+			{`42`, -32600, nil, "a message must be a JSON object"},
+			{`[]`, -32600, nil, "batches are not supported"},
+			{`[{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, -32600, nil, "batches are not supported"},
+			{`{}`, -32600, nil, "Invalid Request"},
+			{`{"jsonrpc":"1.0","id":3,"method":"tools/list"}`, -32600, float64(3), "version tag"},
+			{`{"jsonrpc":"2.0","id":"x","method":5}`, -32600, "x", "Invalid Request"},
+			{`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, -32600, nil, "Invalid Request"},
+		} {
+			c.send(tc.line)
+			code, msg, id := errorOf(c.recv())
+			if code != tc.code || id != tc.id || !strings.Contains(msg, tc.msg) {
+				t.Errorf("%s: got code %v id %v %q, want %v %v %q", tc.line, code, id, msg, tc.code, tc.id, tc.msg)
+			}
+		}
+		if round == 0 {
+			c.initialize()
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+	m := c.recv()
+	res, _ := m["result"].(map[string]any)
+	if m["id"] != float64(9) || res == nil || !strings.Contains(fmt.Sprint(res["tools"]), "read_file") {
+		t.Fatalf("tools/list after bad lines: %v", m)
+	}
+	c.in.Close()
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return at EOF")
+	}
+}
+
+// A line over the limit is answered without being held in memory, and the
+// next line is read normally.
+func TestOverlongLine(t *testing.T) {
+	in := strings.NewReader(strings.Repeat("x", 300) + "\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	br := bufio.NewReaderSize(in, 16)
+	line, tooLong, err := readLine(br, 100)
+	if !tooLong || line != nil || err != nil {
+		t.Fatalf("long line: %q %v %v", line, tooLong, err)
+	}
+	if msg := check(line, tooLong); !strings.Contains(string(msg), `"code":-32700`) || !strings.Contains(string(msg), "over the") {
+		t.Errorf("answer %s", msg)
+	}
+	line, tooLong, err = readLine(br, 100)
+	if tooLong || string(line) != `{"jsonrpc":"2.0","id":1,"method":"ping"}` || err != nil {
+		t.Fatalf("next line: %q %v %v", line, tooLong, err)
+	}
+}
