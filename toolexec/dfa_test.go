@@ -2,7 +2,11 @@ package toolexec
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -83,6 +87,12 @@ func TestDFAMatchesRegexp(t *testing.T) {
 // checkScan compares matcher.scan over buf with a line-by-line regexp.
 func checkScan(t *testing.T, m *matcher, re *regexp.Regexp, buf string) {
 	t.Helper()
+	checkScanWith(t, m, m.newDFA(), re, buf)
+}
+
+// checkScanWith is checkScan with a given DFA.
+func checkScanWith(t *testing.T, m *matcher, d *lineDFA, re *regexp.Regexp, buf string) {
+	t.Helper()
 	var want []lineSpan
 	start := 0
 	for no := 1; start < len(buf); no++ {
@@ -98,7 +108,7 @@ func checkScan(t *testing.T, m *matcher, re *regexp.Regexp, buf string) {
 		start = end + 1
 	}
 	var lower []byte
-	got := m.scan([]byte(buf), nil, m.newDFA(), &lower)
+	got := m.scan([]byte(buf), nil, d, &lower)
 	if len(got) != len(want) {
 		t.Errorf("pattern %q: scan found %d lines, regexp %d", re, len(got), len(want))
 		return
@@ -170,4 +180,65 @@ func TestToLowerASCII(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A pattern whose automaton has more states than the cache holds makes the
+// DFA thrash; it gives up and steps positions instead (RE2's rule), with the
+// same answers. [a-q][^u-z]{13}x needs about 2^13 states: over an 8 MB file
+// this took more than a minute before the DFA gave up on thrashing.
+func TestDFAGivesUpWhenThrashing(t *testing.T) {
+	p := `[a-q][^u-z]{13}x`
+	m, _ := newMatcher(p)
+	re := regexp.MustCompile(p)
+	d := m.newDFA()
+	checkScanWith(t, m, d, re, randomLines(1<<20))
+	if !d.bailed {
+		t.Error("the DFA did not give up; the test did not exercise the fallback")
+	}
+}
+
+// The work budget stops a search, and so does its context, from inside the
+// scan of one file.
+func TestGrepWorkBudget(t *testing.T) {
+	dir := t.TempDir()
+	text := randomLines(1 << 20)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte(text), 0o644)
+	m, _ := newMatcher(`[a-q][^u-z]{13}x`)
+	_, err := grepTreeBudget(context.Background(), dir, m, 1, 1<<20)
+	if !errors.Is(err, errTooCostly) || !strings.Contains(err.Error(), "stopped after 1048576 units of matching work") {
+		t.Errorf("over budget: %v", err)
+	}
+	c, err := grepTreeBudget(context.Background(), dir, m, 1, grepWorkBudget)
+	if err != nil || c.work == 0 {
+		t.Errorf("within budget: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d := m.newDFA()
+	d.work = newGrepWork(ctx, grepWorkBudget)
+	var lower []byte
+	m.scan([]byte(text), nil, d, &lower)
+	if !d.stopped {
+		t.Error("a scan under a cancelled context did not stop")
+	}
+}
+
+func TestGrepProgramLimit(t *testing.T) {
+	w := newWorkspace(t)
+	w.fails("grep", obj{"pattern": strings.Repeat(`\w{1000}`, 11)}, "compiles to 11002 instructions, over the limit of 10000")
+	w.write("a.txt", "x\n")
+	w.ok("grep", obj{"pattern": strings.Repeat(`\w{1000}`, 9)})
+}
+
+// randomLines is n bytes of lines of random letters, digits and spaces.
+func randomLines(n int) string {
+	r := rand.New(rand.NewSource(3))
+	var b strings.Builder
+	for b.Len() < n {
+		for i := 0; i < 20+r.Intn(100); i++ {
+			b.WriteByte("abcdefghij xyz_0123"[r.Intn(19)])
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
 
@@ -24,7 +26,50 @@ const (
 	grepMaxMatches   = 250
 	grepMaxLineBytes = 300
 	grepMaxFileBytes = 8 << 20
+	// grepMaxInsts bounds the compiled pattern. The matcher's work per byte
+	// can reach one unit per instruction; real patterns compile to a few
+	// hundred at most (\w{1000} is 1002).
+	grepMaxInsts = 10000
+	// grepWorkBudget bounds a search's matching work, counted in pattern
+	// instructions visited while building DFA states or stepping positions
+	// after the DFA gave up (matchSlow); a cached transition costs nothing.
+	// Searches with ordinary patterns use a tiny part of it; see
+	// docs/cli.md.
+	grepWorkBudget = 1 << 30
+	// workBatch is how much work a worker does before charging the shared
+	// budget (and seeing whether the search was cancelled).
+	workBatch = 1 << 16
 )
+
+// errTooCostly is wrapped by grep's error when a pattern spent the whole
+// work budget.
+var errTooCostly = errors.New("the pattern is too costly to match")
+
+// grepWork is one search's budget of matching work, shared by its workers.
+type grepWork struct {
+	ctx   context.Context
+	left  atomic.Int64
+	spent atomic.Bool // the budget ran out
+}
+
+func newGrepWork(ctx context.Context, budget int64) *grepWork {
+	w := &grepWork{ctx: ctx}
+	w.left.Store(budget)
+	return w
+}
+
+// spend takes n units; false means stop: the budget is spent or the search
+// was cancelled.
+func (w *grepWork) spend(n int64) bool {
+	if w.ctx.Err() != nil {
+		return false
+	}
+	if w.left.Add(-n) < 0 {
+		w.spent.Store(true)
+		return false
+	}
+	return true
+}
 
 // matcher finds the lines of a buffer that a pattern matches. It chooses the
 // cheapest exact method once per pattern: a plain literal is found with
@@ -53,6 +98,10 @@ func newMatcher(pattern string) (*matcher, error) {
 	tree = tree.Simplify()
 	if m.prog, err = syntax.Compile(tree); err != nil {
 		return nil, err
+	}
+	if n := len(m.prog.Inst); n > grepMaxInsts {
+		return nil, fmt.Errorf("%w: it compiles to %d instructions, over the limit of %d (counted repetitions such as {1000} multiply it)",
+			errTooCostly, n, grepMaxInsts)
 	}
 	// A literal holding U+FFFD cannot be searched as bytes: the regexp
 	// also matches it against invalid UTF-8.
@@ -172,6 +221,7 @@ type lineSpan struct {
 // scan appends the matching lines of buf to out, using d to judge lines
 // and lower as scratch space for a case-folded search.
 func (m *matcher) scan(buf []byte, out []lineSpan, d *lineDFA, lower *[]byte) []lineSpan {
+	d.beginScan()
 	if m.literal == nil {
 		return d.scan(buf, out)
 	}
@@ -195,6 +245,10 @@ func (m *matcher) scan(buf []byte, out []lineSpan, d *lineDFA, lower *[]byte) []
 		} else {
 			end += hit
 		}
+		if d.stopped {
+			break
+		}
+		d.lineBase = start
 		if m.pure || d.matchLine(buf[start:end]) {
 			lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
 			counted = start
@@ -230,6 +284,7 @@ type grepCollector struct {
 	huge      int
 	unread    int
 	searched  int
+	work      int64 // units of the work budget spent, once the search is over
 }
 
 func (c *grepCollector) add(rel string, buf []byte, spans []lineSpan) {
@@ -306,6 +361,9 @@ func (e *Executor) grep(ctx context.Context, a args) Result {
 		return errResult("grep: pattern is empty; give an RE2 regular expression such as func \\w+Error")
 	}
 	m, err := newMatcher(pattern)
+	if errors.Is(err, errTooCostly) {
+		return errResult("grep: pattern %s: %v", quoteArg(pattern), err)
+	}
 	if err != nil {
 		return errResult("grep: invalid RE2 pattern %s: %s (Go regexp syntax; escape literal metacharacters with \\)",
 			quoteArg(pattern), clip(strings.TrimPrefix(err.Error(), "error parsing regexp: "), 160))
@@ -319,6 +377,14 @@ func (e *Executor) grep(ctx context.Context, a args) Result {
 
 // grepTree searches every file under root with m.
 func grepTree(ctx context.Context, root string, m *matcher, workers int) (*grepCollector, error) {
+	return grepTreeBudget(ctx, root, m, workers, grepWorkBudget)
+}
+
+// grepTreeBudget is grepTree with a given work budget.
+func grepTreeBudget(ctx context.Context, root string, m *matcher, workers int, budget int64) (*grepCollector, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := newGrepWork(ctx, budget)
 	c := &grepCollector{}
 	nw := workers
 	if nw <= 0 {
@@ -327,6 +393,7 @@ func grepTree(ctx context.Context, root string, m *matcher, workers int) (*grepC
 	ws := make([]grepWorker, nw)
 	for i := range ws {
 		ws[i].dfa = m.newDFA()
+		ws[i].dfa.work = work
 	}
 	err := walkTree(ctx, root, nw, nil, func(id int, dir int, name, rel string, typ fs.FileMode) {
 		if !typ.IsRegular() {
@@ -358,14 +425,24 @@ func grepTree(ctx context.Context, root string, m *matcher, workers int) (*grepC
 			return
 		}
 		w.spans = m.scan(buf, w.spans[:0], w.dfa, &w.lower)
+		if w.dfa.stopped {
+			cancel() // the budget is spent: end the walk
+			return
+		}
 		c.add(rel, buf, w.spans)
 	})
 	if err != nil {
 		return nil, err
 	}
+	if work.spent.Load() {
+		return nil, fmt.Errorf("%w: the search stopped after %d units of matching work (a unit is one step of the "+
+			"matcher over one pattern instruction); make it simpler or more specific: fewer counted repetitions, "+
+			"fewer nested alternatives, a literal word it must contain", errTooCostly, budget)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("search stopped: %w", err)
 	}
+	c.work = budget - work.left.Load()
 	return c, nil
 }
 

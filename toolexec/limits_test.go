@@ -78,7 +78,7 @@ func TestEditFileSizeLimits(t *testing.T) {
 	}
 	f.Close()
 	w.fails("edit_file", obj{"path": "big.txt", "old_string": "a", "new_string": "b"},
-		"big.txt is 64.0 MiB, over the 64 MiB edit_file changes", "run_command")
+		"edit_file: big.txt is 64.0 MiB: too big to edit (edit_file changes files up to 64 MiB", "run_command")
 
 	// replace_all that would multiply a file past the limit is refused
 	// before the new content is built.

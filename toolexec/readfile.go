@@ -148,7 +148,7 @@ func readLine(br *bufio.Reader) (line []byte, total int, err error) {
 // (a refused type, a path that left the workspace) pass through.
 func describeOpenErr(shown string, err error) string {
 	switch {
-	case errors.Is(err, errNotRegular), errors.Is(err, ErrOutsideWorkspace):
+	case errors.Is(err, errNotRegular), errors.Is(err, ErrOutsideWorkspace), errors.Is(err, errTooBig):
 		return err.Error()
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("no such file: %s", shown)

@@ -281,7 +281,7 @@ func readForEdit(ctx context.Context, dir *os.Root, name string, t target) ([]by
 	data := make([]byte, 0, fi.Size()+1)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%s: stopped: %w", t.shown, err)
+			return nil, fmt.Errorf("stopped: %w", err)
 		}
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
@@ -295,13 +295,17 @@ func readForEdit(ctx context.Context, dir *os.Root, name string, t target) ([]by
 			return data, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", t.shown, err)
+			return nil, err
 		}
 	}
 }
 
+// errTooBig is wrapped by edit_file's error for a file over
+// MaxEditFileBytes.
+var errTooBig = errors.New("too big to edit")
+
 func errTooBigToEdit(t target, size int64) error {
-	return fmt.Errorf("%s is %s, over the %s edit_file changes (it holds the file in memory twice); "+
+	return fmt.Errorf("%s is %s: %w (edit_file changes files up to %s, as it holds the file in memory twice); "+
 		"change it with a command through run_command (sed, a script) or replace it with write_file",
-		t.shown, humanBytes(int(size)), humanBytes(MaxEditFileBytes))
+		t.shown, humanBytes(int(size)), errTooBig, humanBytes(MaxEditFileBytes))
 }
