@@ -103,6 +103,9 @@ func setupScriptEnv(env *testscript.Env) error {
 	env.Setenv("MELMUX_SESSION", "")
 	env.Setenv("MELMUX_PANE", "")
 	env.Setenv("PS1", "$ ")
+	// Under -race every exiting melmux would sleep 1 s to let reports
+	// flush; scripts run hundreds of them.
+	env.Setenv("GORACE", strings.TrimSpace(env.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	env.Defer(func() {
 		socks, _ := filepath.Glob(filepath.Join(run, "melmux-*", "*.sock"))
 		for _, s := range socks {
