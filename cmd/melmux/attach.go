@@ -9,7 +9,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/melmux/melmux/internal/client"
-	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
@@ -58,7 +57,11 @@ func attach(g *globals) error {
 	if err := needTerminal(); err != nil {
 		return err
 	}
-	reason, err := client.Attach(proto.SocketPath(g.session), os.Stdin, os.Stdout)
+	sock, err := sessionSocket(g)
+	if err != nil {
+		return err
+	}
+	reason, err := client.Attach(sock, os.Stdin, os.Stdout)
 	if reason != "" {
 		fmt.Fprintf(g.stdout, "[%s]\n", reason)
 	}

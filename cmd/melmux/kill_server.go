@@ -24,7 +24,7 @@ func init() {
 				return err
 			}
 			defer c.Close()
-			if err := c.Call(context.Background(), "kill-server", nil, nil); err != nil {
+			if err := c.Call(context.Background(), "kill_server", nil, nil); err != nil {
 				return err
 			}
 			return waitGone(c.Done())

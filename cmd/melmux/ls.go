@@ -2,17 +2,24 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
+
+// lsTimeout bounds how long ls waits for each server: a stopped or stuck one
+// is listed as not responding rather than holding the listing up.
+var lsTimeout = 3 * time.Second
 
 func init() {
 	register(&verb{
@@ -25,25 +32,14 @@ func init() {
 			if err := parseFlags(fs, args); err != nil {
 				return err
 			}
+			if err := proto.CheckSocketDir(proto.SocketDir()); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
 			socks, _ := filepath.Glob(filepath.Join(proto.SocketDir(), "*.sock"))
 			if env := os.Getenv("MELMUX_SOCKET"); env != "" && !contains(socks, env) {
 				socks = append(socks, env)
 			}
-			sessions := []proto.SessionInfo{}
-			for _, sock := range socks {
-				c, err := client.Dial(sock)
-				if err != nil {
-					continue // a stale socket of a server that is gone
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				var info proto.SessionInfo
-				err = c.Call(ctx, "ls", nil, &info)
-				cancel()
-				c.Close()
-				if err == nil {
-					sessions = append(sessions, info)
-				}
-			}
+			sessions := askSessions(socks)
 			sort.Slice(sessions, func(i, j int) bool { return sessions[i].Name < sessions[j].Name })
 			if *asJSON {
 				return printJSON(g.stdout, sessions)
@@ -54,6 +50,10 @@ func init() {
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tPANES\tCLIENTS\tSIZE\tCREATED")
 			for _, s := range sessions {
+				if s.Error != "" {
+					fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", s.Name, s.Error)
+					continue
+				}
 				created := s.Created
 				if t, err := time.Parse(time.RFC3339, s.Created); err == nil {
 					created = t.Local().Format("2006-01-02 15:04:05")
@@ -63,6 +63,56 @@ func init() {
 			return tw.Flush()
 		},
 	})
+}
+
+// askSessions asks every socket's server about its session, all at once.
+// A stale socket (nobody listens) is left out; a server that holds its
+// socket but does not answer is listed with why.
+func askSessions(socks []string) []proto.SessionInfo {
+	var mu sync.Mutex // guards sessions
+	sessions := []proto.SessionInfo{}
+	var wg sync.WaitGroup
+	for _, sock := range socks {
+		wg.Go(func() {
+			info, err := askSession(sock)
+			if errors.Is(err, client.ErrNoServer) {
+				return
+			}
+			if err != nil {
+				name := strings.TrimSuffix(filepath.Base(sock), ".sock")
+				info = proto.SessionInfo{Name: name, Socket: sock, Error: "not responding: " + err.Error()}
+			}
+			mu.Lock()
+			sessions = append(sessions, info)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return sessions
+}
+
+func askSession(sock string) (proto.SessionInfo, error) {
+	var info proto.SessionInfo
+	if fi, err := os.Lstat(sock); err == nil && fi.Mode()&fs.ModeSocket == 0 {
+		return info, fmt.Errorf("%w: %s is not a socket", client.ErrNoServer, sock)
+	}
+	c, err := client.DialTimeout(sock, lsTimeout)
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return info, fmt.Errorf("no answer within %s", lsTimeout)
+		}
+		return info, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), lsTimeout)
+	defer cancel()
+	if err := c.Call(ctx, "ls", nil, &info); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return info, fmt.Errorf("no answer within %s", lsTimeout)
+		}
+		return info, err
+	}
+	return info, nil
 }
 
 func contains(list []string, s string) bool {

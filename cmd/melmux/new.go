@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,13 +61,15 @@ func inRange(v, lo, hi int) bool { return v == 0 || (v >= lo && v <= hi) }
 // startSession starts a daemon for the session and creates its first pane.
 func startSession(g *globals, argv []string, cols, rows int) error {
 	name := proto.SessionName(g.session)
-	if err := proto.ValidateSessionName(name); err != nil {
-		return usagef("%v", err)
+	sock, err := sessionSocket(g)
+	if err != nil {
+		return err
 	}
-	sock := proto.SocketPath(g.session)
 	if c, err := client.Dial(sock); err == nil {
 		c.Close()
 		return fmt.Errorf("session %q already exists (socket %s); attach with `melmux -s %s attach` or end it with `melmux -s %s kill-server`", name, sock, name, name)
+	} else if errors.Is(err, proto.ErrUnsafeSocket) {
+		return err
 	}
 	if _, err := config.Load(); err != nil {
 		fmt.Fprintf(g.stderr, "melmux: %v (starting with the defaults)\n", err)
@@ -83,7 +86,7 @@ func startSession(g *globals, argv []string, cols, rows int) error {
 	err = c.Call(context.Background(), "new", proto.NewParams{Command: argv, Cwd: cwd, Cols: cols, Rows: rows, Env: os.Environ()}, nil)
 	if err != nil {
 		// Best effort: a session whose first pane failed is of no use.
-		_ = c.Call(context.Background(), "kill-server", nil, nil)
+		_ = c.Call(context.Background(), "kill_server", nil, nil)
 		return err
 	}
 	return nil

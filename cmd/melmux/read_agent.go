@@ -17,7 +17,7 @@ func init() {
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "read-agent")
 			target := fs.String("t", "", "the agent's pane")
-			wait := fs.Duration("wait", 0, "wait at most DUR for a melmux agent's queued turns (0: do not wait; default: the session's [agent] read_wait)")
+			wait := durationFlag(fs, "wait", 0, "wait at most DUR for a melmux agent's queued turns (0: do not wait; default: the session's [agent] read_wait)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			if err := parseFlags(fs, args); err != nil {
 				return err

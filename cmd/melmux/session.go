@@ -4,24 +4,37 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
+// sessionSocket is the socket of the session named by -s / $MELMUX_SESSION /
+// $MELMUX_SOCKET, once the name is known to be one a session may have.
+func sessionSocket(g *globals) (string, error) {
+	if err := proto.ValidateSessionName(proto.SessionName(g.session)); err != nil {
+		if g.session == "" {
+			return "", usagef("$MELMUX_SESSION: %v", err)
+		}
+		return "", usagef("%v", err)
+	}
+	return proto.SocketPath(g.session), nil
+}
+
 // dial connects to the session named by -s / $MELMUX_SESSION / $MELMUX_SOCKET.
 func dial(g *globals) (*client.Client, error) {
-	if g.session != "" {
-		if err := proto.ValidateSessionName(g.session); err != nil {
-			return nil, usagef("%v", err)
-		}
+	sock, err := sessionSocket(g)
+	if err != nil {
+		return nil, err
 	}
-	c, err := client.Dial(proto.SocketPath(g.session))
+	c, err := client.Dial(sock)
 	if errors.Is(err, client.ErrNoServer) {
 		return nil, fmt.Errorf("no session %q: %w", proto.SessionName(g.session), err)
 	}
@@ -123,3 +136,33 @@ func unescape(s string) (string, error) {
 }
 
 func sessionLabel(g *globals) string { return proto.SessionName(g.session) }
+
+// durationValue is a DUR flag whose error says what a duration looks like,
+// and that a bare number needs its unit (`--idle 5` means 5s).
+type durationValue struct{ d *time.Duration }
+
+func (v durationValue) String() string {
+	if v.d == nil {
+		return "0s"
+	}
+	return v.d.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err == nil {
+		*v.d = d
+		return nil
+	}
+	if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+		return fmt.Errorf("a duration needs a unit: %ss (units: ms, s, m, h)", s)
+	}
+	return fmt.Errorf("not a duration (e.g. 500ms, 10s, 2m)")
+}
+
+// durationFlag defines a DUR flag with durationValue's errors.
+func durationFlag(fs *flag.FlagSet, name string, def time.Duration, usage string) *time.Duration {
+	d := def
+	fs.Var(durationValue{&d}, name, usage)
+	return &d
+}

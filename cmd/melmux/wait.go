@@ -16,12 +16,12 @@ func init() {
 			fs := newFlags(g, "wait")
 			target := fs.String("t", "", "the pane")
 			exit := fs.Bool("exit", false, "until the pane's process exits")
-			idle := fs.Duration("idle", 0, "until no output for DUR")
+			idle := durationFlag(fs, "idle", 0, "until no output for DUR")
 			match := fs.String("match", "", "until a line of output that arrives after the wait starts matches the RE2 pattern")
 			screen := fs.Bool("screen", false, "with --match, lines already on the screen count too")
 			state := fs.String("state", "", "until the pane is in state S (running, exited, busy, idle; for coding agents working, waiting, idle, exited)")
 			forAgent := fs.Bool("for-agent", false, "with --state working|waiting, wait for a coding agent to start in the pane too")
-			timeout := fs.Duration("timeout", 0, "give up after DUR (exit 1); 0 waits without limit; default "+proto.DefaultWaitTimeout.String())
+			timeout := durationFlag(fs, "timeout", 0, "give up after DUR (exit 1); 0 waits without limit; default "+proto.DefaultWaitTimeout.String())
 			if err := parseFlags(fs, args); err != nil {
 				return err
 			}

@@ -21,9 +21,9 @@ import (
 // out and returns why it left: the server's reason ("detached", "server
 // exited") or the error that ended it.
 func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
-	conn, err := net.DialTimeout("unix", sock, 5*time.Second)
+	conn, err := Connect(sock, 5*time.Second)
 	if err != nil {
-		return "", fmt.Errorf("%w on %s: %v", ErrNoServer, sock, err)
+		return "", err
 	}
 	defer conn.Close()
 	cols, rows, err := term.GetSize(int(out.Fd()))
@@ -102,7 +102,7 @@ func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
 		if err != nil {
 			// The server did not get to restore the screen (it sends that
 			// before an exit frame): undo what it may have set.
-			_, _ = out.Write([]byte(resetModes))
+			_, _ = out.Write([]byte(proto.ResetModes))
 			restore()
 			select {
 			case r := <-quit:
@@ -110,6 +110,12 @@ func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
 			default:
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
+				// No exit frame: the server died, or dropped this client
+				// without being able to say why. Only the first ends the session.
+				if c, err := DialTimeout(sock, time.Second); err == nil {
+					c.Close()
+					return "detached: the connection was lost; session " + c.Session + " goes on", nil
+				}
 				return "server exited", nil
 			}
 			return "lost server", err
@@ -125,12 +131,6 @@ func Attach(sock string, in *os.File, out *os.File) (reason string, err error) {
 		}
 	}
 }
-
-// resetModes leaves the alternate screen and turns off what a full-screen
-// program may have turned on: mouse reporting, bracketed paste, focus events,
-// hidden cursor, attributes, application keypad and cursor keys.
-const resetModes = "\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l" +
-	"\x1b[?25h\x1b[0m\x1b[?1l\x1b>\r\n"
 
 func signalName(s os.Signal) string {
 	switch s {

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -38,15 +41,16 @@ type Client struct {
 }
 
 // Dial connects to the socket and performs the hello.
-func Dial(sock string) (*Client, error) {
-	conn, err := net.DialTimeout("unix", sock, 5*time.Second)
+func Dial(sock string) (*Client, error) { return DialTimeout(sock, 10*time.Second) }
+
+// DialTimeout is Dial giving up when the server has not answered within
+// timeout, as one that is stopped or stuck would not.
+func DialTimeout(sock string, timeout time.Duration) (*Client, error) {
+	conn, err := Connect(sock, timeout)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
-			return nil, fmt.Errorf("%w on %s (start one with `melmux new -d`)", ErrNoServer, sock)
-		}
-		return nil, fmt.Errorf("connect to %s: %w", sock, err)
+		return nil, err
 	}
-	lr, w, err := Handshake(conn, proto.Hello{Version: proto.Version, Mode: proto.ModeControl})
+	lr, w, err := handshake(conn, proto.Hello{Version: proto.Version, Mode: proto.ModeControl}, timeout)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -56,17 +60,75 @@ func Dial(sock string) (*Client, error) {
 	return c, nil
 }
 
-// Handshake sends the hello on conn and reads the welcome.
-func Handshake(conn net.Conn, h proto.Hello) (*proto.LineReader, proto.Welcome, error) {
-	var w proto.Welcome
-	if err := proto.WriteJSON(conn, h); err != nil {
-		return nil, w, fmt.Errorf("hello: %w", err)
+// Connect opens a connection to the session's socket, once it has checked
+// that nobody but this user could have put the socket there
+// (proto.CheckSocketDir) and that the server runs as this user
+// (proto.CheckPeer): nothing is sent otherwise. A missing socket, or one
+// nobody listens on, is ErrNoServer.
+func Connect(sock string, timeout time.Duration) (net.Conn, error) {
+	noServer := func(err error) bool {
+		return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 	}
+	missing := func() error {
+		return fmt.Errorf("%w on %s (start one with `%s`)", ErrNoServer, sock, startCommand(sock))
+	}
+	if err := proto.CheckSocketDir(filepath.Dir(sock)); err != nil {
+		if noServer(err) {
+			return nil, missing()
+		}
+		return nil, err
+	}
+	conn, err := net.DialTimeout("unix", sock, timeout)
+	if err != nil {
+		if noServer(err) {
+			return nil, missing()
+		}
+		return nil, fmt.Errorf("connect to %s: %w", sock, err)
+	}
+	if err := proto.CheckPeer(conn, sock); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// startCommand is the command line that starts the session of sock: with
+// -s NAME unless the session is the one `melmux new -d` alone would start.
+func startCommand(sock string) string {
+	dir, base := filepath.Split(sock)
+	name, isSession := strings.CutSuffix(base, ".sock")
+	if filepath.Clean(dir) != proto.SocketDir() || !isSession || proto.SocketPath("") == sock {
+		return "melmux new -d"
+	}
+	if strings.ContainsFunc(name, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	}) {
+		name = "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
+	}
+	return "melmux -s " + name + " new -d"
+}
+
+// Handshake sends the hello on conn and reads the welcome. A server that
+// refuses the connection may have answered and closed it before the hello
+// went out: its answer is read even when the hello could not be written, so
+// the caller learns why rather than seeing a broken pipe.
+func Handshake(conn net.Conn, h proto.Hello) (*proto.LineReader, proto.Welcome, error) {
+	return handshake(conn, h, 10*time.Second)
+}
+
+func handshake(conn net.Conn, h proto.Hello, timeout time.Duration) (*proto.LineReader, proto.Welcome, error) {
+	var w proto.Welcome
+	_ = conn.SetWriteDeadline(time.Now().Add(timeout))
+	werr := proto.WriteJSON(conn, h)
+	_ = conn.SetWriteDeadline(time.Time{})
 	lr := proto.NewLineReader(conn, proto.MaxLine*4)
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(timeout))
 	line, err := lr.ReadLine()
 	_ = conn.SetReadDeadline(time.Time{})
 	if err != nil {
+		if werr != nil {
+			return nil, w, fmt.Errorf("hello: %w", werr)
+		}
 		return nil, w, fmt.Errorf("hello: no answer from the server: %w", err)
 	}
 	if err := json.Unmarshal(line, &w); err != nil {
@@ -74,6 +136,9 @@ func Handshake(conn net.Conn, h proto.Hello) (*proto.LineReader, proto.Welcome, 
 	}
 	if w.Error != nil {
 		return nil, w, w.Error
+	}
+	if werr != nil {
+		return nil, w, fmt.Errorf("hello: %w", werr)
 	}
 	return lr, w, nil
 }

@@ -159,16 +159,34 @@ const MaxFrame = 1 << 20
 
 // WriteFrame writes one frame: type, big-endian uint32 length, payload.
 func WriteFrame(w io.Writer, typ byte, payload []byte) error {
+	buf, err := Frame(typ, payload)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(buf)
+	return err
+}
+
+// Frame encodes one frame, for a writer that must know how much of it went
+// out (a frame cut short must be finished before the next one).
+func Frame(typ byte, payload []byte) ([]byte, error) {
 	if len(payload) > MaxFrame {
-		return fmt.Errorf("frame of %d bytes exceeds the %d byte limit", len(payload), MaxFrame)
+		return nil, fmt.Errorf("frame of %d bytes exceeds the %d byte limit", len(payload), MaxFrame)
 	}
 	buf := make([]byte, 5+len(payload))
 	buf[0] = typ
 	binary.BigEndian.PutUint32(buf[1:5], uint32(len(payload)))
 	copy(buf[5:], payload)
-	_, err := w.Write(buf)
-	return err
+	return buf, nil
 }
+
+// ResetModes leaves the alternate screen and turns off what a full-screen
+// program may have turned on: mouse reporting, bracketed paste, focus events,
+// hidden cursor, attributes, application keypad and cursor keys. A client
+// writes it when the server could not restore its terminal, and the server
+// sends it to a client whose screen it stopped drawing mid-frame.
+const ResetModes = "\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l" +
+	"\x1b[?25h\x1b[0m\x1b[?1l\x1b>\r\n"
 
 // ReadFrame reads one frame into buf (grown as needed) and returns its type and payload.
 func ReadFrame(r io.Reader, buf []byte) (byte, []byte, error) {

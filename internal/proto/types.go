@@ -177,6 +177,9 @@ type SessionInfo struct {
 	Cols    int    `json:"cols"`
 	Rows    int    `json:"rows"`
 	Socket  string `json:"socket"`
+	// Error is set by `melmux ls` for a server that holds its socket but did
+	// not answer (stopped, stuck): only Name and Socket are known then.
+	Error string `json:"error,omitempty"`
 }
 
 // KillPaneResult says which pane went and whether the session ended with it.

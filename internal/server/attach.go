@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"runtime/debug"
@@ -246,10 +247,47 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	s.releaseMemoryLocked()
 	s.mu.Unlock()
 	screen.Fini()
-	c.wmu.Lock()
-	_ = proto.WriteFrame(conn, proto.FrameExit, []byte(reason))
-	c.wmu.Unlock()
+	c.sendExit(reason)
 	s.log.Info("client left", "reason", reason)
+}
+
+// slowGrace is how long a client dropped for being slow has to read again
+// and learn why, before its connection is closed.
+const slowGrace = time.Minute
+
+// sendExit tells the client why it leaves. A client dropped for being slow
+// is sent the rest of the frame it was cut off in, then a reset of its
+// terminal (the screen's own restore could not reach it) and the reason,
+// with slowGrace to take them: a terminal that stalled and comes back says
+// why it was detached instead of seeing the connection vanish.
+func (c *client) sendExit(reason string) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	t := c.tty
+	if t.failed != nil && !errors.Is(t.failed, ErrSlowClient) {
+		return // the connection is broken: nothing more goes through
+	}
+	var out []byte
+	if t.failed != nil {
+		out = append(out, t.unsent...)
+		if f, err := proto.Frame(proto.FrameOutput, []byte(proto.ResetModes)); err == nil {
+			out = append(out, f...)
+		}
+		_ = c.conn.SetWriteDeadline(time.Now().Add(slowGrace))
+		sent := make(chan struct{})
+		defer close(sent)
+		go func() {
+			select {
+			case <-c.s.done: // the session ends: the connection must not hold it up
+				_ = c.conn.SetWriteDeadline(time.Now())
+			case <-sent:
+			}
+		}()
+	}
+	if f, err := proto.Frame(proto.FrameExit, []byte(reason)); err == nil {
+		out = append(out, f...)
+	}
+	_, _ = c.conn.Write(out)
 }
 
 // readFrames turns the client's frames into tcell input and resizes. The
@@ -375,7 +413,9 @@ func (c *client) loop() (reason string) {
 		if next := c.draw(); next > 0 {
 			settle.Reset(next + time.Millisecond)
 		}
-		if err := c.tty.writeErr(); err != nil {
+		if err := c.tty.writeErr(); errors.Is(err, ErrSlowClient) {
+			return "detached: too slow to keep up"
+		} else if err != nil {
 			return "client dropped: " + err.Error()
 		}
 	}

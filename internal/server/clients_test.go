@@ -250,3 +250,49 @@ func snapshotText(sc *term.Screen) string {
 	}
 	return b.String()
 }
+
+// A client dropped for not reading its output is told so when it reads
+// again: the frame it was cut off in is finished, its terminal reset, and
+// the reason is "too slow", not a vanished server.
+func TestSlowClientIsToldWhyItWasDropped(t *testing.T) {
+	defer func(d time.Duration) { slowClientLimit = d }(slowClientLimit)
+	slowClientLimit = 300 * time.Millisecond
+	s, c := startServer(t)
+	flood := `i=0; while :; do i=$((i+1)); echo "line $i of a flood that fills every frame"; done`
+	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sh", "-c", flood}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	conn, frames, err := attachRaw(t, s, 200, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitClients(t, c, 1)
+	waitClients(t, c, 0) // dropped: it reads nothing
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	buf := make([]byte, 64<<10)
+	var last []byte
+	for {
+		typ, p, err := proto.ReadFrame(frames, buf)
+		if err != nil {
+			t.Fatalf("the frames ended without an exit frame: %v", err)
+		}
+		if typ == proto.FrameExit {
+			if got := string(p); got != "detached: too slow to keep up" {
+				t.Fatalf("exit reason %q", got)
+			}
+			break
+		}
+		if typ != proto.FrameOutput {
+			t.Fatalf("a frame of type %q: the stream is out of step", typ)
+		}
+		last = append(last[:0], p...)
+	}
+	if string(last) != proto.ResetModes {
+		t.Fatalf("the last output before the exit is %q, want the terminal reset", last)
+	}
+	// The session goes on.
+	var panes []proto.PaneInfo
+	if err := c.Call(context.Background(), "list_panes", nil, &panes); err != nil || len(panes) != 1 || panes[0].Status != "running" {
+		t.Fatalf("the session after a slow client: %v %+v", err, panes)
+	}
+}

@@ -17,6 +17,8 @@ type Command struct {
 	// Run executes the command. It returns a JSON-encodable result or an error;
 	// a *proto.Error keeps its code, any other error becomes code "failed".
 	Run func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
+	// Alias marks an old name still answered but no longer listed.
+	Alias bool
 }
 
 var commands = map[string]*Command{}
@@ -39,8 +41,10 @@ func register(c *Command) {
 // CommandNames lists the table, sorted.
 func CommandNames() []string {
 	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+	for n, c := range commands {
+		if !c.Alias {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names

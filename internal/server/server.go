@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -192,32 +193,29 @@ func New(cfg Config) *Server {
 	}
 }
 
-// Listen creates the socket directory (0700) and the socket (0600). A live
-// server already on the path is an error; a stale socket file is replaced.
+// Listen creates the socket (0600), and its directory (0700) when there is
+// none. An existing directory is used only if proto.CheckSocketDir finds it
+// safe, and its mode is never changed: melmux did not create it. What is at
+// the socket path is removed only when it is a stale socket of this user (one
+// that refuses connections); a live server there, or any other kind of file,
+// is an error.
 func (s *Server) Listen() error {
 	// sun_path holds 108 bytes with its terminating NUL.
 	if len(s.sock) > 107 {
 		return fmt.Errorf("socket path %s is %d bytes, over the 107 a unix socket allows: use a shorter $XDG_RUNTIME_DIR, $MELMUX_SOCKET or session name", s.sock, len(s.sock))
 	}
 	dir := filepath.Dir(s.sock)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("socket directory: %w", err)
-	}
-	if fi, err := os.Stat(dir); err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-			return fmt.Errorf("socket directory %s belongs to uid %d, not to you (uid %d)", dir, st.Uid, os.Getuid())
-		}
-		if fi.Mode().Perm()&0o077 != 0 && filepath.Base(dir) != "." {
-			if err := os.Chmod(dir, 0o700); err != nil {
-				return fmt.Errorf("socket directory %s: %w", dir, err)
-			}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("socket directory: %w", err)
 		}
 	}
-	if c, err := net.DialTimeout("unix", s.sock, time.Second); err == nil {
-		c.Close()
-		return fmt.Errorf("session %q already runs on %s", s.name, s.sock)
+	if err := proto.CheckSocketDir(dir); err != nil {
+		return err
 	}
-	_ = os.Remove(s.sock) // Best effort: a stale socket from a dead server.
+	if err := removeStaleSocket(s.sock); err != nil {
+		return fmt.Errorf("session %q: %w", s.name, err)
+	}
 	old := syscall.Umask(0o177)
 	ln, err := net.Listen("unix", s.sock)
 	syscall.Umask(old)
@@ -231,6 +229,53 @@ func (s *Server) Listen() error {
 	ln.(*net.UnixListener).SetUnlinkOnClose(true)
 	s.ln = ln
 	return nil
+}
+
+// removeStaleSocket clears the socket path of a server that is gone. Only a
+// socket of this user that refuses connections is removed.
+func removeStaleSocket(sock string) error {
+	fi, err := os.Lstat(sock)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSocket == 0 {
+		return fmt.Errorf("%s exists and is not a socket (%s); melmux removes only a stale socket: move it away or choose another $MELMUX_SOCKET", sock, fileKind(fi.Mode()))
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("the socket %s belongs to uid %d, not to you (uid %d)", sock, st.Uid, os.Getuid())
+	}
+	c, err := net.DialTimeout("unix", sock, time.Second)
+	if err == nil {
+		c.Close()
+		return fmt.Errorf("already runs on %s", sock)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("the socket %s is there but neither answers nor refuses (%v); melmux leaves it alone", sock, err)
+	}
+	if err := os.Remove(sock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the stale socket: %w", err)
+	}
+	return nil
+}
+
+// fileKind names a file mode's type for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a socket"
 }
 
 // Serve accepts connections until the session ends. A failed accept never
@@ -328,29 +373,6 @@ func (s *Server) endSession(reason, clientMsg string) {
 	s.doneOnce.Do(func() { close(s.done) })
 }
 
-// peerUID returns the uid of the process on the other end of a unix socket.
-func peerUID(c net.Conn) (int, error) {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return -1, errors.New("not a unix socket")
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return -1, err
-	}
-	if cerr != nil {
-		return -1, cerr
-	}
-	return int(cred.Uid), nil
-}
-
 func (s *Server) handleConn(c net.Conn) {
 	defer c.Close()
 	defer func() {
@@ -358,19 +380,28 @@ func (s *Server) handleConn(c net.Conn) {
 			s.log.Error("connection panic", "panic", r, "stack", string(debug.Stack()))
 		}
 	}()
-	if uid, err := peerUID(c); err != nil || uid != os.Getuid() {
-		s.log.Warn("refused peer", "uid", uid, "err", err)
+	uid, uerr := proto.PeerUID(c)
+	refused := uerr != nil || uid != os.Getuid()
+	lr := proto.NewLineReader(c, proto.MaxLine)
+	// The hello is read even from a peer about to be refused, so that the
+	// refusal answers it: closing with the hello unread would reset the
+	// connection, and the peer would see a broken pipe instead of why.
+	wait := 10 * time.Second
+	if refused {
+		wait = time.Second
+	}
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	line, err := lr.ReadLine()
+	_ = c.SetReadDeadline(time.Time{})
+	if refused {
+		s.log.Warn("refused peer", "uid", uid, "err", uerr)
 		_ = proto.WriteJSON(c, proto.Welcome{Version: proto.Version,
 			Error: errorf("forbidden", "this session belongs to uid %d; peer uid %d refused", os.Getuid(), uid)})
 		return
 	}
-	lr := proto.NewLineReader(c, proto.MaxLine)
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	line, err := lr.ReadLine()
 	if err != nil {
 		return
 	}
-	_ = c.SetReadDeadline(time.Time{})
 	var hello proto.Hello
 	if err := json.Unmarshal(line, &hello); err != nil {
 		_ = proto.WriteJSON(c, proto.Welcome{Version: proto.Version,

@@ -20,8 +20,9 @@ import (
 // real terminfo screen for the client's TERM over nothing but the socket.
 type connTty struct {
 	conn   net.Conn
-	wmu    *sync.Mutex // guards writes to conn and failed, shared with other writers of this client
+	wmu    *sync.Mutex // guards writes to conn, failed and unsent, shared with other writers of this client
 	failed error       // the write error that ended output to this client
+	unsent []byte      // the rest of the frame the failed write cut short
 	// limit is how long one frame may take to go out (nanoseconds); shortened
 	// when the client is being sent away. Atomic: set without wmu, which a
 	// stalled write holds.
@@ -161,8 +162,9 @@ func (t *connTty) Read(p []byte) (int, error) {
 
 // Write sends output to the client in frames no larger than the protocol allows.
 // A client that has not taken a frame within slowClientLimit is dropped: its
-// loop would otherwise sit in a write for as long as the client stalls.
-const slowClientLimit = 10 * time.Second
+// loop would otherwise sit in a write for as long as the client stalls. (A
+// variable for tests.)
+var slowClientLimit = 10 * time.Second
 
 // ErrSlowClient is the write error of a client that stopped reading.
 var ErrSlowClient = errors.New("client stopped reading its output")
@@ -179,12 +181,19 @@ func (t *connTty) Write(p []byte) (int, error) {
 		if len(chunk) > proto.MaxFrame {
 			chunk = chunk[:proto.MaxFrame]
 		}
+		frame, err := proto.Frame(proto.FrameOutput, chunk)
+		if err != nil {
+			return n, err
+		}
 		_ = t.conn.SetWriteDeadline(time.Now().Add(time.Duration(t.limit.Load())))
-		if err := proto.WriteFrame(t.conn, proto.FrameOutput, chunk); err != nil {
+		if sent, err := t.conn.Write(frame); err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				err = ErrSlowClient
 			}
 			t.failed = err
+			// Kept so the frame stream can be finished, and the client told
+			// why it was dropped, should it read again.
+			t.unsent = frame[sent:]
 			return n, err
 		}
 		n += len(chunk)
