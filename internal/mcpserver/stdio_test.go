@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/melmux/melmux/toolexec"
 )
@@ -157,4 +160,52 @@ func TestOverlongLine(t *testing.T) {
 	if tooLong || string(line) != `{"jsonrpc":"2.0","id":1,"method":"ping"}` || err != nil {
 		t.Fatalf("next line: %q %v %v", line, tooLong, err)
 	}
+}
+
+// FuzzCheckLine feeds arbitrary lines to the check in front of the SDK: it
+// must never panic, every line it passes must be one message the SDK
+// decodes, and every line it refuses gets one well-formed JSON-RPC error
+// line with a code the specification defines.
+func FuzzCheckLine(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"x"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":"a","result":{}}`, `{"jsonrpc":"2.0","id":null,"method":"x"}`,
+		`[]`, `[{}]`, `{}`, `null`, `"x"`, `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, "\xff", `{"id":[1]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || bytes.ContainsRune(line, '\n') {
+			return // filterLines never passes these
+		}
+		msg := check(line, false)
+		if msg == nil {
+			if _, err := jsonrpc.DecodeMessage(line); err != nil {
+				t.Fatalf("passed %q, which the SDK cannot decode: %v", line, err)
+			}
+			return
+		}
+		if !bytes.HasSuffix(msg, []byte("\n")) || bytes.Count(msg, []byte("\n")) != 1 {
+			t.Fatalf("answer %q is not one line", msg)
+		}
+		var resp struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct {
+				Code    int64  `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(msg, &resp); err != nil || resp.JSONRPC != "2.0" || resp.ID == nil {
+			t.Fatalf("answer %q is not a JSON-RPC error response: %v", msg, err)
+		}
+		if resp.Error.Code != jsonrpc.CodeParseError && resp.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Fatalf("answer %q has code %d", msg, resp.Error.Code)
+		}
+		if len(msg) > 600 {
+			t.Fatalf("answer of %d bytes", len(msg))
+		}
+	})
 }
