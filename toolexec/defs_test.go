@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -260,47 +258,4 @@ func TestRunNeverPanics(t *testing.T) {
 	w := newWorkspace(t)
 	w.ex.Panes = panicPanes{}
 	w.fails("list_panes", "", "internal error", "boom")
-}
-
-// FuzzArguments feeds arbitrary argument text to the validator and to the
-// read-only tools: never a panic, and anything accepted has the schema's
-// types.
-func FuzzArguments(f *testing.F) {
-	f.Add("read_file", `{"path":"a.txt","offset":1}`)
-	f.Add("grep", `{"pattern":"(a|b)*\\b"}`)
-	f.Add("find_files", `{"pattern":"**/{a,b}[x-"}`)
-	f.Add("list_dir", `{"path":null}`)
-	f.Add("edit_file", `{"replace_all":1e400}`)
-	root := f.TempDir()
-	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\ntwo\n"), 0o644)
-	ex := &Executor{Root: root, Role: RoleBase}
-	f.Fuzz(func(t *testing.T, name, arguments string) {
-		def, ok := lookup(name)
-		if !ok {
-			return
-		}
-		a, err := parseArgs(def, arguments)
-		if err == nil {
-			for k, v := range a {
-				p, _ := def.Parameters.property(k)
-				switch v.(type) {
-				case string:
-					ok = p.Type == "string"
-				case int64:
-					ok = p.Type == "integer"
-				case bool:
-					ok = p.Type == "boolean"
-				default:
-					ok = false
-				}
-				if !ok {
-					t.Fatalf("%s: argument %s accepted as %T, schema says %s", name, k, v, p.Type)
-				}
-			}
-		}
-		switch name {
-		case "read_file", "list_dir", "grep", "find_files":
-			ex.Run(context.Background(), name, arguments)
-		}
-	})
 }

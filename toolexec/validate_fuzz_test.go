@@ -1,19 +1,25 @@
 package toolexec
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// FuzzParseArgs feeds arbitrary argument text to every tool's validation:
-// it must never panic; what it accepts must be exactly what the schema
-// allows (declared types, enums, required keys, size limits); and the
-// accepted arguments, encoded again, must validate to the same values.
-// docs/testing.md gives the command for a long run.
-func FuzzParseArgs(f *testing.F) {
+// FuzzArguments feeds arbitrary argument text to every tool's validation,
+// and the accepted calls of the read-only tools to the executor: never a
+// panic; what is accepted is exactly what the schema allows (declared
+// types, enums, required keys, size limits); accepted arguments, encoded
+// again, validate to the same values; an error names the tool and quotes
+// at most a short prefix of what was sent. docs/testing.md gives the
+// command for a long run.
+func FuzzArguments(f *testing.F) {
 	defs := Definitions(RoleLead)
 	for i, d := range defs {
 		f.Add(uint8(i), exampleArgs(d))
@@ -22,13 +28,18 @@ func FuzzParseArgs(f *testing.F) {
 	}
 	for _, seed := range []string{
 		`{"path":"a.txt","offset":3,"limit":10.0}`, `{"path":"a.txt","offset":"3"}`, `{"pane":1e3,"text":"x"}`,
-		`{"layout":"sideways","task":"t"}`, `{"replace_all":null,"path":"p","old_string":"a","new_string":"b"}`,
+		`{"layout":"sideways","task":"t"}`, `{"replace_all":1e400,"path":"p","old_string":"a","new_string":"b"}`,
 		`{"path":"\u0000"}`, `{"a":1}{"b":2}`, `[1,2]`, `{"pattern":"` + strings.Repeat("x", 5000) + `"}`,
 		`{"path":"x","path":"y"}`, `{"limit":9223372036854775808}`, `{"limit":-1e400}`, "{\"path\":\"\xff\"}",
+		`{"pattern":"(a|b)*\\b"}`, `{"pattern":"**/{a,b}[x-"}`, `{"path":null}`,
 	} {
-		f.Add(uint8(0), seed)
-		f.Add(uint8(14), seed)
+		for _, tool := range []string{"read_file", "grep", "find_files", "list_dir", "edit_file", "send_keys", "spawn_agent"} {
+			f.Add(uint8(slices.IndexFunc(defs, func(d ToolDef) bool { return d.Name == tool })), seed)
+		}
 	}
+	root := f.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	ex := &Executor{Root: root, Role: RoleBase}
 	f.Fuzz(func(t *testing.T, tool uint8, arguments string) {
 		def := defs[int(tool)%len(defs)]
 		a, err := parseArgs(def, arguments)
@@ -37,7 +48,6 @@ func FuzzParseArgs(f *testing.F) {
 			if !strings.HasPrefix(msg, def.Name+": ") {
 				t.Fatalf("error does not name the tool: %q", msg)
 			}
-			// Errors quote a prefix of what was sent, never all of it.
 			if len(msg) > 1000 {
 				t.Fatalf("error of %d bytes for %d bytes of arguments", len(msg), len(arguments))
 			}
@@ -54,6 +64,10 @@ func FuzzParseArgs(f *testing.F) {
 		}
 		if !reflect.DeepEqual(a, b) && utf8.ValidString(arguments) {
 			t.Fatalf("%s: %q gave %v, its re-encoding %v", def.Name, arguments, a, b)
+		}
+		switch def.Name {
+		case "read_file", "list_dir", "grep", "find_files":
+			ex.Run(context.Background(), def.Name, arguments)
 		}
 	})
 }
