@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -88,6 +89,12 @@ func RunShell(ctx context.Context, dir, command string, timeout time.Duration) (
 	}
 	procs := newProcTracker()
 	defer procs.close()
+	// PR_SET_PDEATHSIG fires when the thread that started the shell ends,
+	// not the process (go.dev/issue/27505). Go ends a thread only when a
+	// goroutine locked to it exits; holding this goroutine on it until the
+	// command is over keeps that from happening to the starting thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cmd, err := startShell(procs, dir, command, w)
 	w.Close() // the child holds its own copy; EOF comes when every holder exits
 	if err != nil {
