@@ -24,6 +24,7 @@ var forbidden = map[string][]string{
 	"toolexec":           {mod + "internal/server", mod + "pane", mod + "orchestrator", mod + "layout"},
 	"orchestrator":       {mod + "internal/server", mod + "pane", "github.com/gdamore/tcell"},
 	"internal/mcpserver": {mod + "internal/server", mod + "pane"},
+	"worktree":           {"*"},
 }
 
 type pkg struct {

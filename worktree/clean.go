@@ -1,0 +1,162 @@
+package worktree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// State is what Clean weighs before removing a worktree.
+type State struct {
+	Uncommitted int    // paths changed, staged or untracked (not ignored)
+	Commits     int    // commits on its HEAD since the base
+	Merged      bool   // its HEAD is in the history of the main checkout's HEAD
+	MainHead    string // what the main checkout has checked out: a branch, or "HEAD" when detached
+}
+
+// Status reads the worktree's state.
+func (w Worktree) Status(ctx context.Context) (State, error) {
+	var st State
+	out, err := git(ctx, w.Path, nil, "status", "--porcelain", "-z", "--untracked-files=all")
+	if err != nil {
+		return st, err
+	}
+	for _, rec := range strings.Split(out, "\x00") {
+		// A rename's record is followed by its source path, which has no
+		// two-letter status.
+		if len(rec) > 3 && rec[2] == ' ' {
+			st.Uncommitted++
+		}
+	}
+	n, err := git(ctx, w.Path, nil, "rev-list", "--count", w.Base+"..HEAD")
+	if err != nil {
+		return st, err
+	}
+	st.Commits, _ = strconv.Atoi(strings.TrimSpace(n))
+	head, err := git(ctx, w.Repo, nil, "rev-parse", "--abbrev-ref", "HEAD")
+	if err != nil {
+		return st, err
+	}
+	st.MainHead = strings.TrimSpace(head)
+	// main-worktree/HEAD is the main checkout's HEAD seen from a linked
+	// worktree, where plain HEAD is the worktree's own.
+	_, err = git(ctx, w.Path, nil, "merge-base", "--is-ancestor", "HEAD", "main-worktree/HEAD")
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		st.Merged = true
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+	default:
+		return st, err
+	}
+	return st, nil
+}
+
+// Outcome is what Clean did with one directory under the root.
+type Outcome struct {
+	Path     string
+	Worktree *Worktree // nil when the directory is no worktree made by Add
+	Removed  bool
+	Why      string // why it was removed or kept
+}
+
+// CleanOptions tune Clean.
+type CleanOptions struct {
+	// DryRun says what would be removed and removes nothing.
+	DryRun bool
+	// InUse names who works in a worktree ("pane 3 of session main"), or
+	// returns "" when nobody does. A worktree in use is kept.
+	InUse func(Worktree) string
+}
+
+// Clean removes the worktrees under root that hold nothing unsaved: no
+// uncommitted or untracked change, and a branch with no commit of its own
+// or merged into the main checkout's HEAD. A removed worktree's melmux/
+// branch goes with it (its commits are all in the main checkout's history,
+// or it has none). Every directory gets an outcome saying what and why.
+func Clean(ctx context.Context, root string, opts CleanOptions) ([]Outcome, error) {
+	found, skipped, err := List(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	var out []Outcome
+	for path, why := range skipped {
+		out = append(out, Outcome{Path: path, Why: "left alone: " + why.Error()})
+	}
+	for i := range found {
+		w := &found[i]
+		o := Outcome{Path: w.Path, Worktree: w}
+		o.Removed, o.Why = w.verdict(ctx, opts)
+		if o.Removed && !opts.DryRun {
+			if err := w.Remove(ctx); err != nil {
+				o.Removed, o.Why = false, "kept: "+err.Error()
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// verdict says whether Clean removes the worktree, and why.
+func (w *Worktree) verdict(ctx context.Context, opts CleanOptions) (bool, string) {
+	if opts.InUse != nil {
+		if who := opts.InUse(*w); who != "" {
+			return false, "kept: in use (" + who + ")"
+		}
+	}
+	st, err := w.Status(ctx)
+	switch {
+	case err != nil:
+		return false, "kept: " + err.Error()
+	case st.Uncommitted > 0:
+		return false, fmt.Sprintf("kept: uncommitted work (%s changed or untracked)", plural(st.Uncommitted, "file"))
+	case st.Commits == 0:
+		return true, "removed: no changes"
+	case st.Merged:
+		return true, fmt.Sprintf("removed: %s merged into %s", plural(st.Commits, "commit"), st.MainHead)
+	}
+	return false, fmt.Sprintf("kept: %s not merged into %s", plural(st.Commits, "commit"), st.MainHead)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// Remove deletes the worktree through git, which refuses one holding
+// changes or untracked files, then its melmux/ branch if it still points
+// where the worktree's HEAD did (and the repository's directory under the
+// root once empty).
+func (w Worktree) Remove(ctx context.Context) error {
+	head, err := git(ctx, w.Path, nil, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return err
+	}
+	return w.removeAt(ctx, strings.TrimSpace(head))
+}
+
+// remove undoes a fresh Add: the branch still points at the base.
+func (w Worktree) remove(ctx context.Context) error { return w.removeAt(ctx, w.Base) }
+
+func (w Worktree) removeAt(ctx context.Context, head string) error {
+	if _, err := git(ctx, w.Repo, nil, "worktree", "remove", w.Path); err != nil {
+		return err
+	}
+	// Best effort: another repository's worktrees may share the directory.
+	_ = os.Remove(filepath.Dir(w.Path))
+	if !strings.HasPrefix(w.Branch, BranchPrefix) {
+		return nil
+	}
+	// Deleted only if it did not move meanwhile: its tip is known to be safe.
+	if _, err := git(ctx, w.Repo, nil, "update-ref", "-d", "refs/heads/"+w.Branch, head); err != nil {
+		return fmt.Errorf("the worktree is removed but its branch %s stays: %w", w.Branch, err)
+	}
+	return nil
+}

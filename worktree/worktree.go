@@ -1,0 +1,305 @@
+package worktree
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Errors callers branch on; the errors returned wrap them with the details.
+var (
+	// ErrNotRepo: the directory is in no git working tree.
+	ErrNotRepo = errors.New("not in a git repository")
+	// ErrNoCommit: the repository has no commit yet, so there is no HEAD to
+	// start from.
+	ErrNoCommit = errors.New("the repository has no commit yet")
+	// ErrBadName: the name is not allowed for a worktree and its branch.
+	ErrBadName = errors.New("bad worktree name")
+	// ErrExists: the branch melmux/NAME or the worktree's directory exists.
+	ErrExists = errors.New("already exists")
+	// ErrNotWorktree: the directory is not a worktree made by Add.
+	ErrNotWorktree = errors.New("not a melmux worktree")
+)
+
+// BranchPrefix starts the name of every branch Add creates.
+const BranchPrefix = "melmux/"
+
+// baseFile is the file of the worktree's administrative directory that holds
+// the commit it started from.
+const baseFile = "melmux-base"
+
+// maxName bounds a worktree name, in bytes.
+const maxName = 64
+
+// Worktree is a checkout made by Add.
+type Worktree struct {
+	Name   string // the directory's name: NAME of melmux/NAME
+	Path   string // its top directory
+	Branch string // the branch it has checked out, "melmux/NAME" unless someone switched; "" when detached
+	Base   string // the commit (full id) HEAD was at when it was made
+	Repo   string // the repository's main checkout (or its git directory, for a bare repository)
+}
+
+// Root is where worktrees are made: $XDG_DATA_HOME/melmux/worktrees, by
+// default ~/.local/share/melmux/worktrees.
+func Root() string {
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "melmux", "worktrees")
+}
+
+// CheckName says whether name may name a worktree and its branch: 1 to 64
+// letters, digits, '.', '_' or '-', starting with a letter or digit, with no
+// ".." and not ending in ".lock" or '.' (which git refuses in a branch).
+func CheckName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w %q: %s (use 1-%d letters, digits, '.', '_' or '-', starting with a letter or digit)", ErrBadName, name, why, maxName)
+	}
+	switch {
+	case name == "":
+		return bad("it is empty")
+	case len(name) > maxName:
+		return bad("it is " + strconv.Itoa(len(name)) + " bytes long")
+	case !isAlnum(name[0]):
+		return bad("it must start with a letter or digit")
+	case strings.Contains(name, ".."):
+		return bad(`it holds ".."`)
+	case strings.HasSuffix(name, ".lock") || strings.HasSuffix(name, "."):
+		return bad(`it ends in ".lock" or "."`)
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return bad(fmt.Sprintf("%q is not allowed in it", rune(c)))
+		}
+	}
+	return nil
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// repoOf is what Add needs to know about the repository holding dir.
+type repoOf struct {
+	main   string // the main checkout (or the git directory of a bare repository)
+	top    string // the top of dir's own working tree
+	prefix string // dir relative to top ("" or "sub/dir/")
+	head   string // HEAD's commit
+}
+
+func findRepo(ctx context.Context, dir string) (repoOf, error) {
+	out, err := git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		if errors.Is(err, ErrNoGit) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return repoOf{}, err
+		}
+		if saysAny(err, "not a git repository", "must be run in a work tree", "cannot change to") {
+			return repoOf{}, fmt.Errorf("%s is %w (a worktree is made from the repository a pane's directory is in)", dir, ErrNotRepo)
+		}
+		return repoOf{}, err
+	}
+	l := lines(out)
+	if len(l) < 2 {
+		return repoOf{}, fmt.Errorf("%s is %w: git rev-parse said %q", dir, ErrNotRepo, out)
+	}
+	r := repoOf{main: l[0], top: l[1]}
+	if len(l) > 2 {
+		r.prefix = l[2]
+	}
+	if filepath.Base(r.main) == ".git" {
+		r.main = filepath.Dir(r.main)
+	}
+	head, err := git(ctx, dir, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return repoOf{}, fmt.Errorf("the repository of %s: %w: a worktree starts from HEAD (commit something first)", dir, ErrNoCommit)
+	}
+	r.head = strings.TrimSpace(head)
+	return r, nil
+}
+
+// repoDir is the directory of root that holds the worktrees of the
+// repository whose main checkout is main: its name, and a short hash of its
+// path so that two repositories of the same name never share one.
+func repoDir(root, main string) string {
+	sum := sha256.Sum256([]byte(main))
+	name := strings.TrimSuffix(filepath.Base(main), ".git")
+	if name == "" || name == "." || name == string(filepath.Separator) {
+		name = "repo"
+	}
+	return filepath.Join(root, name+"-"+hex.EncodeToString(sum[:3]))
+}
+
+// Add makes a worktree named name for the repository holding dir: branch
+// melmux/NAME from dir's HEAD, checked out in root/<repo>/NAME. It returns
+// the worktree and the directory in it matching dir (its top when dir's
+// subdirectory does not exist there, being untracked). A name or directory
+// in use is ErrExists; dir outside any repository is ErrNotRepo.
+func Add(ctx context.Context, root, dir, name string) (Worktree, string, error) {
+	if err := CheckName(name); err != nil {
+		return Worktree{}, "", err
+	}
+	r, err := findRepo(ctx, dir)
+	if err != nil {
+		return Worktree{}, "", err
+	}
+	return add(ctx, root, dir, name, r)
+}
+
+// AddFree is Add for a name chosen by melmux: stem, else stem-2, stem-3...
+// the first one whose branch and directory are free.
+func AddFree(ctx context.Context, root, dir, stem string) (Worktree, string, error) {
+	if err := CheckName(stem); err != nil {
+		return Worktree{}, "", err
+	}
+	r, err := findRepo(ctx, dir)
+	if err != nil {
+		return Worktree{}, "", err
+	}
+	for i := 1; ; i++ {
+		name := stem
+		if i > 1 {
+			name = stem + "-" + strconv.Itoa(i)
+		}
+		w, start, err := add(ctx, root, dir, name, r)
+		if !errors.Is(err, ErrExists) || i == 100 {
+			return w, start, err
+		}
+	}
+}
+
+func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, string, error) {
+	branch := BranchPrefix + name
+	path := filepath.Join(repoDir(root, r.main), name)
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return Worktree{}, "", fmt.Errorf("worktree %q: the directory %s %w: choose another name (`melmux worktree clean` removes finished ones)", name, path, ErrExists)
+	}
+	if _, err := git(ctx, dir, nil, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		return Worktree{}, "", fmt.Errorf("worktree %q: branch %s %w in %s (an earlier pane's work is kept on it): choose another name, or delete the branch", name, branch, ErrExists, r.main)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
+	}
+	if _, err := git(ctx, dir, nil, "worktree", "add", "--quiet", "-b", branch, path, r.head); err != nil {
+		if saysAny(err, "already exists") {
+			return Worktree{}, "", fmt.Errorf("worktree %q: %w: %v", name, ErrExists, err)
+		}
+		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
+	}
+	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, Repo: r.main}
+	if err := recordBase(ctx, w); err != nil {
+		// Best effort: a worktree without its base is of no use to melmux.
+		_ = w.remove(ctx)
+		return Worktree{}, "", err
+	}
+	start := path
+	if r.prefix != "" {
+		if fi, err := os.Stat(filepath.Join(path, r.prefix)); err == nil && fi.IsDir() {
+			start = filepath.Join(path, r.prefix)
+		}
+	}
+	return w, start, nil
+}
+
+// adminDir is the worktree's administrative directory (.git/worktrees/NAME).
+func adminDir(ctx context.Context, path string) (string, error) {
+	out, err := git(ctx, path, nil, "rev-parse", "--path-format=absolute", "--git-dir")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+func recordBase(ctx context.Context, w Worktree) error {
+	admin, err := adminDir(ctx, w.Path)
+	if err != nil {
+		return fmt.Errorf("worktree %q: %w", w.Name, err)
+	}
+	if err := os.WriteFile(filepath.Join(admin, baseFile), []byte(w.Base+"\n"), 0o644); err != nil {
+		return fmt.Errorf("worktree %q: record its base commit: %w", w.Name, err)
+	}
+	return nil
+}
+
+// Open reads the worktree made by Add whose top directory is path.
+func Open(ctx context.Context, path string) (Worktree, error) {
+	out, err := git(ctx, path, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--symbolic-full-name", "HEAD")
+	if err != nil {
+		if saysAny(err, "not a git repository", "cannot change to", "must be run in a work tree") {
+			return Worktree{}, fmt.Errorf("%s: %w (not a git checkout)", path, ErrNotWorktree)
+		}
+		return Worktree{}, err
+	}
+	l := lines(out)
+	if len(l) < 3 {
+		return Worktree{}, fmt.Errorf("%s: %w: git rev-parse said %q", path, ErrNotWorktree, out)
+	}
+	top, admin, common := l[0], l[1], l[2]
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != top {
+		return Worktree{}, fmt.Errorf("%s: %w (it lies inside the checkout %s)", path, ErrNotWorktree, top)
+	}
+	base, err := os.ReadFile(filepath.Join(admin, baseFile))
+	if err != nil {
+		return Worktree{}, fmt.Errorf("%s: %w (no base commit recorded in %s)", path, ErrNotWorktree, admin)
+	}
+	w := Worktree{Name: filepath.Base(top), Path: top, Base: strings.TrimSpace(string(base)), Repo: common}
+	if filepath.Base(common) == ".git" {
+		w.Repo = filepath.Dir(common)
+	}
+	if len(l) > 3 {
+		w.Branch = strings.TrimPrefix(l[3], "refs/heads/")
+		if w.Branch == "HEAD" {
+			w.Branch = ""
+		}
+	}
+	return w, nil
+}
+
+// List opens every worktree under root, the repositories' directories in
+// name order. A directory that is not a worktree made by Add is returned in
+// skipped with the reason.
+func List(ctx context.Context, root string) (found []Worktree, skipped map[string]error, err error) {
+	repos, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	skipped = map[string]error{}
+	for _, r := range repos {
+		if !r.IsDir() {
+			continue
+		}
+		dirs, err := os.ReadDir(filepath.Join(root, r.Name()))
+		if err != nil {
+			skipped[filepath.Join(root, r.Name())] = err
+			continue
+		}
+		for _, d := range dirs {
+			if !d.IsDir() {
+				continue
+			}
+			path := filepath.Join(root, r.Name(), d.Name())
+			w, err := Open(ctx, path)
+			if err != nil {
+				skipped[path] = err
+				continue
+			}
+			found = append(found, w)
+		}
+	}
+	return found, skipped, nil
+}
