@@ -62,7 +62,7 @@ type Outcome struct {
 	Path     string
 	Worktree *Worktree // nil when the directory is no worktree made by Add
 	Removed  bool
-	Why      string // why it was removed or kept
+	Why      string // why it was (or would be) removed, or kept, or left alone
 }
 
 // CleanOptions tune Clean.
@@ -86,7 +86,7 @@ func Clean(ctx context.Context, root string, opts CleanOptions) ([]Outcome, erro
 	}
 	var out []Outcome
 	for path, why := range skipped {
-		out = append(out, Outcome{Path: path, Why: "left alone: " + why.Error()})
+		out = append(out, Outcome{Path: path, Why: why.Error()})
 	}
 	for i := range found {
 		w := &found[i]
@@ -94,7 +94,7 @@ func Clean(ctx context.Context, root string, opts CleanOptions) ([]Outcome, erro
 		o.Removed, o.Why = w.verdict(ctx, opts)
 		if o.Removed && !opts.DryRun {
 			if err := w.Remove(ctx); err != nil {
-				o.Removed, o.Why = false, "kept: "+err.Error()
+				o.Removed, o.Why = false, err.Error()
 			}
 		}
 		out = append(out, o)
@@ -106,21 +106,21 @@ func Clean(ctx context.Context, root string, opts CleanOptions) ([]Outcome, erro
 func (w *Worktree) verdict(ctx context.Context, opts CleanOptions) (bool, string) {
 	if opts.InUse != nil {
 		if who := opts.InUse(*w); who != "" {
-			return false, "kept: in use (" + who + ")"
+			return false, "in use: " + who
 		}
 	}
 	st, err := w.Status(ctx)
 	switch {
 	case err != nil:
-		return false, "kept: " + err.Error()
+		return false, err.Error()
 	case st.Uncommitted > 0:
-		return false, fmt.Sprintf("kept: uncommitted work (%s changed or untracked)", plural(st.Uncommitted, "file"))
+		return false, fmt.Sprintf("uncommitted work (%s changed or untracked)", plural(st.Uncommitted, "file"))
 	case st.Commits == 0:
-		return true, "removed: no changes"
+		return true, "no changes"
 	case st.Merged:
-		return true, fmt.Sprintf("removed: %s merged into %s", plural(st.Commits, "commit"), st.MainHead)
+		return true, fmt.Sprintf("%s merged into %s", plural(st.Commits, "commit"), st.MainHead)
 	}
-	return false, fmt.Sprintf("kept: %s not merged into %s", plural(st.Commits, "commit"), st.MainHead)
+	return false, fmt.Sprintf("%s not merged into %s", plural(st.Commits, "commit"), st.MainHead)
 }
 
 func plural(n int, what string) string {

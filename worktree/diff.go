@@ -148,7 +148,7 @@ func (w Worktree) withIntents(ctx context.Context, f func(env []string) error) e
 	if w.Base == "" {
 		return fmt.Errorf("%s: %w (no base commit)", w.Path, ErrNotWorktree)
 	}
-	admin, err := adminDir(ctx, w.Path)
+	admin, err := w.adminDir(ctx)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ type Worktree struct {
 	Branch string // the branch it has checked out, "melmux/NAME" unless someone switched; "" when detached
 	Base   string // the commit (full id) HEAD was at when it was made
 	Repo   string // the repository's main checkout (or its git directory, for a bare repository)
+	admin  string // its administrative directory, once known (Add, Open): saves a git run per diff
 }
 
 // Root is where worktrees are made: $XDG_DATA_HOME/melmux/worktrees, by
@@ -183,11 +184,11 @@ func AddFree(ctx context.Context, root, dir, stem string) (Worktree, string, err
 func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, string, error) {
 	branch := BranchPrefix + name
 	path := filepath.Join(repoDir(root, r.main), name)
-	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
-		return Worktree{}, "", fmt.Errorf("worktree %q: the directory %s %w: choose another name (`melmux worktree clean` removes finished ones)", name, path, ErrExists)
-	}
 	if _, err := git(ctx, dir, nil, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
 		return Worktree{}, "", fmt.Errorf("worktree %q: branch %s %w in %s (an earlier pane's work is kept on it): choose another name, or delete the branch", name, branch, ErrExists, r.main)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return Worktree{}, "", fmt.Errorf("worktree %q: the directory %s %w: choose another name (`melmux worktree clean` removes finished ones)", name, path, ErrExists)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
@@ -199,7 +200,9 @@ func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, strin
 		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
 	}
 	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, Repo: r.main}
-	if err := recordBase(ctx, w); err != nil {
+	admin, err := recordBase(ctx, w)
+	w.admin = admin
+	if err != nil {
 		// Best effort: a worktree without its base is of no use to melmux.
 		_ = w.remove(ctx)
 		return Worktree{}, "", err
@@ -214,23 +217,28 @@ func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, strin
 }
 
 // adminDir is the worktree's administrative directory (.git/worktrees/NAME).
-func adminDir(ctx context.Context, path string) (string, error) {
-	out, err := git(ctx, path, nil, "rev-parse", "--path-format=absolute", "--git-dir")
+func (w Worktree) adminDir(ctx context.Context) (string, error) {
+	if w.admin != "" {
+		return w.admin, nil
+	}
+	out, err := git(ctx, w.Path, nil, "rev-parse", "--path-format=absolute", "--git-dir")
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(out), nil
 }
 
-func recordBase(ctx context.Context, w Worktree) error {
-	admin, err := adminDir(ctx, w.Path)
+// recordBase writes the base commit into the worktree's administrative
+// directory, which it returns.
+func recordBase(ctx context.Context, w Worktree) (string, error) {
+	admin, err := w.adminDir(ctx)
 	if err != nil {
-		return fmt.Errorf("worktree %q: %w", w.Name, err)
+		return "", fmt.Errorf("worktree %q: %w", w.Name, err)
 	}
 	if err := os.WriteFile(filepath.Join(admin, baseFile), []byte(w.Base+"\n"), 0o644); err != nil {
-		return fmt.Errorf("worktree %q: record its base commit: %w", w.Name, err)
+		return admin, fmt.Errorf("worktree %q: record its base commit: %w", w.Name, err)
 	}
-	return nil
+	return admin, nil
 }
 
 // Open reads the worktree made by Add whose top directory is path.
@@ -254,7 +262,7 @@ func Open(ctx context.Context, path string) (Worktree, error) {
 	if err != nil {
 		return Worktree{}, fmt.Errorf("%s: %w (no base commit recorded in %s)", path, ErrNotWorktree, admin)
 	}
-	w := Worktree{Name: filepath.Base(top), Path: top, Base: strings.TrimSpace(string(base)), Repo: common}
+	w := Worktree{Name: filepath.Base(top), Path: top, Base: strings.TrimSpace(string(base)), Repo: common, admin: admin}
 	if filepath.Base(common) == ".git" {
 		w.Repo = filepath.Dir(common)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ import (
 // newRepo makes a repository with one commit (a.txt, sub/b.txt) in a
 // temporary directory, git configured for the test alone, and returns its
 // path and a root for worktrees.
-func newRepo(t *testing.T) (repo, root string) {
+func newRepo(t testing.TB) (repo, root string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -34,7 +35,7 @@ func newRepo(t *testing.T) (repo, root string) {
 	return repo, filepath.Join(dir, "data", "worktrees")
 }
 
-func run(t *testing.T, dir string, args ...string) string {
+func run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
 	if err != nil {
@@ -43,7 +44,7 @@ func run(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func write(t *testing.T, path, text string) {
+func write(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -239,18 +240,18 @@ func TestCleanKeepsUnsavedWork(t *testing.T) {
 		got[filepath.Base(o.Path)] = o.Why
 	}
 	want := map[string]string{
-		"unchanged": "removed: no changes",
-		"dirty":     "kept: uncommitted work (1 file changed or untracked)",
-		"committed": "kept: 1 commit not merged into main",
-		"merged":    "removed: 1 commit merged into main",
-		"busy":      "kept: in use (pane 9 of session main)",
+		"unchanged": "no changes",
+		"dirty":     "uncommitted work (1 file changed or untracked)",
+		"committed": "1 commit not merged into main",
+		"merged":    "1 commit merged into main",
+		"busy":      "in use: pane 9 of session main",
 	}
 	for name, why := range want {
 		if got[name] != why {
 			t.Errorf("%s: %q, want %q", name, got[name], why)
 		}
 	}
-	if !strings.HasPrefix(got["junk"], "left alone: ") {
+	if !strings.Contains(got["junk"], "not a melmux worktree") {
 		t.Errorf("a stray directory: %q", got["junk"])
 	}
 	for _, w := range []Worktree{unchanged, merged} {
@@ -302,5 +303,31 @@ new file mode 100644
 	}
 	if _, _, _, ok := StatBar(" 1 file changed, 2 insertions(+)"); ok {
 		t.Fatal("StatBar took the summary line for a bar")
+	}
+}
+
+// BenchmarkCount is the cost of one +A −D refresh of a border: a worktree
+// of 1000 files with a few changed and one new.
+func BenchmarkCount(b *testing.B) {
+	repo, root := newRepo(b)
+	for i := range 1000 {
+		write(b, filepath.Join(repo, "dir", strconv.Itoa(i), "f.txt"), "line\n")
+	}
+	run(b, repo, "add", ".")
+	run(b, repo, "commit", "-q", "-m", "many")
+	ctx := context.Background()
+	w, _, err := Add(ctx, root, repo, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 5 {
+		write(b, filepath.Join(w.Path, "dir", strconv.Itoa(i), "f.txt"), "changed\n")
+	}
+	write(b, filepath.Join(w.Path, "new.txt"), "new\n")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := w.Count(ctx); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
