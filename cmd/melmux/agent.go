@@ -195,7 +195,7 @@ func startAgent(ctx context.Context, g *globals, o *agentOpts) (*agentRun, error
 	if _, err := os.Stat(sock); err == nil {
 		panes = &client.PaneTools{Socket: sock, Target: pane, Cwd: wd, Spawn: proto.SpawnAgentParams{
 			Provider: r.settings.Provider, BaseURL: r.settings.BaseURL, KeyEnv: r.settings.KeyEnv,
-			Model: r.settings.Model, MaxLegs: o.maxLegs, Env: r.settings.Env()}}
+			Model: r.settings.Model, MaxLegs: o.maxLegs, Env: r.settings.Env(), Worktree: cfg.Agent.Worktrees}}
 	}
 	r.exec = &toolexec.Executor{Root: wd, Role: o.role}
 	if panes != nil {

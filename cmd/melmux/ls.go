@@ -35,11 +35,7 @@ func init() {
 			if err := proto.CheckSocketDir(proto.SocketDir()); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
-			socks, _ := filepath.Glob(filepath.Join(proto.SocketDir(), "*.sock"))
-			if env := os.Getenv("MELMUX_SOCKET"); env != "" && !contains(socks, env) {
-				socks = append(socks, env)
-			}
-			sessions := askSessions(socks)
+			sessions := askSessions(sessionSockets())
 			sort.Slice(sessions, func(i, j int) bool { return sessions[i].Name < sessions[j].Name })
 			if *asJSON {
 				return printJSON(g.stdout, sessions)
@@ -63,6 +59,16 @@ func init() {
 			return tw.Flush()
 		},
 	})
+}
+
+// sessionSockets are the sockets sessions may listen on: those in the
+// socket directory, and $MELMUX_SOCKET.
+func sessionSockets() []string {
+	socks, _ := filepath.Glob(filepath.Join(proto.SocketDir(), "*.sock"))
+	if env := os.Getenv("MELMUX_SOCKET"); env != "" && !contains(socks, env) {
+		socks = append(socks, env)
+	}
+	return socks
 }
 
 // askSessions asks every socket's server about its session, all at once.

@@ -7,7 +7,7 @@ import (
 func init() {
 	register(&verb{
 		name:    "open-pane",
-		usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--json] [-- CMD...]",
+		usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--worktree [NAME]] [--json] [-- CMD...]",
 		summary: "open a pane running CMD (default $SHELL); prints the new pane id",
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "open-pane")
@@ -16,14 +16,17 @@ func init() {
 			cwd := fs.String("cwd", "", "working directory (default: the current directory)")
 			title := fs.String("title", "", "pane title")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
-			if err := parseFlags(fs, args); err != nil {
+			var wt worktreeFlag
+			fs.Var(&wt, "worktree", "start in a new git worktree on branch melmux/NAME (NAME: pane-ID unless given)")
+			if err := parseWorktreeFlags(fs, &wt, args); err != nil {
 				return err
 			}
 			t, dir, err := placement(g, "open-pane", *target, *cwd)
 			if err != nil {
 				return err
 			}
-			p := proto.OpenPaneParams{Layout: *lay, Cwd: dir, Title: *title, Argv: fs.Args(), NoWait: !*asJSON, Target: t}
+			p := proto.OpenPaneParams{Layout: *lay, Cwd: dir, Title: *title, Argv: fs.Args(), NoWait: !*asJSON, Target: t,
+				Worktree: wt.on, WorktreeName: wt.name}
 			if len(p.Argv) == 1 {
 				p.Command, p.Argv = p.Argv[0], nil
 			}

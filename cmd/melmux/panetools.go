@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/toolexec"
 )
@@ -18,9 +19,12 @@ func init() {
 }
 
 // sessionPaneTools are the pane tools of `melmux tool` and `melmux mcp`:
-// new panes split the pane this runs in and start in cwd, and workers from
-// spawn_agent get the provider variables of this process's environment.
+// new panes split the pane this runs in and start in cwd, workers from
+// spawn_agent get the provider variables of this process's environment and
+// with `[agent] worktrees = true` a worktree each. A config that does not
+// load is the server's to report; its defaults apply here.
 func sessionPaneTools(g *globals, cwd string) *client.PaneTools {
+	cfg, _ := config.Load()
 	return &client.PaneTools{Socket: proto.SocketPath(g.session), Target: envPane(g), Cwd: cwd,
-		Spawn: proto.SpawnAgentParams{Env: providerEnv(os.Environ(), "")}}
+		Spawn: proto.SpawnAgentParams{Env: providerEnv(os.Environ(), ""), Worktree: cfg.Agent.Worktrees}}
 }

@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&verb{
 		name:    "spawn-agent",
-		usage:   "[--layout right|down|tab] [--model M] [--provider P] [--base-url U] [--key-env VAR] [--max-legs N] [-t PANE] [--cwd DIR] [--json] --task TEXT",
+		usage:   "[--layout right|down|tab] [--model M] [--provider P] [--base-url U] [--key-env VAR] [--max-legs N] [-t PANE] [--cwd DIR] [--worktree [NAME]] [--json] --task TEXT",
 		summary: "open a pane running a melmux worker agent on TEXT; prints the new pane id",
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "spawn-agent")
@@ -26,7 +26,9 @@ func init() {
 			target := fs.String("t", "", "the pane to split (default: this pane inside melmux, else the focused one)")
 			cwd := fs.String("cwd", "", "working directory (default: the current directory)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
-			if err := parseFlags(fs, args); err != nil {
+			var wt worktreeFlag
+			fs.Var(&wt, "worktree", "start in a new git worktree on branch melmux/NAME (NAME: agent-ID unless given)")
+			if err := parseWorktreeFlags(fs, &wt, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
@@ -44,7 +46,7 @@ func init() {
 			}
 			p := proto.SpawnAgentParams{Layout: *lay, Task: *task, Model: *model, Target: t, Cwd: dir,
 				Provider: *provider, BaseURL: *baseURL, KeyEnv: *keyEnv, MaxLegs: *maxLegs,
-				Env: providerEnv(os.Environ(), *keyEnv)}
+				Env: providerEnv(os.Environ(), *keyEnv), Worktree: wt.on, WorktreeName: wt.name}
 			var res proto.SpawnAgentResult
 			if err := call(g, "spawn_agent", p, &res); err != nil {
 				return err

@@ -19,6 +19,9 @@ func SpawnText(r proto.SpawnAgentResult) string {
 	if r.Note != "" {
 		fmt.Fprintf(&b, "; note: %s", r.Note)
 	}
+	if r.Worktree != "" {
+		fmt.Fprintf(&b, "\nit works in its own git worktree %s on branch %s (its commits stay there; melmux diff -t %d shows its changes)", r.Worktree, r.Branch, r.ID)
+	}
 	fmt.Fprintf(&b, "\nits task is turn 1; read_agent(%d) waits for its reply, send_agent(%d) gives it more\n", r.ID, r.ID)
 	writeScreen(&b, r.Lines)
 	return b.String()

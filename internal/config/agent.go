@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-const agentKeyList = "provider, model, base_url, api_key_env, max_legs, read_wait"
+const agentKeyList = "provider, model, base_url, api_key_env, max_legs, read_wait, worktrees"
 
 // parseAgent reads the [agent] table into a, reporting each bad key through
 // bad (key, message).
@@ -75,6 +75,13 @@ func parseAgent(m map[string]any, a *Agent, bad func(key, format string, args ..
 				continue
 			}
 			a.ReadWait = d
+		case "worktrees":
+			b, ok := v.(bool)
+			if !ok {
+				bad(k, "must be true or false, not %s", tomlType(v))
+				continue
+			}
+			a.Worktrees = b
 		default:
 			bad(k, "unknown key (known: %s)", agentKeyList)
 		}

@@ -168,11 +168,11 @@ func TestKeyLines(t *testing.T) {
 }
 
 func TestAgentTable(t *testing.T) {
-	cfg, err := Parse([]byte("[agent]\nprovider = \"OpenAI\"\nmodel = \"qwen3\"\nbase_url = \"http://localhost:11434/v1\"\napi_key_env = \"MY_KEY\"\nmax_legs = 20\nread_wait = \"30s\"\n"), "c.toml")
+	cfg, err := Parse([]byte("[agent]\nprovider = \"OpenAI\"\nmodel = \"qwen3\"\nbase_url = \"http://localhost:11434/v1\"\napi_key_env = \"MY_KEY\"\nmax_legs = 20\nread_wait = \"30s\"\nworktrees = true\n"), "c.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Agent{Provider: "openai", Model: "qwen3", BaseURL: "http://localhost:11434/v1", KeyEnv: "MY_KEY", MaxLegs: 20, ReadWait: 30 * time.Second}
+	want := Agent{Provider: "openai", Model: "qwen3", BaseURL: "http://localhost:11434/v1", KeyEnv: "MY_KEY", MaxLegs: 20, ReadWait: 30 * time.Second, Worktrees: true}
 	if cfg.Agent != want {
 		t.Fatalf("agent = %+v, want %+v", cfg.Agent, want)
 	}
@@ -182,7 +182,7 @@ func TestAgentTable(t *testing.T) {
 }
 
 func TestAgentTableErrors(t *testing.T) {
-	src := "[agent]\nprovider = \"gpt\"\nbase_url = \"localhost\"\napi_key_env = \"sk-abc def\"\nmax_legs = 0\nread_wait = \"soon\"\ncolour = 1\n"
+	src := "[agent]\nprovider = \"gpt\"\nbase_url = \"localhost\"\napi_key_env = \"sk-abc def\"\nmax_legs = 0\nread_wait = \"soon\"\ncolour = 1\nworktrees = \"yes\"\n"
 	_, err := Parse([]byte(src), "c.toml")
 	if err == nil {
 		t.Fatal("no error")
@@ -193,7 +193,8 @@ func TestAgentTableErrors(t *testing.T) {
 		`c.toml:4: agent.api_key_env: "sk-abc def" must be the name of an environment variable`,
 		`c.toml:5: agent.max_legs: 0 is out of range (1 to 10000)`,
 		`c.toml:6: agent.read_wait: "soon" must be a duration`,
-		`c.toml:7: agent.colour: unknown key (known: provider, model, base_url, api_key_env, max_legs, read_wait)`,
+		`c.toml:7: agent.colour: unknown key (known: provider, model, base_url, api_key_env, max_legs, read_wait, worktrees)`,
+		`c.toml:8: agent.worktrees: must be true or false, not a string`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)

@@ -23,6 +23,11 @@ type OpenPaneParams struct {
 	Cwd     string   `json:"cwd,omitempty"`
 	Title   string   `json:"title,omitempty"`
 	NoWait  bool     `json:"no_wait,omitempty"` // do not wait for the first screen
+	// Worktree starts the pane in a new git worktree (branch melmux/NAME)
+	// of the repository the pane would start in; WorktreeName names it
+	// (and implies Worktree), else melmux picks pane-ID.
+	Worktree     bool   `json:"worktree,omitempty"`
+	WorktreeName string `json:"worktree_name,omitempty"`
 }
 
 // OpenPaneResult names the new pane and where it went.
@@ -34,6 +39,9 @@ type OpenPaneResult struct {
 	Cols   int      `json:"cols"`
 	Rows   int      `json:"rows"`
 	Lines  []string `json:"lines,omitempty"` // the first screen
+	// Worktree and Branch are set when the pane started in a new worktree.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
 }
 
 // PaneRef names one pane.
@@ -77,6 +85,11 @@ type PaneInfo struct {
 	Activity string     `json:"activity"` // busy | idle
 	IdleMS   int64      `json:"idle_ms"`
 	Agent    *AgentInfo `json:"agent"`
+	// Worktree is the git worktree the pane was started in (its top
+	// directory) and Branch the branch checked out there; null for a pane
+	// started without one.
+	Worktree *string `json:"worktree"`
+	Branch   *string `json:"branch"`
 }
 
 // SendKeysParams types text into a pane.
@@ -256,6 +269,10 @@ type SpawnAgentParams struct {
 	KeyEnv   string   `json:"key_env,omitempty"`
 	MaxLegs  int      `json:"max_legs,omitempty"`
 	Env      []string `json:"env,omitempty"`
+	// Worktree and WorktreeName are open_pane's; the default name is
+	// agent-ID (the first 8 characters of the agent's uuid).
+	Worktree     bool   `json:"worktree,omitempty"`
+	WorktreeName string `json:"worktree_name,omitempty"`
 }
 
 // SpawnAgentResult names the worker's pane and agent, with its first lines.
@@ -268,6 +285,9 @@ type SpawnAgentResult struct {
 	Cols    int      `json:"cols"`
 	Rows    int      `json:"rows"`
 	Lines   []string `json:"lines,omitempty"`
+	// Worktree and Branch are set when the worker started in a new worktree.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
 }
 
 // SendAgentParams gives an agent its next message. From is "person" when the
@@ -315,4 +335,34 @@ type ReadAgentResult struct {
 	Activity string     `json:"activity"`
 	IdleMS   int64      `json:"idle_ms"`
 	Lines    []string   `json:"lines,omitempty"`
+}
+
+// DiffParams asks what a worktree pane changed since its worktree was made.
+type DiffParams struct {
+	Pane int  `json:"pane"`
+	Stat bool `json:"stat,omitempty"` // git's --stat summary instead of the patch
+	// StatWidth is the summary's width in columns (default 80).
+	StatWidth int `json:"stat_width,omitempty"`
+}
+
+// DiffFile is what one file gained and lost; binary files count no lines.
+type DiffFile struct {
+	Path    string `json:"path"`
+	Added   int    `json:"added"`
+	Deleted int    `json:"deleted"`
+	Binary  bool   `json:"binary,omitempty"`
+}
+
+// DiffResult is a worktree pane's changes against the commit its worktree
+// started from, committed and uncommitted, new files included.
+type DiffResult struct {
+	Pane      int        `json:"pane"`
+	Worktree  string     `json:"worktree"`
+	Branch    string     `json:"branch"`
+	Base      string     `json:"base"`
+	Files     []DiffFile `json:"files"`
+	Added     int        `json:"added"`
+	Deleted   int        `json:"deleted"`
+	Text      string     `json:"text"`                // the patch, or the --stat summary
+	Truncated bool       `json:"truncated,omitempty"` // Text was cut (at 2 MiB)
 }

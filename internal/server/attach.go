@@ -39,10 +39,11 @@ type client struct {
 
 	scene *ui.Scene // owned by the loop goroutine: the scene last drawn
 
-	msgMu   sync.Mutex // guards message, msgEnd and output (runLine reports from its own goroutine)
+	msgMu   sync.Mutex // guards message, msgEnd, output and diff (runLine and showDiff report from their own goroutines)
 	message string
 	msgEnd  time.Time
-	output  string // a verb's output from the prompt, for the loop to show (takeOutput)
+	output  string        // a verb's output from the prompt, for the loop to show (takeOutput)
+	diff    []ui.DiffLine // a worktree's diff, for the loop to show (takeOutput)
 }
 
 // invalidate asks every attached client for a redraw. It never blocks and

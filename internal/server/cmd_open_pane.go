@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,8 +38,9 @@ func init() {
 		}
 		shell := len(p.Argv) == 0 && strings.TrimSpace(p.Command) == ""
 		since := time.Now()
-		e, res, err := s.spawn(spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), title: printable(p.Title),
-			env: s.env, target: p.Target, layout: p.Layout, shell: shell})
+		e, res, err := s.spawnIn(ctx, "open_pane", spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), title: printable(p.Title),
+			env: s.env, target: p.Target, layout: p.Layout, shell: shell},
+			p.Worktree, p.WorktreeName, func(id int) string { return "pane-" + strconv.Itoa(id) })
 		if err != nil {
 			return nil, err
 		}
@@ -62,6 +64,9 @@ func targetParam(method string, target int) error {
 func placed(e *paneEntry, res layout.AddResult, screen bool) proto.OpenPaneResult {
 	cols, rows := e.p.Size()
 	out := proto.OpenPaneResult{ID: e.p.ID(), Tab: res.Tab, Layout: string(res.Used), Note: res.Note, Cols: cols, Rows: rows}
+	if e.wt != nil {
+		out.Worktree, out.Branch = e.wt.Path, e.wt.Branch
+	}
 	if screen {
 		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
 	}

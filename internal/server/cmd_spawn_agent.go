@@ -49,8 +49,9 @@ func init() {
 		id := uuid.NewString()
 		argv := workerArgv(s.self, id, p)
 		since := time.Now()
-		e, res, err := s.spawn(spawnSpec{argv: argv, command: filepath.Base(s.self) + " agent --role worker --id " + id,
-			cwd: absDir(p.Cwd), env: overrideEnv(s.env, p.Env), target: p.Target, layout: p.Layout})
+		e, res, err := s.spawnIn(ctx, "spawn_agent", spawnSpec{argv: argv, command: filepath.Base(s.self) + " agent --role worker --id " + id,
+			cwd: absDir(p.Cwd), env: overrideEnv(s.env, p.Env), target: p.Target, layout: p.Layout},
+			p.Worktree, p.WorktreeName, func(int) string { return "agent-" + id[:8] })
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +63,7 @@ func init() {
 		r := placed(e, res, true)
 		s.log.Info("worker spawned", "pane", pane, "agent", id)
 		return proto.SpawnAgentResult{ID: r.ID, AgentID: id, Tab: r.Tab, Layout: r.Layout, Note: r.Note,
-			Cols: r.Cols, Rows: r.Rows, Lines: r.Lines}, nil
+			Cols: r.Cols, Rows: r.Rows, Lines: r.Lines, Worktree: r.Worktree, Branch: r.Branch}, nil
 	}})
 }
 

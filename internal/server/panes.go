@@ -15,6 +15,7 @@ import (
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/layout"
 	"github.com/melmux/melmux/pane"
+	"github.com/melmux/melmux/worktree"
 )
 
 // busyWindow is how recent output must be for a pane to count as busy.
@@ -113,6 +114,36 @@ type spawnSpec struct {
 	target  int    // pane to split; 0 = focused
 	layout  string // as requested
 	shell   bool   // no command was given: the default shell runs
+	// id is the pane's id when reserved beforehand (reserveIDLocked); 0
+	// takes the next one.
+	id int
+	// worktree is the git worktree the pane starts in (cwd is inside it).
+	worktree *worktree.Worktree
+}
+
+// reserveIDLocked takes a pane id for a pane about to be made, when
+// something must be named after it first (its worktree). An id whose pane
+// then fails to start is never used.
+func (s *Server) reserveIDLocked() int {
+	id := s.nextID
+	s.nextID++
+	return id
+}
+
+// startDirLocked is where a pane splitting target (0: the focused pane)
+// starts when no directory was given: the target's current directory, else
+// the server's.
+func (s *Server) startDirLocked(target int) string {
+	if target == 0 {
+		target = s.layout.Focused()
+	}
+	if t, ok := s.panes[target]; ok {
+		if cwd := t.p.Cwd(); cwd != "" {
+			return cwd
+		}
+	}
+	cwd, _ := os.Getwd()
+	return cwd
 }
 
 // spawn creates a pane and places it. The layout decides the size first so
@@ -134,7 +165,10 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 	} else if _, ok := s.panes[target]; !ok {
 		return nil, layout.AddResult{}, s.noSuchPaneLocked(target)
 	}
-	id := s.nextID
+	id := spec.id
+	if id == 0 {
+		id = s.nextID
+	}
 	w, h := s.paneAreaLocked()
 	res, err := s.layout.Add(target, id, spec.layout, w, h)
 	if err != nil {
@@ -147,12 +181,7 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 		}
 	}
 	if spec.cwd == "" {
-		if t, ok := s.panes[target]; ok {
-			spec.cwd = t.p.Cwd()
-		}
-	}
-	if spec.cwd == "" {
-		spec.cwd, _ = os.Getwd()
+		spec.cwd = s.startDirLocked(target)
 	}
 	env := append(append([]string(nil), spec.env...),
 		"MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(id), "MELMUX_SESSION="+s.name)
@@ -175,9 +204,11 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 		s.relayoutLocked()
 		return nil, res, errorf(proto.CodeFailed, "%v", err)
 	}
-	s.nextID++
+	if spec.id == 0 {
+		s.nextID++
+	}
 	s.started = true
-	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone}
+	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree}
 	s.panes[id] = e
 	s.relayoutLocked()
 	s.log.Info("pane opened", "pane", id, "command", spec.command, "cols", cols, "rows", rows, "layout", res.Used)
@@ -306,6 +337,9 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 		}
 	}
 	info.Agent, _ = e.agentLocked(id)
+	if e.wt != nil {
+		info.Worktree, info.Branch = &e.wt.Path, &e.wt.Branch
+	}
 	return info
 }
 

@@ -87,10 +87,17 @@ func (c *client) showOutput(text string) {
 // decorated.
 func (c *client) takeOutput(sc *ui.Scene) {
 	c.msgMu.Lock()
-	text := c.output
-	c.output = ""
+	text, diff := c.output, c.diff
+	c.output, c.diff = "", nil
 	c.msgMu.Unlock()
-	if text != "" && !c.input.ShowOutput(text, sc) {
+	shown := true
+	switch {
+	case diff != nil:
+		shown = c.input.ShowDiff(diff, sc)
+	case text != "":
+		shown = c.input.ShowOutput(text, sc)
+	}
+	if !shown {
 		c.say("no pane to show the output in")
 	}
 }

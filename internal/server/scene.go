@@ -89,6 +89,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		if st.Signal != nil {
 			pv.Signal = *st.Signal
 		}
+		pv.Diff = s.diffCountLocked(e, &next)
 		switch {
 		case !st.Running:
 			pv.State = "exited"
@@ -228,6 +229,11 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 		}
 		if res.Note != "" {
 			c.say("%s", res.Note)
+		}
+		return nil
+	case "diff":
+		if a.Pane != 0 {
+			go c.showDiff(a.Pane)
 		}
 		return nil
 	case "kill-pane":

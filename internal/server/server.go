@@ -22,6 +22,7 @@ import (
 	"github.com/melmux/melmux/layout"
 	"github.com/melmux/melmux/pane"
 	"github.com/melmux/melmux/pane/term"
+	"github.com/melmux/melmux/worktree"
 )
 
 // Default session size when nobody gave one (the contract's 200x50).
@@ -113,6 +114,11 @@ type paneEntry struct {
 	// exitDone is closed once the server has handled the end of the pane's
 	// program: the pane stays, or it has closed (remain_on_exit).
 	exitDone chan struct{}
+	// wt is the git worktree the pane was started in, nil for none; set at
+	// creation, never changed.
+	wt *worktree.Worktree
+	// Guarded by Server.mu: the worktree's +A −D as last counted (worktree.go).
+	wtCount wtCount
 
 	// Guarded by Server.mu: the last screen drawn outside a synchronized
 	// output frame, and when the current frame began.

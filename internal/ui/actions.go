@@ -14,7 +14,8 @@ type SendBytes struct {
 // split-down, new-tab, next-tab, prev-tab, select-tab N, focus
 // left|right|up|down, zoom, kill-pane (already confirmed by the person),
 // detach, paste-buffer (send the melmux buffer to the focused pane with
-// PasteBytes). Pane is the focused pane when the key was pressed.
+// PasteBytes), diff (open the pane's worktree diff with Input.ShowDiff).
+// Pane is the focused pane when the key was pressed.
 type Command struct {
 	Name string
 	Args []string

@@ -127,7 +127,8 @@ type CopyMode struct {
 	// ByMouse records that the wheel opened copy mode, so scrolling back to
 	// the bottom leaves it again, as tmux does.
 	ByMouse bool
-	view    bool // a read-only view of a verb's output (ShowOutput): the arrows scroll
+	view    bool     // a read-only view of a verb's output (ShowOutput): the arrows scroll
+	diff    *diffNav // a view of a worktree's diff (ShowDiff): its files and hunks
 }
 
 // NewCopyMode starts copy mode over src in a width x height window showing
@@ -601,6 +602,9 @@ func (c *CopyMode) View() *CopyView {
 		CursorX:  c.cur.X,
 		CursorY:  c.cur.Y - c.top,
 		Position: fmt.Sprintf("[%d/%d]", c.maxTop()-c.top, c.maxTop()),
+	}
+	if c.diff != nil {
+		v.Position = c.diff.position(c.cur.Y) + v.Position
 	}
 	for y := c.top; y < c.top+c.h && y < c.lines(); y++ {
 		v.Rows = append(v.Rows, c.src.Line(y))

@@ -175,10 +175,21 @@ func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
 	} else if p.State != "" {
 		suffix = "· " + p.State + " "
 	}
+	// A worktree pane's changes: "+12 −3 ", added in green, deleted in red.
+	added, deleted, changes := "", "", 0
+	if p.Diff != nil {
+		added, deleted = "+"+strconv.Itoa(p.Diff.Added), "−"+strconv.Itoa(p.Diff.Deleted)
+		changes = widths.StringWidth(added) + widths.StringWidth(deleted) + 2
+	}
 	// When space is short the name is shortened down to a few characters,
-	// then the state goes; the id and the exit status always stay.
+	// then the worktree's changes go, then the state; the id and the exit
+	// status always stay.
 	avail := f.W - 2
-	room := avail - widths.StringWidth(id) - widths.StringWidth(suffix)
+	room := avail - widths.StringWidth(id) - widths.StringWidth(suffix) - changes
+	if changes > 0 && room < min(widths.StringWidth(name)+1, 5) {
+		room += changes
+		changes = 0
+	}
 	if !p.Exited && room < min(widths.StringWidth(name)+1, 5) {
 		suffix = ""
 		room = avail - widths.StringWidth(id)
@@ -191,12 +202,18 @@ func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
 	default:
 		name += " "
 	}
-	label := id + name + suffix
-	if widths.StringWidth(label) > avail && avail > 0 {
-		label = widths.Truncate(label, avail-1, "…") + " "
-		suffix = ""
+	label := id + name
+	if widths.StringWidth(label+suffix)+changes > avail && avail > 0 {
+		label = widths.Truncate(label+suffix, avail-1, "…") + " "
+		suffix, changes = "", 0
 	}
-	x := putStr(s, f.X+1, f.Y, end-1, label[:len(label)-len(suffix)], text)
+	x := putStr(s, f.X+1, f.Y, end-1, label, text)
+	if changes > 0 {
+		x = putStr(s, x, f.Y, end-1, added, text.Foreground(tcell.PaletteColor(2)))
+		x = putStr(s, x, f.Y, end-1, " ", text)
+		x = putStr(s, x, f.Y, end-1, deleted, text.Foreground(tcell.PaletteColor(1)))
+		x = putStr(s, x, f.Y, end-1, " ", text)
+	}
 	// A pane waiting on a person, or one that failed, stands out.
 	if p.State == "waiting" && !p.Exited || p.Exited && (p.Signal != "" || p.ExitCode != nil && *p.ExitCode != 0) {
 		text = tcell.StyleDefault.Foreground(tcolor(st.Attention)).Bold(true)

@@ -271,6 +271,11 @@ func (in *Input) copyKey(k KeyID) []Action {
 		}
 		return []Action{Redraw{}}
 	}
+	if k.Key == tcell.KeyRune && k.Mod == 0 && c.diff != nil {
+		if acts, ok := in.diffKey(k.Rune); ok {
+			return acts
+		}
+	}
 	if k.Key == tcell.KeyRune && k.Mod == 0 {
 		switch k.Rune {
 		case 'h':

@@ -30,7 +30,13 @@ type PaneView struct {
 	// Copy, when set, replaces the live screen with the copy-mode view
 	// (frozen scrollback, cursor and selection). Input.Decorate fills it.
 	Copy *CopyView
+	// Diff is what a pane's git worktree changed, shown as "+A −D" in its
+	// border; nil for a pane without a worktree (or not counted yet).
+	Diff *DiffCount
 }
+
+// DiffCount is the lines a worktree gained and lost since it was made.
+type DiffCount struct{ Added, Deleted int }
 
 // TabView is one tab in the status line.
 type TabView struct {

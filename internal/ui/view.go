@@ -37,7 +37,11 @@ func (in *Input) ShowOutput(text string, sc *Scene) bool {
 // tabs stop every eight columns, wide runes take two cells (wrapping whole),
 // combining marks join the rune before them and other control characters
 // are dropped. Past maxViewRows a last row says how many lines were left out.
-func textRows(text string, width int) CellRows {
+func textRows(text string, width int) CellRows { return layoutLines(text, width, nil) }
+
+// layoutLines is textRows calling each, when not nil, with every line shown
+// and the rows it became (from row first), which each may recolour.
+func layoutLines(text string, width int, each func(line string, first int, rows CellRows)) CellRows {
 	width = max(width, 2)
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	var rows CellRows
@@ -46,7 +50,11 @@ func textRows(text string, width int) CellRows {
 			note := "… " + strconv.Itoa(len(lines)-i) + " more lines not shown"
 			return append(rows[:maxViewRows-1], wrapLine(note, width)[0])
 		}
-		rows = append(rows, wrapLine(line, width)...)
+		wrapped := wrapLine(line, width)
+		if each != nil {
+			each(line, len(rows), wrapped)
+		}
+		rows = append(rows, wrapped...)
 	}
 	return rows[:min(len(rows), maxViewRows)]
 }

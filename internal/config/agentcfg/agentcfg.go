@@ -18,6 +18,9 @@ type Agent struct {
 	KeyEnv   string        // the variable holding the API key; "" = the provider's usual one
 	MaxLegs  int           // legs (paid calls) per turn; 0 = DefaultMaxLegs
 	ReadWait time.Duration // how long read_agent waits for a turn; 0 = DefaultReadWait
+	// Worktrees starts every worker a lead spawns in its own git worktree,
+	// as spawn-agent --worktree does (the tool has no such argument).
+	Worktrees bool
 }
 
 // String shows the settings in one line, for messages.
