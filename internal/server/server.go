@@ -484,9 +484,9 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 		if len(line) == 0 {
 			continue
 		}
-		var req proto.Request
-		if err := json.Unmarshal(line, &req); err != nil {
-			respond(proto.Response{Error: errorf(proto.CodeBadRequest, "request is not a JSON object {\"id\":N,\"method\":M,\"params\":{...}}: %v", err)})
+		req, perr := decodeRequest(line)
+		if perr != nil {
+			respond(proto.Response{ID: req.ID, Error: perr})
 			continue
 		}
 		// Backpressure: a client that sends without reading its answers
@@ -508,6 +508,15 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 			}
 		}()
 	}
+}
+
+// decodeRequest reads one request line; the error value answers it.
+func decodeRequest(line []byte) (proto.Request, *proto.Error) {
+	var req proto.Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return proto.Request{}, errorf(proto.CodeBadRequest, "request is not a JSON object {\"id\":N,\"method\":M,\"params\":{...}}: %v", err)
+	}
+	return req, nil
 }
 
 // call runs one request through the command table, confining any panic to
