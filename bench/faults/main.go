@@ -2,13 +2,17 @@
 // fault suite (bench/faults.sh) and prints the server's figures: open fds,
 // goroutines, resident memory, from the debug_stats method.
 //
-//	faults stats                   one line of figures
+//	faults stats                   one line of figures, once no client and no
+//	                               other connection is left
 //	faults panes N                 N open_pane/kill_pane cycles, a connection each
 //	faults attach N                N attach/detach cycles (half detached by the
 //	                               server, half by closing the connection)
 //	faults clients N COLSxROWS     N attached clients that never read; figures
 //	                               while attached and after they all closed
 //	faults conns N                 N raw connections at once, then closed
+//	faults waits N M               N connections with M waits each that never
+//	                               come true; figures with them, then after the
+//	                               connections closed (issue 9.3)
 //	faults hugesize                a client claiming 65535x65535, then a resize
 //	                               frame saying so again
 //
@@ -46,7 +50,7 @@ type driver struct{ sock string }
 
 func (d *driver) run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("give a command: stats, panes N, attach N, clients N COLSxROWS, conns N, hugesize")
+		return errors.New("give a command: stats, panes N, attach N, clients N COLSxROWS, conns N, waits N M, hugesize")
 	}
 	n := 0
 	if len(args) > 1 {
@@ -57,7 +61,7 @@ func (d *driver) run(args []string) error {
 	}
 	switch args[0] {
 	case "stats":
-		return d.printStats("now")
+		return d.printStats("now", 0)
 	case "panes":
 		return d.panes(n)
 	case "attach":
@@ -73,6 +77,15 @@ func (d *driver) run(args []string) error {
 		return d.clients(n, cols, rows)
 	case "conns":
 		return d.conns(n)
+	case "waits":
+		if len(args) != 3 {
+			return errors.New("waits N M")
+		}
+		m, err := strconv.Atoi(args[2])
+		if err != nil || m < 1 {
+			return fmt.Errorf("waits: %q is not a positive count", args[2])
+		}
+		return d.waits(n, m)
 	case "hugesize":
 		return d.hugeSize()
 	}
@@ -103,8 +116,10 @@ func (d *driver) stats() (proto.DebugStats, error) {
 	return st, err
 }
 
-func (d *driver) printStats(label string) error {
-	st, err := d.stats()
+// printStats prints the figures once the server has settled with want
+// clients.
+func (d *driver) printStats(label string, want int) error {
+	st, err := d.settle(want)
 	if err != nil {
 		return err
 	}
@@ -114,17 +129,18 @@ func (d *driver) printStats(label string) error {
 }
 
 // settle waits (polling: this is a bench tool) until the server counts want
-// clients and only the asking connection, so figures are not taken while
-// connections are still being torn down.
-func (d *driver) settle(want int) error {
+// clients and, with none, only the asking connection, so figures are not
+// taken while connections are still being torn down; it returns those
+// figures.
+func (d *driver) settle(want int) (proto.DebugStats, error) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st, err := d.stats()
 		if err == nil && st.Clients == want && (want > 0 || st.Conns == 1) {
-			return nil
+			return st, nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the server still counts %d clients and %d connections after 60s (want %d clients)", st.Clients, st.Conns, want)
+			return st, fmt.Errorf("the server still counts %d clients and %d connections after 60s (want %d clients)", st.Clients, st.Conns, want)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -178,6 +194,9 @@ func firstOutput(r io.Reader) (exit string, err error) {
 
 func (d *driver) attachCycles(n int) error {
 	for i := range n {
+		if _, err := d.settle(0); err != nil { // the last cycle's client is gone
+			return err
+		}
 		conn, r, err := d.attachHello(120, 40)
 		if err != nil {
 			return fmt.Errorf("cycle %d: attach: %w", i+1, err)
@@ -187,9 +206,18 @@ func (d *driver) attachCycles(n int) error {
 			return fmt.Errorf("cycle %d: no first frame: %v %s", i+1, err, exit)
 		}
 		if i%2 == 0 {
-			if err := d.call("detach", nil, nil); err != nil {
-				conn.Close()
-				return fmt.Errorf("cycle %d: detach: %w", i+1, err)
+			// tcell's first output comes before the client is counted:
+			// detach until it is.
+			for {
+				var res proto.DetachResult
+				if err := d.call("detach", nil, &res); err != nil {
+					conn.Close()
+					return fmt.Errorf("cycle %d: detach: %w", i+1, err)
+				}
+				if res.Detached > 0 {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
 			}
 			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 			for {
@@ -206,7 +234,8 @@ func (d *driver) attachCycles(n int) error {
 		conn.Close()
 	}
 	fmt.Printf("cycles %d\n", n)
-	return d.settle(0)
+	_, err := d.settle(0)
+	return err
 }
 
 func (d *driver) clients(n, cols, rows int) error {
@@ -235,22 +264,22 @@ func (d *driver) clients(n, cols, rows int) error {
 	if lastRefusal != "" {
 		fmt.Printf("refusal %s\n", lastRefusal)
 	}
-	if err := d.settle(len(conns)); err != nil {
+	if _, err := d.settle(len(conns)); err != nil {
 		return err
 	}
 	time.Sleep(2 * time.Second) // let every client draw (or try to draw) its frames
-	if err := d.printStats("attached"); err != nil {
+	if err := d.printStats("attached", len(conns)); err != nil {
 		return err
 	}
 	for _, c := range conns {
 		c.Close()
 	}
 	conns = nil
-	if err := d.settle(0); err != nil {
+	if _, err := d.settle(0); err != nil {
 		return err
 	}
 	time.Sleep(2 * time.Second) // the server returns freed memory a second after the last client left
-	return d.printStats("closed")
+	return d.printStats("closed", 0)
 }
 
 func (d *driver) conns(n int) error {
@@ -272,6 +301,45 @@ func (d *driver) conns(n int) error {
 	return nil
 }
 
+func (d *driver) waits(n, m int) error {
+	var conns []*client.Client
+	for range n {
+		c, err := client.Dial(d.sock)
+		if err != nil {
+			return err
+		}
+		conns = append(conns, c)
+		for range m {
+			go func() {
+				_ = c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, Match: "never-printed-1b9f", NoTimeout: true}, nil)
+			}()
+		}
+	}
+	// The waits are in when the server's goroutines stop growing: wait for
+	// at least one per wait beyond the start.
+	before, err := d.stats()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for before.Goroutines < n*m && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if before, err = d.stats(); err != nil {
+			return err
+		}
+	}
+	st, err := d.stats()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("waiting fds %d goroutines %d rss_kib %d heap_kib %d panes %d clients %d conns %d\n",
+		st.FDs, st.Goroutines, st.RSSBytes>>10, st.HeapBytes>>10, st.Panes, st.Clients, st.Conns)
+	for _, c := range conns {
+		c.Close()
+	}
+	return d.printStats("closed", 0)
+}
+
 func (d *driver) hugeSize() error {
 	conn, r, err := d.attachHello(65535, 65535)
 	if err != nil {
@@ -286,15 +354,15 @@ func (d *driver) hugeSize() error {
 			return err
 		}
 		time.Sleep(2 * time.Second)
-		if err := d.printStats("huge"); err != nil {
+		if err := d.printStats("huge", 1); err != nil {
 			conn.Close()
 			return err
 		}
 		conn.Close()
 	}
-	if err := d.settle(0); err != nil {
+	if _, err := d.settle(0); err != nil {
 		return err
 	}
 	time.Sleep(2 * time.Second) // the server returns freed memory a second after the last client left
-	return d.printStats("closed")
+	return d.printStats("closed", 0)
 }
