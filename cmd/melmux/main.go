@@ -136,6 +136,13 @@ func dispatch(g *globals, args []string) error {
 	if !ok {
 		return usagef("unknown verb %q (verbs: %s)", name, strings.Join(verbNames(), ", "))
 	}
+	// A bad $MELMUX_SESSION would name a socket outside the socket directory
+	// (../x) or garble messages: refused before any verb uses it.
+	if env := os.Getenv("MELMUX_SESSION"); env != "" {
+		if err := proto.ValidateSessionName(env); err != nil {
+			return usagef("$MELMUX_SESSION: %v", err)
+		}
+	}
 	return v.run(g, args[1:])
 }
 
