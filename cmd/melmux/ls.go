@@ -86,7 +86,11 @@ func askSessions(socks []string) []proto.SessionInfo {
 			}
 			if err != nil {
 				name := strings.TrimSuffix(filepath.Base(sock), ".sock")
-				info = proto.SessionInfo{Name: name, Socket: sock, Error: "not responding: " + err.Error()}
+				msg := "not responding: " + err.Error()
+				if errors.Is(err, proto.ErrUnsafeSocket) {
+					msg = err.Error() // another user's server: it may well answer
+				}
+				info = proto.SessionInfo{Name: name, Socket: sock, Error: msg}
 			}
 			mu.Lock()
 			sessions = append(sessions, info)

@@ -288,7 +288,9 @@ func fileKind(m fs.FileMode) string {
 // ends the session: with no fd left (EMFILE, ENFILE), or any other error but
 // a closed listener, it is logged and retried after a backoff (5ms doubling
 // to 1s), so the panes live on and serving resumes once fds are free again.
-// (The soft fd limit is already the hard one: Go's runtime raises it at start.)
+// The soft fd limit needs no raising here: Go's runtime raises it to the
+// hard limit (less one) at start, and gives the panes' programs the original
+// back, which code of ours raising it again would defeat.
 func (s *Server) Serve() error {
 	if s.ln == nil {
 		if err := s.Listen(); err != nil {
