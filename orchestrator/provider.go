@@ -85,8 +85,25 @@ func (p *provider) Name() string { return p.name }
 func (p *provider) Leg(ctx context.Context, req Request, onText func(string)) (Reply, error) {
 	body := p.proto.body(req, firstSet(req.Model, p.model))
 	return p.ep.leg(ctx, body, func(dec *sseDecoder) (Reply, error) {
-		return p.proto.read(dec, onText)
+		return readLeg(p.proto, dec, onText)
 	})
+}
+
+// readLeg reads one answer and refuses calls the loop could not run: a call
+// with no name would be sent back to the model on the next leg, where the
+// endpoint refuses the whole conversation, so the leg fails now instead,
+// before any of its calls runs.
+func readLeg(pr protocol, dec *sseDecoder, onText func(string)) (Reply, error) {
+	r, err := pr.read(dec, onText)
+	if err != nil {
+		return Reply{}, err
+	}
+	for i, c := range r.Calls {
+		if strings.TrimSpace(c.Name) == "" {
+			return Reply{}, &eventError{msg: fmt.Sprintf("the model sent tool call %d of %d without a name; none of this leg's calls were run", i+1, len(r.Calls))}
+		}
+	}
+	return r, nil
 }
 
 // emit adds streamed text to the reply and shows it.
