@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -119,11 +121,17 @@ func (s *Server) diffCountLocked(e *paneEntry, next *time.Duration) *ui.DiffCoun
 	return &ui.DiffCount{Added: c.totals.Added, Deleted: c.totals.Deleted}
 }
 
-// countWorktree counts e's worktree changes and stores the count.
+// countWorktree counts e's worktree changes and stores the count. A panic
+// is logged and leaves the border as it was: it runs on no request's
+// goroutine, and must not end the session.
 func (s *Server) countWorktree(e *paneEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), countWait)
 	defer cancel()
-	t, err := e.wt.Count(ctx)
+	var t worktree.Totals
+	err := s.confine("count worktree changes", func() (err error) {
+		t, err = e.wt.Count(ctx)
+		return err
+	})
 	s.mu.Lock()
 	e.wtCount.running = false
 	changed := err == nil && (!e.wtCount.known || t != e.wtCount.totals)
@@ -174,7 +182,11 @@ func (c *client) showDiff(id int) {
 	ctx, cancel := context.WithTimeout(context.Background(), promptTimeout)
 	defer cancel()
 	cols, _ := c.tty.size()
-	_, ch, err := c.s.paneDiff(ctx, "diff", id, worktree.DiffOptions{Stat: true, Patch: true, StatWidth: cols})
+	var ch worktree.Changes
+	err := c.s.confine("diff", func() (err error) {
+		_, ch, err = c.s.paneDiff(ctx, "diff", id, worktree.DiffOptions{Stat: true, Patch: true, StatWidth: cols})
+		return err
+	})
 	switch {
 	case err != nil:
 		c.say("%v", err)
@@ -193,6 +205,18 @@ func (c *client) showDiff(id int) {
 	c.diff = lines
 	c.msgMu.Unlock()
 	c.invalidate()
+}
+
+// confine runs f, turning a panic into an error (logged with its stack), for
+// work on goroutines of the server's own that no request's recover covers.
+func (s *Server) confine(what string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error(what+" panic", "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("%s failed inside the server: %v", what, r)
+		}
+	}()
+	return f()
 }
 
 // diffKinds maps the worktree package's line kinds to the UI's.

@@ -173,3 +173,17 @@ func TestWorktreeOfAPaneThatFailsIsRemoved(t *testing.T) {
 		t.Fatalf("a bad name: %v", err)
 	}
 }
+
+// Work on the server's own goroutines (a border's count, the diff overlay)
+// turns a panic into an error instead of ending the session.
+func TestConfineKeepsAPanicToItsWork(t *testing.T) {
+	s, _ := startServer(t)
+	err := s.confine("count worktree changes", func() error {
+		var m map[string]int
+		m["boom"]++ // a nil map write: a real panic
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "count worktree changes failed inside the server") {
+		t.Fatalf("confine: %v", err)
+	}
+}
