@@ -34,6 +34,7 @@ type wtCount struct {
 	known   bool      // a count has finished
 	at      time.Time // when the last count began
 	running bool      // a count is under way
+	failing bool      // the last count failed (logged once until one works)
 }
 
 // spawnIn is spawn for open_pane and spawn_agent: with a worktree asked for
@@ -138,9 +139,11 @@ func (s *Server) countWorktree(e *paneEntry) {
 	if err == nil {
 		e.wtCount.totals, e.wtCount.known = t, true
 	}
+	report := err != nil && !e.wtCount.failing
+	e.wtCount.failing = err != nil
 	s.mu.Unlock()
-	if err != nil {
-		s.log.Warn("count worktree changes", "pane", e.p.ID(), "worktree", e.wt.Path, "err", err)
+	if report {
+		s.log.Warn("count worktree changes (said once until a count works again)", "pane", e.p.ID(), "worktree", e.wt.Path, "err", err)
 	}
 	if changed {
 		s.invalidate()
