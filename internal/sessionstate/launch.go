@@ -1,0 +1,190 @@
+package sessionstate
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/melmux/melmux/pane/agentstate"
+)
+
+// Launch is how a saved pane starts again.
+type Launch struct {
+	Argv []string // the program to run in the pane
+	// Type is a command line to type into the program once it has drawn its
+	// prompt: the agent a shell was running in its foreground, resumed.
+	Type string
+	// How says in a few words what was done, for the reminder above the
+	// new prompt ("claude, resumed with --continue").
+	How string
+}
+
+// Launch decides how p starts again: melmux agents resume their transcript
+// (`melmux agent --resume ID --role ROLE`, with the endpoint flags they were
+// started with), Claude Code continues its last conversation in the
+// directory (`claude --continue`), Codex resumes its last session (`codex
+// resume --last`), a shell that was running one of these in its foreground
+// starts as a shell and has that typed into it, and every other program runs
+// again as it was started. The default shell starts as shell (the current
+// default). self is the melmux binary.
+//
+// A coding agent's other arguments are dropped: they may hold the first
+// prompt, which must not be sent again.
+func (p Pane) Launch(self, shell string) Launch {
+	argv := p.Argv
+	if p.Shell && shell != "" {
+		argv = []string{shell}
+	}
+	if p.Agent != nil && p.Agent.ID != "" {
+		if isMelAgent(argv, self) {
+			return Launch{Argv: resumeArgv(self, argv[2:], p.Agent), How: "melmux agent " + p.Agent.ID + ", resumed from its transcript"}
+		}
+		if isMelAgent(p.Foreground, self) {
+			return Launch{Argv: argv, Type: shellJoin(resumeArgv(self, p.Foreground[2:], p.Agent)),
+				How: "melmux agent " + p.Agent.ID + " resumed in the shell"}
+		}
+		if agentIndex(argv) < 0 && !isInteractiveShell(argv) {
+			// An agent started some other way (sh -c '...'): resume it
+			// with what the registration said.
+			return Launch{Argv: resumeArgv(self, nil, p.Agent), How: "melmux agent " + p.Agent.ID + ", resumed from its transcript"}
+		}
+	}
+	if l, _, ok := continueArgv(argv); ok {
+		return l
+	}
+	if isInteractiveShell(argv) {
+		if l, kind, ok := continueArgv(p.Foreground); ok {
+			// Typed as a person would: the agent's own name, on the PATH
+			// of the shell, rather than the interpreter that runs it.
+			line := kind + " " + strings.Join(continueArgs[kind], " ")
+			return Launch{Argv: argv, Type: line, How: l.How + " in the shell"}
+		}
+	}
+	return Launch{Argv: argv}
+}
+
+// continueArgs are the arguments that make a coding agent go on with the
+// last conversation of its directory.
+var continueArgs = map[string][]string{
+	"claude": {"--continue"},
+	"codex":  {"resume", "--last"},
+}
+
+// continueArgv is argv cut after the coding agent's program (keeping an
+// interpreter before it: node /usr/bin/claude) with its continue arguments,
+// and the agent's kind.
+func continueArgv(argv []string) (Launch, string, bool) {
+	i := agentIndex(argv)
+	if i < 0 {
+		return Launch{}, "", false
+	}
+	f := strings.Fields(argv[i])
+	kind := agentstate.Kind(f[0])
+	args, ok := continueArgs[kind]
+	if !ok {
+		return Launch{}, "", false
+	}
+	how := kind + ", resumed with " + strings.Join(args, " ")
+	if len(f) > 1 || i > 0 && isShellProgram(argv[:1]) && strings.HasPrefix(argv[i-1], "-") {
+		// sh -c 'claude --model x': the same shell, the command line cut.
+		out := append(append([]string(nil), argv[:i]...), f[0]+" "+strings.Join(args, " "))
+		return Launch{Argv: out, How: how}, kind, true
+	}
+	out := append(append([]string(nil), argv[:i+1]...), args...)
+	return Launch{Argv: out, How: how}, kind, true
+}
+
+// agentIndex is where a coding agent's program is in argv (the program
+// itself, the script an interpreter runs, or the command of sh -c), -1 when
+// there is none.
+func agentIndex(argv []string) int {
+	for i := 0; i < len(argv) && i < 3; i++ {
+		if f := strings.Fields(argv[i]); len(f) > 0 && agentstate.Kind(f[0]) != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// isMelAgent says argv is `melmux agent ...`: the melmux binary (self, or a
+// program named melmux) running its agent verb.
+func isMelAgent(argv []string, self string) bool {
+	if len(argv) < 2 || argv[1] != "agent" {
+		return false
+	}
+	return argv[0] == self || filepath.Base(argv[0]) == "melmux" || (self != "" && filepath.Base(argv[0]) == filepath.Base(self))
+}
+
+// resumeArgv is `self agent` with the flags of the first start that still
+// apply (provider, model, endpoint, key variable, leg budget) and those that
+// resume the conversation: the task, the id and --once are dropped, since
+// the transcript has the task and a resumed agent waits for its next message.
+func resumeArgv(self string, flags []string, a *Agent) []string {
+	out := []string{self, "agent"}
+	drop := map[string]bool{"task": true, "id": true, "resume": true, "role": true}
+	for i := 0; i < len(flags); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(flags[i], "-"), "=")
+		switch {
+		case !strings.HasPrefix(flags[i], "-"):
+			continue
+		case name == "once":
+			continue
+		case drop[name]:
+			if !hasValue {
+				i++ // its value
+			}
+			continue
+		}
+		out = append(out, flags[i])
+		if !hasValue && i+1 < len(flags) && !strings.HasPrefix(flags[i+1], "-") {
+			out = append(out, flags[i+1])
+			i++
+		}
+	}
+	out = append(out, "--resume", a.ID)
+	if a.Role != "" {
+		out = append(out, "--role", a.Role)
+	}
+	return out
+}
+
+// isShellProgram says argv runs a shell.
+func isShellProgram(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	switch strings.TrimPrefix(filepath.Base(argv[0]), "-") {
+	case "sh", "bash", "zsh", "fish", "dash", "ksh", "mksh", "tcsh", "csh", "ash", "nu", "elvish", "xonsh":
+		return true
+	}
+	return false
+}
+
+// isInteractiveShell says argv is a shell reading its commands from the
+// terminal, not running a command line (sh -c) or a script.
+func isInteractiveShell(argv []string) bool {
+	if !isShellProgram(argv) {
+		return false
+	}
+	for _, a := range argv[1:] {
+		if a == "-c" || !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// shellJoin quotes argv for a POSIX shell's command line.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '/' || r == '-' || r == '_' || r == '.' || r == '=' || r == ':' || r == '+' || r == ',' ||
+				r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}) < 0 {
+			q[i] = a
+			continue
+		}
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
