@@ -47,6 +47,11 @@ type Config struct {
 	// OnExit is called once when the process has ended and its status is known.
 	OnExit func()
 	Logf   func(format string, args ...any)
+	// Preface is written into the emulator before the program starts, as
+	// if the program had printed it: a restored pane's last screen, as a
+	// reminder above its new prompt. It must hold text and SGR only (a
+	// query would be answered to the program).
+	Preface []byte
 }
 
 // Status is the state of the pane's process.
@@ -117,6 +122,9 @@ func Start(cfg Config) (*Pane, error) {
 			logf("pane %d: "+format, append([]any{cfg.ID}, args...)...)
 		},
 	})
+	if len(cfg.Preface) > 0 {
+		p.term.Write(cfg.Preface)
+	}
 
 	path, err := exec.LookPath(cfg.Argv[0])
 	if err != nil {

@@ -162,3 +162,20 @@ func TestSignalsAndLeftoverChildren(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestPrefaceShowsAboveTheProgram(t *testing.T) {
+	p, err := Start(Config{ID: 1, Argv: []string{"sh", "-c", "echo program-output"}, Env: os.Environ(), Cols: 40, Rows: 6,
+		Preface: []byte("\x1b[38;5;244mwhere it was\r\n\x1b[0m")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	waitExit(t, p)
+	lines := p.Term().Lines()
+	if lines[0] != "where it was" || !strings.HasPrefix(lines[1], "program-output") {
+		t.Fatalf("the preface should stand above the program's output: %q", lines)
+	}
+	if c := p.Term().Snapshot().Cells[0][0]; c.FG == p.Term().Snapshot().Cells[1][0].FG {
+		t.Errorf("the preface should be drawn in its own colour: %+v", c)
+	}
+}

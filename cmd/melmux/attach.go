@@ -44,8 +44,14 @@ func attachOrCreate(g *globals) error {
 		return err
 	}
 	cols, rows, _ := terminalSize()
-	if err := startSession(g, nil, cols, rows); err != nil {
+	restored, err := offerRestore(g, false, cols, rows)
+	if err != nil {
 		return err
+	}
+	if !restored {
+		if err := startSession(g, nil, cols, rows); err != nil {
+			return err
+		}
 	}
 	return attach(g)
 }

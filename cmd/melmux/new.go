@@ -44,8 +44,14 @@ func init() {
 					}
 				}
 			}
-			if err := startSession(g, fs.Args(), *cols, *rows); err != nil {
+			restored, err := offerRestore(g, *detached, *cols, *rows)
+			if err != nil {
 				return err
+			}
+			if !restored {
+				if err := startSession(g, fs.Args(), *cols, *rows); err != nil {
+					return err
+				}
 			}
 			if *detached {
 				return nil

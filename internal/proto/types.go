@@ -66,6 +66,10 @@ type AgentInfo struct {
 	Legs         int    `json:"legs,omitempty"`
 	InputTokens  int    `json:"input_tokens,omitempty"`
 	OutputTokens int    `json:"output_tokens,omitempty"`
+	// Cost is what the tokens cost at the model's price in the config's
+	// [prices] table (per million tokens, in the table's currency); absent
+	// when the table has no price for the model.
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // PaneInfo is one row of list_panes.
@@ -90,6 +94,18 @@ type PaneInfo struct {
 	// started without one.
 	Worktree *string `json:"worktree"`
 	Branch   *string `json:"branch"`
+	// CPU and RSS are set when list_panes is asked for resources: the
+	// pane's process tree's CPU use (percent of one core, over the last
+	// sample interval) and resident memory (bytes, summed over processes).
+	CPU *float64 `json:"cpu,omitempty"`
+	RSS *int64   `json:"rss,omitempty"`
+}
+
+// ListPanesParams asks list_panes for more than the default columns.
+type ListPanesParams struct {
+	// Resources adds cpu and rss to each row (read from /proc, sampled at
+	// most once a second).
+	Resources bool `json:"resources,omitempty"`
 }
 
 // SendKeysParams types text into a pane.
@@ -193,6 +209,32 @@ type SessionInfo struct {
 	// Error is set by `melmux ls` for a server that holds its socket but did
 	// not answer (stopped, stuck): only Name and Socket are known then.
 	Error string `json:"error,omitempty"`
+}
+
+// RestoreParams rebuilds, in a server that has no pane yet, the session its
+// state file saved. Cols and Rows are the session size (0: as saved); Env is
+// the restoring client's environment, for the programs started again.
+type RestoreParams struct {
+	Cols int      `json:"cols,omitempty"`
+	Rows int      `json:"rows,omitempty"`
+	Env  []string `json:"env,omitempty"`
+}
+
+// RestoreResult says what each saved pane became.
+type RestoreResult struct {
+	Session string         `json:"session"`
+	Saved   string         `json:"saved"` // RFC 3339: when the state was written
+	Panes   []RestoredPane `json:"panes"`
+}
+
+// RestoredPane is one pane started again: its id (the saved one), what runs
+// in it, how it was resumed and, when it could not be as saved, why.
+type RestoredPane struct {
+	ID      int    `json:"id"`
+	Tab     int    `json:"tab"`
+	Command string `json:"command"`
+	How     string `json:"how,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // KillPaneResult says which pane went and whether the session ended with it.

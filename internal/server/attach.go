@@ -56,11 +56,17 @@ func (s *Server) invalidate() {
 	}
 }
 
-func (s *Server) invalidateLocked() { s.invalidate() }
+// invalidateLocked is invalidate for a change of the layout or of a pane's
+// agent, which the state file saves too.
+func (s *Server) invalidateLocked() {
+	s.stateChanged()
+	s.invalidate()
+}
 
 // paneOutput is invalidate for output of pane id: a client that typed into
 // that pane within the last 250 ms draws at once, past its frame cap.
 func (s *Server) paneOutput(id int) {
+	s.stateOutput()
 	if list := s.clientList.Load(); list != nil {
 		for _, c := range *list {
 			if at := c.typedAt.Load(); at != 0 && c.typedPane.Load() == int64(id) && time.Since(time.Unix(0, at)) < 250*time.Millisecond {
@@ -489,6 +495,7 @@ func (c *client) do(a ui.Action) {
 		s.dragBorder(a)
 	case ui.Redraw:
 	}
+	s.stateChanged() // a tab or the focus may have changed
 	s.invalidate()
 }
 

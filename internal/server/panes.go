@@ -114,6 +114,7 @@ type spawnSpec struct {
 	target  int    // pane to split; 0 = focused
 	layout  string // as requested
 	shell   bool   // no command was given: the default shell runs
+	preface []byte // written into the emulator before the program starts
 	// id is the pane's id when reserved beforehand (reserveIDLocked); 0
 	// takes the next one.
 	id int
@@ -183,12 +184,31 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 	if spec.cwd == "" {
 		spec.cwd = s.startDirLocked(target)
 	}
+	e, err := s.startPaneLocked(id, spec, cols, rows)
+	if err != nil {
+		// Best effort: the pane was never there, give its space back.
+		_ = s.layout.Remove(id)
+		s.relayoutLocked()
+		return nil, res, errorf(proto.CodeFailed, "%v", err)
+	}
+	if spec.id == 0 {
+		s.nextID++
+	}
+	s.relayoutLocked()
+	s.log.Info("pane opened", "pane", id, "command", spec.command, "cols", cols, "rows", rows, "layout", res.Used)
+	return e, res, nil
+}
+
+// startPaneLocked starts the program of pane id, which the layout already
+// holds, at cols x rows in spec.cwd, and enters it in the pane table.
+func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneEntry, error) {
 	env := append(append([]string(nil), spec.env...),
 		"MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(id), "MELMUX_SESSION="+s.name)
 	exitDone := make(chan struct{})
 	p, err := pane.Start(pane.Config{
 		ID: id, Argv: spec.argv, Dir: spec.cwd, Env: env, Cols: cols, Rows: rows,
 		Scrollback: s.scroll,
+		Preface:    spec.preface,
 		OnOutput:   func() { s.paneOutput(id) },
 		OnExit: func() {
 			s.paneExited(id)
@@ -199,20 +219,12 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 		},
 	})
 	if err != nil {
-		// Best effort: the pane was never there, give its space back.
-		_ = s.layout.Remove(id)
-		s.relayoutLocked()
-		return nil, res, errorf(proto.CodeFailed, "%v", err)
-	}
-	if spec.id == 0 {
-		s.nextID++
+		return nil, err
 	}
 	s.started = true
 	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree}
 	s.panes[id] = e
-	s.relayoutLocked()
-	s.log.Info("pane opened", "pane", id, "command", spec.command, "cols", cols, "rows", rows, "layout", res.Used)
-	return e, res, nil
+	return e, nil
 }
 
 // relayoutLocked gives every pane the size its tab's layout says.
@@ -340,7 +352,20 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 	if e.wt != nil {
 		info.Worktree, info.Branch = &e.wt.Path, &e.wt.Branch
 	}
+	s.costLocked(info.Agent)
 	return info
+}
+
+// costLocked sets what a melmux agent's tokens cost, when the config has a
+// price for its model.
+func (s *Server) costLocked(a *proto.AgentInfo) {
+	if a == nil || a.Kind != KindMelmux {
+		return
+	}
+	if p, ok := s.prices[a.Model]; ok {
+		c := p.Cost(a.InputTokens, a.OutputTokens)
+		a.Cost = &c
+	}
 }
 
 // activity is busy while the running program printed within busyWindow, else

@@ -54,6 +54,12 @@ type Config struct {
 	// RemainOnExit says which panes stay once their program ends
 	// (config.RemainAuto, RemainOn, RemainOff); "" = config.RemainAuto.
 	RemainOnExit string
+	// StateFile is where the session's state is kept for `melmux restore`
+	// (sessionstate.Path); "" keeps none.
+	StateFile string
+	// Prices are the models' prices per million tokens, for the cost of
+	// melmux agents.
+	Prices map[string]config.Price
 }
 
 // UIConfig is what attached clients are drawn and driven with.
@@ -77,9 +83,12 @@ type Server struct {
 	readWait   time.Duration // read_agent's default bound
 	ui         UIConfig
 	problem    string
-	history    ui.History // the ":" prompt's, shared by every client for the server's life
-	maxClients int        // attached clients at once
-	remain     string     // remain_on_exit
+	history    ui.History  // the ":" prompt's, shared by every client for the server's life
+	maxClients int         // attached clients at once
+	remain     string      // remain_on_exit
+	saver      *stateSaver // nil when no state file is kept
+	res        resources   // the panes' CPU and memory, sampled when asked
+	prices     map[string]config.Price
 
 	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
 
@@ -188,6 +197,8 @@ func New(cfg Config) *Server {
 		problem:    cfg.ConfigProblem,
 		maxClients: cfg.MaxClients,
 		remain:     cfg.RemainOnExit,
+		saver:      newStateSaver(cfg.StateFile),
+		prices:     cfg.Prices,
 		ui:         cfg.UI,
 		done:       make(chan struct{}),
 		panes:      map[int]*paneEntry{},
@@ -301,6 +312,9 @@ func (s *Server) Serve() error {
 		<-s.done
 		s.ln.Close()
 	}()
+	if s.saver != nil {
+		go s.saveLoop()
+	}
 	var delay time.Duration
 	var lastLog time.Time
 	for {
@@ -341,21 +355,31 @@ func (s *Server) Serve() error {
 // Done is closed when the session has ended.
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// Shutdown ends the session: every pane's process, every client.
-func (s *Server) Shutdown(reason string) { s.endSession(reason, "server exited") }
+// Shutdown ends the session, every pane's process and every client, as a
+// signal to the server does (the machine going down): the state file stays,
+// brought up to date, so that `melmux restore` can rebuild the session.
+func (s *Server) Shutdown(reason string) { s.endSession(reason, "server exited", true) }
+
+// kill ends the session as kill_server asks: nothing is left to restore.
+func (s *Server) kill(reason string) { s.endSession(reason, "server exited", false) }
 
 // lastPaneGone ends the session once its last pane has closed; attached
-// clients leave with "[exited]", as tmux's do.
-func (s *Server) lastPaneGone(reason string) { s.endSession(reason, "exited") }
+// clients leave with "[exited]", as tmux's do. Nothing is left to restore.
+func (s *Server) lastPaneGone(reason string) { s.endSession(reason, "exited", false) }
 
-// endSession is Shutdown telling attached clients clientMsg.
-func (s *Server) endSession(reason, clientMsg string) {
+// endSession ends the session telling attached clients clientMsg; keep says
+// whether its state file stays for a restore.
+func (s *Server) endSession(reason, clientMsg string, keep bool) {
 	s.mu.Lock()
 	if s.shutdown {
 		s.mu.Unlock()
 		return
 	}
 	s.shutdown = true
+	s.mu.Unlock()
+	// Before the panes close, which would change the state.
+	s.finishState(keep)
+	s.mu.Lock()
 	entries := make([]*paneEntry, 0, len(s.panes))
 	for _, e := range s.panes {
 		entries = append(entries, e)

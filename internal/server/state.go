@@ -1,0 +1,229 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/melmux/melmux/internal/sessionstate"
+)
+
+// The session's state file (internal/sessionstate) is kept up to date by
+// one goroutine, saveLoop, so that `melmux restore` can rebuild the session
+// once the server is gone however it went (kill -9, a crash, a reboot).
+//
+// A change of the layout or of the panes (a pane opened or closed, a split
+// moved, a tab or focus changed, an agent registered) is written within
+// stateDebounce, a burst of them once. Output changes what the file holds
+// too (the last screens, a shell's directory, a title) but comes without
+// end, so it is written at most every screenEvery. A build identical to the
+// last one written is not written again.
+const (
+	stateDebounce = 100 * time.Millisecond
+	screenEvery   = 5 * time.Second
+)
+
+// stateSaver is the state file's writer.
+type stateSaver struct {
+	path string
+	// change and output wake saveLoop, which owns the timing; outputSeen
+	// keeps every chunk of output after the first from waking it again.
+	change     chan struct{}
+	output     chan struct{}
+	outputSeen atomic.Bool
+
+	mu      sync.Mutex    // guards the fields below; held across a write, so the end of the session never races one
+	last    []byte        // the last state written, its time left out
+	wrote   bool          // this server wrote the file: it is this server's to remove
+	stopped bool          // the session ended: nothing is written any more
+	failed  time.Time     // when a write last failed, to log one failure a minute
+	writes  int           // files written, for tests and debug_stats
+	next    chan struct{} // closed and replaced at each write, so tests wait on writes instead of polling
+}
+
+func newStateSaver(path string) *stateSaver {
+	if path == "" {
+		return nil
+	}
+	return &stateSaver{path: path, change: make(chan struct{}, 1), output: make(chan struct{}, 1), next: make(chan struct{})}
+}
+
+// written is the number of writes so far and a channel closed at the next.
+func (sv *stateSaver) written() (int, <-chan struct{}) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.writes, sv.next
+}
+
+// stateChanged says the layout or the panes changed. It never blocks and
+// takes no lock.
+func (s *Server) stateChanged() {
+	if s.saver == nil {
+		return
+	}
+	select {
+	case s.saver.change <- struct{}{}:
+	default:
+	}
+}
+
+// stateOutput says a pane printed. Only the first output after a write
+// wakes saveLoop.
+func (s *Server) stateOutput() {
+	if s.saver == nil || s.saver.outputSeen.Swap(true) {
+		return
+	}
+	select {
+	case s.saver.output <- struct{}{}:
+	default:
+	}
+}
+
+// saveLoop writes the state file when asked, as the timing rules above say,
+// until the session ends.
+func (s *Server) saveLoop() {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var due time.Time // when the pending write is due; zero for none
+	var lastWrite time.Time
+	schedule := func(at time.Time) {
+		if !due.IsZero() && !at.Before(due) {
+			return
+		}
+		due = at
+		timer.Reset(time.Until(at))
+	}
+	for {
+		select {
+		case <-s.done:
+			timer.Stop()
+			return
+		case <-s.saver.change:
+			schedule(time.Now().Add(stateDebounce))
+		case <-s.saver.output:
+			at := time.Now().Add(stateDebounce)
+			if next := lastWrite.Add(screenEvery); next.After(at) {
+				at = next
+			}
+			schedule(at)
+		case <-timer.C:
+			due = time.Time{}
+			lastWrite = time.Now()
+			s.saveState(false)
+		}
+	}
+}
+
+// saveState writes the state file if the state changed since the last
+// write. final is the last save of a session ending with its state kept: it
+// is built although the session is shutting down.
+func (s *Server) saveState(final bool) {
+	sv := s.saver
+	sv.outputSeen.Store(false)
+	st := s.buildState(final)
+	if st == nil {
+		return
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		s.log.Error("session state: encode", "err", err)
+		return
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if sv.stopped || bytes.Equal(b, sv.last) {
+		return
+	}
+	st.Saved = time.Now().UTC()
+	st.PID = os.Getpid()
+	data, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		s.log.Error("session state: encode", "err", err)
+		return
+	}
+	if !sv.wrote {
+		// Left by a server of this name killed inside a write.
+		sessionstate.RemoveTemps(sv.path)
+	}
+	if err := sessionstate.Write(sv.path, append(data, '\n')); err != nil {
+		if time.Since(sv.failed) > time.Minute {
+			sv.failed = time.Now()
+			s.log.Warn("session state not saved; `melmux restore` will find an older one", "err", err)
+		}
+		return
+	}
+	sv.last, sv.wrote = b, true
+	sv.writes++
+	close(sv.next)
+	sv.next = make(chan struct{})
+}
+
+// finishState is the end of the state file with the session: kept and
+// brought up to date (keep), or removed when this server wrote it. Nothing
+// is written after it.
+func (s *Server) finishState(keep bool) {
+	sv := s.saver
+	if sv == nil {
+		return
+	}
+	if keep {
+		s.saveState(true)
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.stopped = true
+	if !keep && sv.wrote {
+		if err := sessionstate.Remove(sv.path); err != nil {
+			s.log.Warn("session state not removed", "err", err)
+		}
+	}
+}
+
+// buildState is the session as the state file saves it, or nil when there
+// is nothing to save (no pane, or a session ending unless final). The time
+// and pid are left for saveState, so two builds of one state are equal.
+func (s *Server) buildState(final bool) *sessionstate.State {
+	type row struct {
+		id int
+		e  *paneEntry
+		sp sessionstate.Pane
+	}
+	s.mu.Lock()
+	if (s.shutdown && !final) || len(s.panes) == 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	st := &sessionstate.State{Version: sessionstate.Version, Session: s.name, Cols: s.cols, Rows: s.rows, Layout: s.layout.Dump()}
+	var rows []row
+	for _, id := range s.layout.Panes() {
+		e, ok := s.panes[id]
+		if !ok {
+			continue
+		}
+		sp := sessionstate.Pane{ID: id, Command: e.command, Shell: e.shell, Title: e.title}
+		if a := e.melLocked(); a != nil {
+			sp.Agent = &sessionstate.Agent{ID: a.id, Role: a.role, Model: a.model, Provider: a.provider}
+		}
+		rows = append(rows, row{id, e, sp})
+	}
+	s.mu.Unlock()
+	// What the pane's own locks or /proc answer is read without Server.mu.
+	for _, r := range rows {
+		p := r.e.p
+		sp := r.sp
+		sp.Argv = p.Argv()
+		if sp.Cwd = p.Cwd(); sp.Cwd == "" {
+			sp.Cwd = r.e.cwd
+		}
+		if fg := p.Foreground(); len(fg) > 0 && !slices.Equal(fg, sp.Argv) {
+			sp.Foreground = fg
+		}
+		sp.Screen = sessionstate.TrimScreen(p.Term().Lines())
+		st.Panes = append(st.Panes, sp)
+	}
+	return st
+}
