@@ -12,11 +12,12 @@ import (
 func init() {
 	register(&verb{
 		name:    "list-panes",
-		usage:   "[--json]",
-		summary: "list every pane",
+		usage:   "[--json] [--resources]",
+		summary: "list every pane (--resources: with the CPU and memory of each pane's processes)",
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "list-panes")
 			asJSON := fs.Bool("json", false, "print a JSON array")
+			withRes := fs.Bool("resources", false, "add cpu and rss: what each pane's process tree uses")
 			if err := parseFlags(fs, args); err != nil {
 				return err
 			}
@@ -24,14 +25,18 @@ func init() {
 				return usagef("list-panes takes no arguments, got %q", strings.Join(fs.Args(), " "))
 			}
 			var panes []proto.PaneInfo
-			if err := call(g, "list_panes", nil, &panes); err != nil {
+			if err := call(g, "list_panes", proto.ListPanesParams{Resources: *withRes}, &panes); err != nil {
 				return err
 			}
 			if *asJSON {
 				return printJSON(g.stdout, panes)
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTAB\tSIZE\tSTATUS\tACTIVITY\tCOMMAND\tTITLE")
+			res := ""
+			if *withRes {
+				res = "CPU%\tMEM\t"
+			}
+			fmt.Fprintln(tw, "ID\tTAB\tSIZE\tSTATUS\tACTIVITY\t"+res+"COMMAND\tTITLE")
 			for _, p := range panes {
 				status := p.Status
 				switch {
@@ -47,6 +52,9 @@ func init() {
 				activity := p.Activity
 				if p.Activity == "idle" {
 					activity += " " + (time.Duration(p.IdleMS) * time.Millisecond).Round(time.Second).String()
+				}
+				if *withRes {
+					activity += "\t" + cpuText(p.CPU) + "\t" + bytesText(p.RSS)
 				}
 				fmt.Fprintf(tw, "%d%s\t%d\t%dx%d\t%s\t%s\t%s\t%s\n", p.ID, mark, p.Tab, p.Cols, p.Rows, status, activity, shorten(p.Command, 40), shorten(p.Title, 30))
 			}

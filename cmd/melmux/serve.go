@@ -11,6 +11,7 @@ import (
 	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/server"
+	"github.com/melmux/melmux/internal/sessionstate"
 )
 
 // __serve is the session daemon itself; `melmux new` starts it.
@@ -66,10 +67,14 @@ func init() {
 			if err != nil {
 				logger.Warn("the : prompt cannot run verbs", "err", err)
 			}
+			stateFile, err := sessionstate.Path(name)
+			if err != nil {
+				logger.Warn("the session's state is not kept: `melmux restore` will not be able to rebuild it", "err", err)
+			}
 			srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger, Self: self,
 				Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem, AgentReadWait: cfg.Agent.ReadWait, MaxClients: cfg.MaxClients,
-				RemainOnExit: cfg.RemainOnExit,
-				UI:           server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()}})
+				RemainOnExit: cfg.RemainOnExit, StateFile: stateFile, Prices: cfg.Prices,
+				UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()}})
 			if err := srv.Listen(); err != nil {
 				tell(err.Error())
 				return err

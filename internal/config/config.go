@@ -50,6 +50,9 @@ type Config struct {
 	// RemainOff.
 	RemainOnExit string
 	Agent        Agent // the [agent] table
+	// Prices is the [prices] table: model name → price per million
+	// tokens, for what melmux agents cost.
+	Prices map[string]Price
 }
 
 // The values of remain_on_exit. Under RemainAuto a pane started with no
@@ -87,6 +90,7 @@ func Defaults() Config {
 		MaxClients:   DefaultMaxClients,
 		RemainOnExit: RemainAuto,
 		Agent:        Agent{MaxLegs: DefaultMaxLegs, ReadWait: DefaultReadWait},
+		Prices:       map[string]Price{},
 	}
 }
 
@@ -297,8 +301,12 @@ func Parse(data []byte, name string) (Config, error) {
 				continue
 			}
 			parseAgent(m, &cfg.Agent, func(k string, format string, args ...any) { bad([]string{"agent", k}, format, args...) })
+		case "prices":
+			if m, ok := table(key, v); ok {
+				parsePrices(m, cfg.Prices, bad)
+			}
 		default:
-			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, remain_on_exit, [status] %s, [bindings], [agent])", statusKeyList)
+			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, remain_on_exit, [status] %s, [bindings], [agent], [prices])", statusKeyList)
 		}
 	}
 	if len(probs) > 0 {

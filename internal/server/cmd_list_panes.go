@@ -7,19 +7,26 @@ import (
 	"github.com/melmux/melmux/internal/proto"
 )
 
-// list_panes describes every pane, in layout order (tab, then tree).
+// list_panes describes every pane, in layout order (tab, then tree); with
+// resources, also what each pane's process tree uses (CPU, memory).
 func init() {
 	register(&Command{Name: "list_panes", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
-		var p struct{}
+		var p proto.ListPanesParams
 		if err := decodeParams("list_panes", raw, &p); err != nil {
 			return nil, err
 		}
 		s.mu.Lock()
-		defer s.mu.Unlock()
 		out := []proto.PaneInfo{}
 		for _, id := range s.layout.Panes() {
 			if e, ok := s.panes[id]; ok {
 				out = append(out, s.paneInfoLocked(id, e))
+			}
+		}
+		s.mu.Unlock()
+		if p.Resources {
+			// /proc is read without Server.mu.
+			if err := s.addResources(ctx, out); err != nil {
+				return nil, err
 			}
 		}
 		return out, nil
