@@ -15,16 +15,18 @@ const mod = "github.com/melmux/melmux/"
 // forbidden maps a package (and its sub-packages) to the packages it must not
 // depend on. "*" in a value means any third-party or project package.
 var forbidden = map[string][]string{
-	"layout":             {"github.com/gdamore/tcell", mod + "pane", mod + "internal", "os/exec", "net"},
-	"pane":               {mod + "layout", "github.com/gdamore/tcell", mod + "internal"},
-	"internal/proto":     {"*"},
-	"internal/server":    {mod + "orchestrator", mod + "toolexec"},
-	"internal/ui":        {mod + "internal/server", mod + "layout", mod + "pane/keys", mod + "internal/client"},
-	"internal/client":    {mod + "internal/server", mod + "pane"},
-	"toolexec":           {mod + "internal/server", mod + "pane", mod + "orchestrator", mod + "layout"},
-	"orchestrator":       {mod + "internal/server", mod + "pane", "github.com/gdamore/tcell"},
-	"internal/mcpserver": {mod + "internal/server", mod + "pane"},
-	"worktree":           {"*"},
+	"layout":                {"github.com/gdamore/tcell", mod + "pane", mod + "internal", "os/exec", "net"},
+	"pane":                  {mod + "layout", "github.com/gdamore/tcell", mod + "internal"},
+	"internal/proto":        {"*"},
+	"internal/server":       {mod + "orchestrator", mod + "toolexec"},
+	"internal/ui":           {mod + "internal/server", mod + "layout", mod + "pane/keys", mod + "internal/client"},
+	"internal/client":       {mod + "internal/server", mod + "pane"},
+	"toolexec":              {mod + "internal/server", mod + "pane", mod + "orchestrator", mod + "layout"},
+	"orchestrator":          {mod + "internal/server", mod + "pane", "github.com/gdamore/tcell"},
+	"internal/mcpserver":    {mod + "internal/server", mod + "pane"},
+	"internal/sessionstate": {mod + "internal/server", "github.com/gdamore/tcell"},
+	"internal/procstat":     {"*"},
+	"worktree":              {"*"},
 }
 
 type pkg struct {

@@ -148,7 +148,7 @@ func printRestored(g *globals, res *proto.RestoreResult) error {
 		if p.Note != "" {
 			how = strings.TrimPrefix(how+"; "+p.Note, "; ")
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\n", p.ID, p.Tab, shorten(p.Command, 50), how)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\n", p.ID, p.Tab, shorten(p.Command, 80), how)
 	}
 	return tw.Flush()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/sessionstate"
 	"github.com/melmux/melmux/layout"
+	"github.com/melmux/melmux/worktree"
 )
 
 // restore rebuilds, in a fresh server, the session its state file saved:
@@ -54,6 +55,7 @@ func init() {
 		if env == nil {
 			env = s.env
 		}
+		wts := openWorktrees(ctx, st.Panes)
 		s.mu.Lock()
 		if s.started || s.shutdown {
 			s.mu.Unlock()
@@ -66,7 +68,7 @@ func init() {
 		var typing []typed
 		for _, id := range ids {
 			since := time.Now()
-			e, rp, line := s.restorePaneLocked(id, saved[id], st.Saved, env, sizes[id])
+			e, rp, line := s.restorePaneLocked(id, saved[id], wts[id], st.Saved, env, sizes[id])
 			rp.Tab, _ = s.layout.TabOf(id)
 			res.Panes = append(res.Panes, rp)
 			if e != nil && line != "" {
@@ -154,13 +156,42 @@ func (t typed) send(done <-chan struct{}) {
 	_ = t.e.p.Type([]byte(t.line + "\r")) // Best effort: a pane that ended takes nothing.
 }
 
-// restorePaneLocked starts saved pane sp again as pane id at size. It
-// returns the pane (nil when nothing could start), what became of it and a
-// line to type into it once it has drawn.
-func (s *Server) restorePaneLocked(id int, sp sessionstate.Pane, saved time.Time, env []string, size [2]int) (*paneEntry, proto.RestoredPane, string) {
+// restoredWorktree is a saved pane's worktree opened again, or why not.
+type restoredWorktree struct {
+	wt   *worktree.Worktree
+	note string
+}
+
+// openWorktrees opens the worktrees of the saved panes (git runs: before
+// Server.mu is taken).
+func openWorktrees(ctx context.Context, panes []sessionstate.Pane) map[int]restoredWorktree {
+	out := map[int]restoredWorktree{}
+	for _, sp := range panes {
+		if sp.Worktree == "" {
+			continue
+		}
+		wctx, cancel := context.WithTimeout(ctx, worktreeWait)
+		w, err := worktree.Open(wctx, sp.Worktree)
+		cancel()
+		if err != nil {
+			out[sp.ID] = restoredWorktree{note: fmt.Sprintf("its worktree %s could not be opened (%v): the pane has none", sp.Worktree, err)}
+			continue
+		}
+		out[sp.ID] = restoredWorktree{wt: &w}
+	}
+	return out
+}
+
+// restorePaneLocked starts saved pane sp again as pane id at size, in its
+// worktree when it had one. It returns the pane (nil when nothing could
+// start), what became of it and a line to type into it once it has drawn.
+func (s *Server) restorePaneLocked(id int, sp sessionstate.Pane, rw restoredWorktree, saved time.Time, env []string, size [2]int) (*paneEntry, proto.RestoredPane, string) {
 	launch := sp.Launch(s.self, s.shell)
 	rp := proto.RestoredPane{ID: id, How: launch.How}
 	var notes []string
+	if rw.note != "" {
+		notes = append(notes, rw.note)
+	}
 	cwd := sp.Cwd
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		home, herr := os.UserHomeDir()
@@ -170,7 +201,7 @@ func (s *Server) restorePaneLocked(id int, sp sessionstate.Pane, saved time.Time
 		notes = append(notes, fmt.Sprintf("its directory %s is gone; started in %s", cwd, home))
 		cwd = home
 	}
-	spec := spawnSpec{argv: launch.Argv, command: showArgv(launch.Argv, s.self), cwd: cwd, title: sp.Title, env: env, shell: sp.Shell}
+	spec := spawnSpec{argv: launch.Argv, command: showArgv(launch.Argv, s.self), cwd: cwd, title: sp.Title, env: env, shell: sp.Shell, worktree: rw.wt}
 	spec.preface = reminder(sp, saved, orWords(launch.How, spec.command), notes)
 	e, err := s.startPaneLocked(id, spec, size[0], size[1])
 	if err != nil {

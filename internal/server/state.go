@@ -205,6 +205,9 @@ func (s *Server) buildState(final bool) *sessionstate.State {
 			continue
 		}
 		sp := sessionstate.Pane{ID: id, Command: e.command, Shell: e.shell, Title: e.title}
+		if e.wt != nil {
+			sp.Worktree, sp.Branch = e.wt.Path, e.wt.Branch
+		}
 		if a := e.melLocked(); a != nil {
 			sp.Agent = &sessionstate.Agent{ID: a.id, Role: a.role, Model: a.model, Provider: a.provider}
 		}

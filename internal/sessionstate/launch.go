@@ -36,16 +36,16 @@ func (p Pane) Launch(self, shell string) Launch {
 	}
 	if p.Agent != nil && p.Agent.ID != "" {
 		if isMelAgent(argv, self) {
-			return Launch{Argv: resumeArgv(self, argv[2:], p.Agent), How: "melmux agent " + p.Agent.ID + ", resumed from its transcript"}
+			return Launch{Argv: resumeArgv(self, argv[2:], p.Agent), How: "melmux agent, resumed from its transcript"}
 		}
 		if isMelAgent(p.Foreground, self) {
 			return Launch{Argv: argv, Type: shellJoin(resumeArgv(self, p.Foreground[2:], p.Agent)),
-				How: "melmux agent " + p.Agent.ID + " resumed in the shell"}
+				How: "melmux agent " + p.Agent.ID + ", resumed in the shell"}
 		}
 		if agentIndex(argv) < 0 && !isInteractiveShell(argv) {
 			// An agent started some other way (sh -c '...'): resume it
 			// with what the registration said.
-			return Launch{Argv: resumeArgv(self, nil, p.Agent), How: "melmux agent " + p.Agent.ID + ", resumed from its transcript"}
+			return Launch{Argv: resumeArgv(self, nil, p.Agent), How: "melmux agent, resumed from its transcript"}
 		}
 	}
 	if l, _, ok := continueArgv(argv); ok {
