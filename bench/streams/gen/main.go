@@ -1,0 +1,32 @@
+// Command gen writes one of the benchmark streams of package streams to
+// standard output: gen KIND SIZE_BYTES. bench/pane_throughput.sh uses it.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/melmux/melmux/bench/streams"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: gen KIND SIZE_BYTES (kinds: plain sgr cursor ink clears)")
+		os.Exit(2)
+	}
+	size, err := strconv.Atoi(os.Args[2])
+	if err != nil || size < 1 {
+		fmt.Fprintf(os.Stderr, "gen: size %q: give a whole number of bytes >= 1\n", os.Args[2])
+		os.Exit(2)
+	}
+	b, err := streams.Generate(os.Args[1], size)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(2)
+	}
+	if _, err := os.Stdout.Write(b); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
