@@ -192,14 +192,16 @@ func (c *clusterTable) combine(code, mark rune) (rune, bool) {
 }
 
 // reclaimClustersLocked frees the cluster codes nothing holds any more: not
-// a cell of the screen shown, nor of the one hidden behind it, nor the
-// character REP would repeat. History keeps text, never codes.
+// a cell of the screen shown (or of its model), nor of the one hidden behind
+// it, nor the character REP would repeat.
+// History keeps text, never codes.
 func (t *Terminal) reclaimClustersLocked() {
 	live := append(t.liveBuf[:0], make([]bool, len(t.clusters.texts))...)
 	t.screenCodesLocked(func(code rune) { t.clusters.mark(live, code) })
 	for _, code := range t.hidden {
 		t.clusters.mark(live, code)
 	}
+
 	t.clusters.mark(live, t.lastPrint)
 	t.clusters.release(live)
 	t.liveBuf = live
@@ -217,8 +219,19 @@ func (t *Terminal) switchScreenLocked(toAlt bool) {
 }
 
 // screenCodesLocked calls f with the cluster code of every cell of the
-// screen shown, once what waits for vt10x is on it.
+// screen shown, once what waits for vt10x is on it. While there is a model of
+// the screen, that is what is shown.
 func (t *Terminal) screenCodesLocked(f func(rune)) {
+	if m := t.model; m != nil && len(t.out) == 0 {
+		for _, row := range m.ring {
+			for _, g := range row {
+				if code := g.Char; code >= clusterBase && code < clusterEnd {
+					f(code)
+				}
+			}
+		}
+		return
+	}
 	t.flushLocked()
 	t.guardLocked(func() {
 		for y := 0; y < t.rows; y++ {

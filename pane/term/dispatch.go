@@ -73,20 +73,41 @@ func (t *Terminal) scrollsIntoHistoryLocked() bool {
 func (t *Terminal) emitLocked(s string) {
 	t.out = append(t.out, s...)
 	t.curValid = false
-	t.screenBlank = false
+	t.touchedLocked()
 }
 
 // emitPenLocked queues a sequence that changes only the pen (SGR): the cells, the
-// cursor and a known-blank screen stay as they are.
+// cursor and a known-blank screen stay as they are, but a clear would now
+// leave other cells.
 func (t *Terminal) emitPenLocked(s string) {
 	t.out = append(t.out, s...)
+	t.uniform = false
+}
+
+// touchedLocked records that cells may have changed: the screen is no longer
+// known to be blank.
+func (t *Terminal) touchedLocked() {
+	t.screenBlank = false
+	t.uniform = false
+}
+
+// clearedLocked records a clear of the whole screen shown: it is blank, and
+// uniform if the pen leaves blank cells (vt10x clears with the pen). The
+// cursor must be in sync (the pen read from vt10x).
+func (t *Terminal) clearedLocked() {
+	t.screenBlank = true
+	var pen vt10x.Glyph
+	t.guardLocked(func() { pen = t.vt.Cursor().Attr })
+	pen.Char = ' '
+	t.uniform = blankGlyph(pen)
+	t.uniformDefault = pen == blankVTGlyph
 }
 
 // emitInPlaceLocked queues an erase that changes cells but never moves the cursor
 // (EL, ECH), so the followed cursor stays valid.
 func (t *Terminal) emitInPlaceLocked(n int, final byte) {
 	t.out = appendCSI1(t.out, n, final)
-	t.screenBlank = false
+	t.touchedLocked()
 }
 
 // appendCSI1 appends a one-parameter CSI, leaving the parameter out when it
@@ -107,13 +128,13 @@ func appendCSI1(b []byte, n int, final byte) []byte {
 func (t *Terminal) emitCSI1Locked(n int, final byte) {
 	t.out = appendCSI1(t.out, n, final)
 	t.curValid = false
-	t.screenBlank = false
+	t.touchedLocked()
 }
 
 // printASCIILocked prints a run of printable ASCII. Between line ends it is
 // a plain append; at a line end the auto-wrap is checked for history.
 func (t *Terminal) printASCIILocked(b []byte) {
-	t.screenBlank = false
+	t.touchedLocked()
 	if t.insert {
 		for _, c := range b {
 			t.printRuneLocked(rune(c))
@@ -191,7 +212,7 @@ func (t *Terminal) printRuneLocked(r rune) {
 // of width w at the cursor, doing the wrap itself where vt10x would not do
 // it as tmux does.
 func (t *Terminal) placeLocked(code rune, w int) {
-	t.screenBlank = false
+	t.touchedLocked()
 	t.syncCursorLocked()
 	if w > t.cols {
 		return // can never fit
@@ -242,7 +263,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 // cursor's own cell while a wrap is pending), as tmux does; with no such cell
 // it is dropped.
 func (t *Terminal) combineLocked(r rune) {
-	t.screenBlank = false
+	t.touchedLocked()
 	t.syncCursorLocked()
 	px := t.cx - 1
 	if t.wrapNext {
@@ -367,9 +388,12 @@ func (t *Terminal) controlLocked(b byte) {
 	case 0x0a, 0x0b, 0x0c:
 		t.lineFeedLocked("\n")
 	case 0x0d:
+		// CR only homes the column: the followed cursor stays valid, and a
+		// uniform screen stays uniform (screenBlank is cleared all the same,
+		// as it always was).
 		t.out = append(t.out, '\r')
 		t.screenBlank = false
-		t.cx, t.wrapNext = 0, false // stays valid: CR only homes the column
+		t.cx, t.wrapNext = 0, false
 	case 0x1b:
 		t.sc.state = stEsc
 		return
@@ -391,13 +415,36 @@ func (t *Terminal) captureWrapLocked() {
 }
 
 // lineFeedLocked forwards a line feed (or IND/NEL), first saving row 0 to
-// history when it is about to scroll off the primary screen.
+// history when it is about to scroll off the primary screen. A uniform
+// screen stays uniform if what scrolls in is what it holds, and then the row
+// saved is known without reading it. A line feed or NEL moves the cursor
+// predictably, so it stays known without a read back from vt10x.
 func (t *Terminal) lineFeedLocked(seq string) {
 	t.syncCursorLocked()
+	scrolls := t.cy == t.bottom
+	short := !t.fastOff
+	uniform := short && t.uniform && (!scrolls || t.uniformDefault)
 	if t.scrollsIntoHistoryLocked() {
-		t.captureRowsLocked(t.top, 1)
+		if uniform {
+			if t.h.limit > 0 {
+				t.h.push(histLine{cols: uint16(t.cols)})
+			}
+		} else {
+			t.captureRowsLocked(t.top, 1)
+		}
 	}
+	x, y := t.cx, t.cy
 	t.emitLocked(seq)
+	t.uniform = uniform
+	if short && !t.origin && seq != "\x1bD" {
+		if !scrolls {
+			y = min(y+1, t.rows-1)
+		}
+		if seq == "\x1bE" || t.vmode&vt10x.ModeCRLF != 0 {
+			x = 0
+		}
+		t.cx, t.cy, t.wrapNext, t.curValid = x, y, false, true
+	}
 }
 
 func (t *Terminal) rowWrappedLocked(y int) bool {
@@ -428,6 +475,9 @@ func (t *Terminal) escDispatchLocked(inter, b byte) {
 	case 'E':
 		t.lineFeedLocked("\x1bE")
 	case 'M', 'H', '7', '8', '=', '>':
+		if b == 'H' {
+			t.tabsDefault = false
+		}
 		t.emitLocked("\x1b" + string(rune(b)))
 	case 'Z': // DECID
 		t.replies = append(t.replies, replyDA1...)
@@ -448,7 +498,9 @@ func (t *Terminal) risLocked() {
 	}
 	t.scrollOnClearLocked()
 	t.emitLocked("\x1bc\x1b[H\x1b[2J")
-	t.screenBlank = true
+	t.flushLocked()
+	t.clearedLocked()
+	t.tabsDefault = true // vt10x's reset sets them every 8 columns
 	t.top, t.bottom = 0, t.rows-1
 	t.insert, t.bracketed, t.syncOutput = false, false, false
 	t.shape = CursorDefault
@@ -577,6 +629,7 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 		}
 	case 'g':
 		if n := s.param(0, 0); n == 0 || n == 3 {
+			t.tabsDefault = false
 			t.emitCSI1Locked(n, 'g')
 		}
 	case 'h', 'l':
@@ -630,11 +683,17 @@ func (t *Terminal) eraseDisplayLocked(n int) {
 	case 0:
 		t.syncCursorLocked()
 		home := t.cx == 0 && t.cy == 0
+		if home && t.uniform && !t.fastOff {
+			t.screenBlank = true // already what this clear leaves
+			return
+		}
 		if home {
 			t.scrollOnClearLocked()
 		}
 		t.emitLocked("\x1b[J")
-		t.screenBlank = home
+		if home {
+			t.clearedLocked()
+		}
 	case 1:
 		t.syncCursorLocked()
 		t.emitLocked("\x1b[1J")
@@ -644,10 +703,17 @@ func (t *Terminal) eraseDisplayLocked(n int) {
 			t.emitCSI1Locked(t.cx+1, 'G')
 		}
 	case 2:
+		if t.uniform && !t.fastOff {
+			// vt10x's screen already is what this clear leaves (the same pen
+			// since a clear, no cell touched), and scroll-on-clear would find
+			// nothing to save: a flood of clears costs nothing more.
+			t.screenBlank = true
+			return
+		}
 		t.syncCursorLocked()
 		t.scrollOnClearLocked()
 		t.emitLocked("\x1b[2J")
-		t.screenBlank = true
+		t.clearedLocked()
 	case 3:
 		t.h.clear()
 	}

@@ -1,9 +1,33 @@
 // Package term is a pane's terminal emulator: a conditioning scanner in front
 // of hinshun/vt10x, plus the pane's scrollback.
 //
-// vt10x holds the cells, but mishandles much of what programs send (see
-// /work/shared/research/vt10x.md), so it never sees the raw stream. The
-// scanner is a DEC-style state machine over bytes that survives between
+// vt10x (github.com/hinshun/vt10x, the pinned version in go.mod) holds the
+// cells, but mishandles much of what programs send, so it never sees the raw
+// stream. What this package relies on, measured on that version:
+//
+//   - It keeps no scrollback: a line scrolled off the top is cleared and
+//     reused, so the scanner saves it first.
+//   - Its getters (Cell, Cursor, Mode) neither lock nor check bounds, and
+//     Write and Resize lock by themselves; this package serialises them all
+//     under its own mutex and never calls String (which would deadlock under
+//     Lock).
+//   - Glyph mode bits and cursor state bits are unexported; their values are
+//     mirrored here (dispatch.go, snapshot.go). A stored glyph has reverse
+//     video already applied (colours swapped) and bold already brightening
+//     colours 0-7; a cleared cell holds the pen as it is.
+//   - Parsing costs about a microsecond per rune whatever the rune does
+//     (an unconditional debug call allocates twice per rune), so the fast
+//     paths below keep runes away from it.
+//   - It misparses much: colon SGR, empty CSI parameters (a missing one ends
+//     the list), prefixed CSIs (\e[>4;2m resets attributes, \e[?u restores
+//     the cursor), negative or huge counts (ICH/DCH panic, CHT loops holding
+//     its lock), leaving an alternate screen one is not on, RIS (clears only
+//     part of the screen), CSIs longer than 256 bytes (cut there); it has no
+//     REP, insert mode, wide or combining characters, device replies, and
+//     keeps the tab stops of the old width when widened. A panic in Write
+//     leaves its lock released.
+//
+// The scanner is a DEC-style state machine over bytes that survives between
 // writes (a rune or sequence split across reads is put together again). It
 // forwards to vt10x only normalised sequences it is known to handle, with
 // every parameter explicit and clamped; it drops what vt10x would get wrong
@@ -40,12 +64,26 @@
 // History is a ring of compact lines (text plus run-length styles), by
 // default 10000, kept only for the primary screen. ED 3 clears it.
 //
+// Fast paths (fast.go) keep vt10x out of work whose result can never be
+// seen, and each is checked against the plain path by fast_test.go (the
+// corpus, the benchmark streams, generated and fuzzed input must leave the
+// same screen, history, cursor, pen and modes). Under a flood of simple
+// content (text, SGR, CR, LF, BS, TAB) at the bottom of the primary screen
+// holding more lines than the screen has rows, the lines are laid out on a
+// model of the screen, those scrolling off go straight to history, and vt10x
+// is written only when something other than simple content needs it (reads
+// come from the model). A clear of a screen that already is what the clear
+// leaves costs nothing, and neither does saving the blank lines such a
+// screen scrolls into history.
+//
 // Every vt10x call runs under recover: a panic replaces the emulator with a
 // fresh one of the same size (history, title and bell count kept), is logged
 // through Options.Logf and never propagates. All methods are safe for
-// concurrent use; one mutex guards the scanner, vt10x and history, Write
-// holds it for at most 4 KB of input at a time, and replies and log lines are
-// delivered after it is released.
+// concurrent use; one mutex guards the scanner, vt10x, the model of the
+// screen and history; Write holds it for at most 4 KB of input that reaches
+// vt10x at a time (a stretch the fast path takes, at a few hundred MB/s, may
+// be a whole write), and replies and log lines are delivered after it is
+// released.
 //
 // Known limits, from vt10x: no dim, hidden or strikethrough attribute; bold
 // brightens colours 0-7 when written; rgb(0,0,b) is stored as rgb(0,1,b)

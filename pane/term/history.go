@@ -175,15 +175,16 @@ func (t *Terminal) captureRowsLocked(y0, n int) {
 		if !ok {
 			return
 		}
-		t.h.push(t.encodeGlyphsLocked(g))
+		t.h.push(t.encodeGlyphsLocked(g, len(g)))
 	}
 }
 
-// encodeGlyphsLocked builds the compact form of a row straight from vt10x
-// glyphs (this runs once per scrolled line, so it avoids building Cells):
-// trailing blank default cells are dropped, styles become runs, and only
-// rows with a non-default style allocate runs.
-func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
+// encodeGlyphsLocked builds the compact form of a row of cols cells
+// straight from vt10x glyphs, g being the first of them (the rest are blank
+// as vt10x leaves them): trailing blank default cells are dropped, styles
+// become runs, and only rows with a non-default style allocate runs. It runs
+// once per scrolled line, so it avoids building Cells.
+func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
 	n := len(g)
 	end := n
 	for end > 0 && blankGlyph(g[end-1]) {
@@ -251,7 +252,7 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph) histLine {
 		keptStarts = append([]uint16(nil), starts...)
 		t.startBuf = starts
 	}
-	return histLine{text: string(buf), runs: kept, starts: keptStarts, cols: uint16(n), wrapped: n > 0 && g[n-1].Mode&vtAttrWrap != 0}
+	return histLine{text: string(buf), runs: kept, starts: keptStarts, cols: uint16(cols), wrapped: n == cols && n > 0 && g[n-1].Mode&vtAttrWrap != 0}
 }
 
 // pullHistoryLocked brings the newest n lines of history back to the top of

@@ -69,9 +69,18 @@ func (s *scanner) csiStart() {
 	s.overflow = false
 }
 
-// scanLocked runs the state machine over p, emitting normalised bytes to
-// t.out and acting on what this package handles itself.
-func (t *Terminal) scanLocked(p []byte) {
+// scanLocked runs the state machine over at most limit bytes of all,
+// emitting normalised bytes to t.out and acting on what this package handles
+// itself, and returns how many bytes it consumed. The scroll-off fast path
+// may look at, and consume, all of all.
+func (t *Terminal) scanLocked(all []byte, limit int) int {
+	if t.model != nil {
+		// A flood goes on where the last write left it: on the model.
+		if end := t.continueLocked(all, 0); end > 0 {
+			return end
+		}
+	}
+	p := all[:min(limit, len(all))]
 	s := &t.sc
 	i := 0
 	// Finish a rune split by the previous write.
@@ -109,6 +118,11 @@ func (t *Terminal) scanLocked(p []byte) {
 				continue
 			}
 			if b < 0x20 || b == 0x7f {
+				if (b == '\n' || b == 0x0b || b == 0x0c) && i >= t.noFast && !t.fastOff {
+					if next, ok := t.scrollOffLocked(all, i); ok {
+						return next
+					}
+				}
 				t.controlLocked(b)
 				i++
 				continue
@@ -116,7 +130,7 @@ func (t *Terminal) scanLocked(p []byte) {
 			// Non-ASCII: decode, carrying an incomplete rune to the next write.
 			if !utf8.FullRune(p[i:]) {
 				s.nutf = copy(s.utf[:], p[i:])
-				return
+				return len(p)
 			}
 			r, size := utf8.DecodeRune(p[i:])
 			if r != utf8.RuneError || size > 1 {
@@ -194,6 +208,7 @@ func (t *Terminal) scanLocked(p []byte) {
 		}
 		i++
 	}
+	return len(p)
 }
 
 // controlInSeqLocked executes a C0 control met inside an escape sequence, as

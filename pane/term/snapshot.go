@@ -17,9 +17,16 @@ const (
 	vtBlink     = 1 << 5
 )
 
-// readGlyphsLocked copies row y out of vt10x.
+// readGlyphsLocked copies row y out of vt10x, or out of the model of the
+// screen while there is one.
 func (t *Terminal) readGlyphsLocked(y int) ([]vt10x.Glyph, bool) {
 	g := t.glyphBuf[:0]
+	if m := t.model; m != nil {
+		s := m.slot(y)
+		g = append(g, m.ring[s]...)
+		t.glyphBuf = g
+		return g, true
+	}
 	ok := t.guardLocked(func() {
 		for x := 0; x < t.cols; x++ {
 			g = append(g, t.vt.Cell(x, y))

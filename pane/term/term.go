@@ -68,6 +68,29 @@ type Terminal struct {
 	// cursor moves and pen changes followed, so that a flood of clears does
 	// not rescan a blank screen for scroll-on-clear each time.
 	screenBlank bool
+	// uniform is set while every cell of the screen shown is what a clear
+	// with the current pen leaves, blank to scroll-on-clear (a clear, then
+	// nothing but cursor moves and scrolls that bring in the same cells), so
+	// that another clear need not reach vt10x; uniformDefault when those
+	// cells are vt10x's default blank, which is also what scrolls in.
+	uniform        bool
+	uniformDefault bool
+
+	// tabsDefault is set while vt10x's tab stops are its defaults, every 8
+	// columns (a fresh emulator, RIS, a resize); HTS and TBC clear it. The
+	// fast path lays out tabs only then.
+	tabsDefault bool
+
+	// The scroll-off fast path (fast.go). fastOff keeps to the plain path
+	// (tests compare the two); noFast is the offset in the current write
+	// before which the fast path is known not to apply; model, when set, is
+	// the screen as vt10x would hold it, vt10x being behind; fastLines
+	// counts the lines sent to history without vt10x.
+	fastOff   bool
+	noFast    int
+	model     *screenModel
+	matBuf    []byte // scratch for materializeLocked
+	fastLines uint64
 
 	insert     bool
 	bracketed  bool
@@ -129,6 +152,7 @@ func (t *Terminal) clampSizeLocked(cols, rows int) (int, int) {
 // and bell count survive: they are the pane's, not the emulator's.
 func (t *Terminal) newEmulatorLocked() {
 	t.vt = vt10x.New(vt10x.WithSize(t.cols, t.rows))
+	t.model = nil
 	t.out = t.out[:0]
 	t.top, t.bottom = 0, t.rows-1
 	t.insert, t.bracketed, t.syncOutput = false, false, false
@@ -137,25 +161,28 @@ func (t *Terminal) newEmulatorLocked() {
 	t.joining = false
 	t.hidden = t.hidden[:0] // both screens are blank
 	t.curValid = false
-	t.screenBlank = false
+	t.touchedLocked()
+	t.tabsDefault = true
 	t.sc.reset()
 }
 
 // Write feeds program output to the terminal. It consumes all of p and always
 // returns len(p), nil: malformed input is repaired or dropped, never refused.
+// The whole of p is lookahead for the scroll-off fast path, so a caller
+// should pass what it has in one call rather than in small pieces.
 func (t *Terminal) Write(p []byte) (int, error) {
 	n := len(p)
+	t.mu.Lock()
+	t.noFast = 0
+	t.mu.Unlock()
 	for len(p) > 0 {
-		chunk := p
-		if len(chunk) > writeChunk {
-			chunk = chunk[:writeChunk]
-		}
-		p = p[len(chunk):]
 		t.mu.Lock()
-		t.scanLocked(chunk)
+		used := t.scanLocked(p, writeChunk)
+		t.noFast = max(t.noFast-used, 0)
 		t.flushLocked()
 		t.mu.Unlock()
 		t.deliver()
+		p = p[used:]
 	}
 	return n, nil
 }
@@ -207,7 +234,7 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 	t.out = append(t.out, "\x1b[0m"...)
 	t.flushLocked()
 	t.guardLocked(func() { t.vt.Resize(cols, rows) })
-	t.screenBlank = false
+	t.touchedLocked()
 	grown := rows - t.rows
 	t.cols, t.rows = cols, rows
 	t.top, t.bottom = 0, rows-1
@@ -226,6 +253,7 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 	}
 	t.out = appendCSI1(t.out, t.cx+1, 'G')
 	t.out = appendSGRForGlyph(t.out, pen, false)
+	t.tabsDefault = true
 	t.curValid = false
 	t.flushLocked()
 }
@@ -246,7 +274,7 @@ func (t *Terminal) Modes() Modes {
 
 func (t *Terminal) modesLocked() Modes {
 	var m vt10x.ModeFlag
-	t.guardLocked(func() { m = t.vt.Mode() })
+	t.peekLocked(func() { m = t.vt.Mode() })
 	return Modes{
 		AppCursor:      m&vt10x.ModeAppCursor != 0,
 		AppKeypad:      m&vt10x.ModeAppKeypad != 0,
@@ -289,10 +317,13 @@ func (t *Terminal) Cursor() Cursor {
 func (t *Terminal) cursorLocked() Cursor {
 	var c vt10x.Cursor
 	var vis bool
-	t.guardLocked(func() {
+	t.peekLocked(func() {
 		c = t.vt.Cursor()
 		vis = t.vt.CursorVisible()
 	})
+	if m := t.model; m != nil {
+		c.X, c.Y = m.x, t.rows-1
+	}
 	return Cursor{
 		X:       min(max(c.X, 0), t.cols-1),
 		Y:       min(max(c.Y, 0), t.rows-1),
@@ -357,7 +388,18 @@ func (t *Terminal) HistoryCells(from, n int) [][]Cell {
 // guardLocked runs a vt10x call and turns a panic inside it into a reset of the
 // emulator (same size, history kept) and a log line, so that no input can
 // take the pane, let alone the server, down.
+// The model of the screen, if any, is written into vt10x first.
 func (t *Terminal) guardLocked(f func()) (ok bool) {
+	if t.model != nil {
+		t.materializeLocked()
+	}
+	return t.peekLocked(f)
+}
+
+// peekLocked is guardLocked for calls that do not depend on the screen's
+// cells, cursor or pen (vt10x's modes), which the model of the screen, if
+// any, leaves alone.
+func (t *Terminal) peekLocked(f func()) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.logs = append(t.logs, fmt.Sprintf("term: emulator panic recovered, emulator reset: %v", r))

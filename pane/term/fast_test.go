@@ -1,0 +1,385 @@
+package term
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hinshun/vt10x"
+)
+
+// twins is the same stream fed to a terminal that takes its fast paths and
+// to one that never does (the plain path), in the same pieces.
+type twins struct {
+	fast, plain *Terminal
+	replies     [2][]string
+}
+
+func newTwins(cols, rows int) *twins {
+	tw := &twins{}
+	tw.fast = New(cols, rows, Options{Reply: func(b []byte) { tw.replies[0] = append(tw.replies[0], string(b)) }})
+	tw.plain = New(cols, rows, Options{Reply: func(b []byte) { tw.replies[1] = append(tw.replies[1], string(b)) }})
+	tw.plain.fastOff = true
+	return tw
+}
+
+func (tw *twins) write(p []byte) {
+	tw.fast.Write(p)
+	tw.plain.Write(p)
+}
+
+// writeCut writes p in pieces whose sizes come from rng (1 byte to max).
+func (tw *twins) writeCut(p []byte, rng *rand.Rand, max int) {
+	for len(p) > 0 {
+		n := min(1+rng.Intn(max), len(p))
+		tw.write(p[:n])
+		p = p[n:]
+	}
+}
+
+// vtState is everything of a Terminal that a reader can see or that decides
+// what later input does, with cluster codes replaced by their text (the two
+// paths may number clusters differently).
+type vtState struct {
+	Screen      *Screen
+	Glyphs      [][]vt10x.Glyph // as read (from the model of the screen while there is one)
+	Raw         [][]vt10x.Glyph // in vt10x, the model written into it
+	Texts       []string        // text of each cell holding a cluster code, in order
+	Cursor      vt10x.Cursor
+	Mode        vt10x.ModeFlag
+	History     []histLine
+	Total       uint64
+	Scrolled    int
+	LastPrint   string
+	LastWidth   int
+	Bells       uint64
+	ScreenBlank bool
+	TabsDefault bool
+	Top, Bottom int
+}
+
+// glyphsOf reads the screen's glyphs, cluster codes replaced by
+// clusterBase and their texts appended to texts.
+func glyphsOf(tm *Terminal, texts *[]string) [][]vt10x.Glyph {
+	var out [][]vt10x.Glyph
+	for y := 0; y < tm.rows; y++ {
+		g, _ := tm.readGlyphsLocked(y)
+		row := append([]vt10x.Glyph(nil), g...)
+		for x := range row {
+			if c := row[x].Char; c >= clusterBase && c < clusterEnd {
+				*texts = append(*texts, tm.clusters.text(c))
+				row[x].Char = clusterBase
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func stateOf(tm *Terminal) vtState {
+	s := vtState{Screen: tm.Snapshot()}
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	tm.flushLocked()
+	s.Glyphs = glyphsOf(tm, &s.Texts)
+	if tm.model != nil {
+		tm.materializeLocked()
+	}
+	s.Raw = glyphsOf(tm, &s.Texts)
+	s.Cursor = tm.vt.Cursor()
+	if c := s.Cursor.Attr.Char; c >= clusterBase && c < clusterEnd {
+		s.Cursor.Attr.Char = clusterBase
+	}
+	s.Mode = tm.vt.Mode()
+	for i := 0; i < tm.h.n; i++ {
+		s.History = append(s.History, *tm.h.at(i))
+	}
+	s.Total, s.Scrolled = tm.h.total, tm.h.scrolled
+	if tm.lastPrint != 0 {
+		s.LastPrint = tm.clusters.text(tm.lastPrint)
+	}
+	s.LastWidth, s.Bells, s.ScreenBlank, s.TabsDefault = tm.lastWidth, tm.bells, tm.screenBlank, tm.tabsDefault
+	s.Top, s.Bottom = tm.top, tm.bottom
+	return s
+}
+
+// same fails unless both terminals are in the same state, then feeds both a
+// probe that depends on what is left implicit (REP's character, the cell a
+// mark joins, the pen, a pending wrap, the cursor) and compares again.
+func (tw *twins) same(t testing.TB, what string) {
+	t.Helper()
+	for round := 0; round < 2; round++ {
+		a, b := stateOf(tw.fast), stateOf(tw.plain)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s (round %d): the fast path differs from the plain one:\n%s", what, round, stateDiff(a, b))
+		}
+		// Replies go to the PTY as one stream: how they were batched is not seen.
+		if a, b := strings.Join(tw.replies[0], ""), strings.Join(tw.replies[1], ""); a != b {
+			t.Fatalf("%s: replies differ: %q vs %q", what, a, b)
+		}
+		tw.write([]byte("\x1b[2bq\u0301\x1b[6nx\n\ty\r\n"))
+	}
+}
+
+func stateDiff(a, b vtState) string {
+	var out []string
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	for i := 0; i < va.NumField(); i++ {
+		fa, fb := va.Field(i).Interface(), vb.Field(i).Interface()
+		if reflect.DeepEqual(fa, fb) {
+			continue
+		}
+		name := va.Type().Field(i).Name
+		switch name {
+		case "Screen":
+			out = append(out, fmt.Sprintf("screen:\n fast %q\nplain %q\n fast cursor %+v, plain %+v", screenRows(a.Screen), screenRows(b.Screen), a.Screen.Cursor, b.Screen.Cursor))
+		case "History":
+			ha, hb := a.History, b.History
+			for k := 0; k < max(len(ha), len(hb)); k++ {
+				if k >= len(ha) || k >= len(hb) || !reflect.DeepEqual(ha[k], hb[k]) {
+					var la, lb any = "none", "none"
+					if k < len(ha) {
+						la = ha[k]
+					}
+					if k < len(hb) {
+						lb = hb[k]
+					}
+					out = append(out, fmt.Sprintf("history line %d of %d/%d:\n fast %+v\nplain %+v", k, len(ha), len(hb), la, lb))
+					break
+				}
+			}
+		case "Glyphs", "Raw":
+			ga, gb := fa.([][]vt10x.Glyph), fb.([][]vt10x.Glyph)
+		rows:
+			for y := range ga {
+				for x := range ga[y] {
+					if y < len(gb) && x < len(gb[y]) && ga[y][x] != gb[y][x] {
+						out = append(out, fmt.Sprintf("%s glyph %d,%d: fast %+v, plain %+v", name, x, y, ga[y][x], gb[y][x]))
+						break rows
+					}
+				}
+			}
+		default:
+			out = append(out, fmt.Sprintf("%s: fast %+v, plain %+v", name, fa, fb))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func screenRows(s *Screen) []string {
+	var rows []string
+	for _, r := range s.Cells {
+		var b []byte
+		rows = append(rows, cellsText(r, &b))
+	}
+	return rows
+}
+
+// fastStreams are streams made to take the fast path in many states: long
+// and wrapping lines, wide characters at the line end, marks, tabs,
+// backspaces, SGR of every kind, bells, invalid and C1 bytes, LNM.
+func fastStreams() map[string]string {
+	rng := rand.New(rand.NewSource(7))
+	pieces := []string{
+		"word ", "longer-word ", "x", "\t", "\b", "\r", "\a", "\x00", "日", "本語", "e\u0301", "\u0301", "\ufe0f",
+		"👍", "\x1b[1;31m", "\x1b[0m", "\x1b[m", "\x1b[7m", "\x1b[38;5;200m", "\x1b[48;2;0;0;9m", "\x1b[38:2::1:2:3m",
+		"\x1b[4:3m", "\x1b[;1m", "\x1b[1;22;3;23;5;25;27m", "\x1b[93;104m", "\x1b[999999999999m", "\xff", "\xc2\x85",
+		"\U0010FFFD", "\U00100000", "a\u0300\u0301\u0302\u0303\u0304\u0305\u0306\u0307\u0308",
+		"\x1b[1m\x1b[7m\x1b[31mX\x1b[27m", strings.Repeat("y", 13), "\n", "\n", "\n", "\r\n", "\r\n",
+		"\x1b[" + strings.Repeat(";", 70) + "m",
+		"\x1b[2J", "\x1b[H\x1b[2J", "\x1b[J", "\x1b[H\x1b[J", "\x1bc", "\x1b[41m\x1b[2J", "\x1b[1m\x1b[2J\x1b[0m",
+		"\x1bD", "\x1bE", "\x1b[2J\r\n\r\n\r\n\r\n\r\n", "\x1b[3J",
+	}
+	// Sequences the walk does not take: they end a stretch, and whatever
+	// they do must find vt10x as the plain path would have left it.
+	others := []string{
+		"\x1b[?1049h", "\x1b[?1049l", "\x1b[4h", "\x1b[4l", "\x1b[2;3r", "\x1b[r", "\x1b(0", "\x1b(B", "\x1b7", "\x1b8",
+		"\x1b[5A", "\x1b[K", "\x1b[@", "\x1bM", "\x1b[?6h", "\x1b[?6l", "\x1b[?7l", "\x1b[?7h", "\x1b[3g", "\x1bH",
+		"\u200d", "\x1b[2b", "\x1b[?2004h", "\x1b]0;title\a", "\x1b[6n",
+	}
+	out := map[string]string{}
+	for k := 0; k < 6; k++ {
+		var b strings.Builder
+		for b.Len() < scaled(12000) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+			if k >= 4 && rng.Intn(8) == 0 {
+				b.WriteString(others[rng.Intn(len(others))])
+			}
+		}
+		out[fmt.Sprintf("mix%d", k)] = b.String()
+	}
+	var lines strings.Builder
+	for i := 0; i < scaled(800); i++ {
+		fmt.Fprintf(&lines, "\x1b[%dmline %d\x1b[0m %s\r\n", 31+i%7, i, strings.Repeat("ab", i%40))
+	}
+	out["lines"] = lines.String()
+	out["lnm"] = "\x1b[20h" + strings.Repeat("lnm line\n", 200)
+	out["tabs-moved"] = "\x1b[3g\x1b[5G\x1bH\r" + strings.Repeat("a\tb\tc\n", 200)
+	out["wrapped-bottom"] = "\x1b[10;1H" + strings.Repeat("z", 95) + "\x1b[9;1H\x1b[L\x1b[10;1H\r\n\b\bq" + strings.Repeat("w\r\n", 100)
+	out["clears"] = strings.Repeat("\x1b[2J\r\n", 300) + strings.Repeat("\x1b[H\x1b[2Jx\n", 30) +
+		strings.Repeat("\x1b[1m\x1b[2J\n\x1b[44m\x1b[2J\n\x1b[m\x1b[2J\r\n\x1b[H\x1b[J\x1bE\x1bD\x1b[20h\n\x1b[20l", 40)
+	out["pen-bold-reverse"] = "\x1b[1;7;32;44m" + strings.Repeat("bold reverse e\u0301 日\r\n", 100)
+	return out
+}
+
+// scaled shortens a test stream under the race detector.
+func scaled(n int) int {
+	if raceBuild {
+		return n / 4
+	}
+	return n
+}
+
+var twinSizes = [][2]int{{10, 4}, {7, 3}, {1, 1}, {2, 2}, {3, 1}, {40, 10}, {13, 5}}
+
+func TestFastPathMatchesPlainPath(t *testing.T) {
+	for name, s := range fastStreams() {
+		var fast uint64
+		for _, sz := range twinSizes {
+			for _, cut := range []int{0, 5, 300, 5000} {
+				what := fmt.Sprintf("%s at %dx%d, pieces up to %d", name, sz[0], sz[1], cut)
+				tw := newTwins(sz[0], sz[1])
+				if cut == 0 {
+					tw.write([]byte(s))
+				} else {
+					tw.writeCut([]byte(s), rand.New(rand.NewSource(int64(cut))), cut)
+				}
+				fast += tw.fast.fastLines
+				tw.same(t, what)
+			}
+		}
+		// Every stream must have taken the fast path, or this compared
+		// the plain path with itself.
+		if fast == 0 && name != "clears" && name != "tabs-moved" {
+			t.Errorf("%s: the fast path never ran", name)
+		}
+		t.Logf("%s: %d lines went to history by the fast path", name, fast)
+	}
+}
+
+// TestFastPathOnCorpus runs the tmux agreement corpus and the benchmark
+// streams through both paths.
+func TestFastPathOnCorpus(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.in"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("corpus: %v", err)
+	}
+	for _, f := range files {
+		m := corpusName.FindStringSubmatch(f)
+		var cols, rows int
+		fmt.Sscanf(m[1]+" "+m[2], "%d %d", &cols, &rows)
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := onlcr(raw)
+		for _, sz := range append([][2]int{{cols, rows}}, twinSizes...) {
+			for _, cut := range []int{0, 3, 64} {
+				tw := newTwins(sz[0], sz[1])
+				if cut == 0 {
+					tw.write(in)
+				} else {
+					tw.writeCut(in, rand.New(rand.NewSource(int64(cut))), cut)
+				}
+				tw.same(t, fmt.Sprintf("%s at %dx%d, pieces up to %d", filepath.Base(f), sz[0], sz[1], cut))
+			}
+		}
+	}
+	for name, s := range benchStreams() {
+		if name == "clears" {
+			s = s[:scaled(16<<10)] // the plain path scans the screen at each clear
+		} else {
+			s = s[:scaled(256<<10)]
+		}
+		for _, chunk := range []int{4096, 64 << 10} {
+			tw := newTwins(200, 50)
+			for p := s; len(p) > 0; {
+				n := min(chunk, len(p))
+				tw.write(p[:n])
+				p = p[n:]
+			}
+			tw.same(t, fmt.Sprintf("benchmark stream %s in %d-byte writes", name, chunk))
+		}
+	}
+}
+
+// TestFastPathAcrossResizes resizes while the screen is modelled.
+func TestFastPathAcrossResizes(t *testing.T) {
+	in := []byte(fastStreams()["lines"])
+	for _, sz := range [][2]int{{10, 4}, {40, 12}, {3, 1}, {80, 30}} {
+		tw := newTwins(20, 6)
+		rng := rand.New(rand.NewSource(int64(sz[0])))
+		for p := in; len(p) > 0; {
+			n := min(1+rng.Intn(3000), len(p))
+			tw.write(p[:n])
+			p = p[n:]
+			if rng.Intn(3) == 0 {
+				c, r := 1+rng.Intn(sz[0]), 1+rng.Intn(sz[1])
+				tw.fast.Resize(c, r)
+				tw.plain.Resize(c, r)
+			}
+		}
+		tw.same(t, fmt.Sprintf("lines with resizes up to %dx%d", sz[0], sz[1]))
+	}
+}
+
+// TestFastPathIsTaken checks that a flood really goes around vt10x, so that
+// the comparisons above compare two different paths.
+func TestFastPathIsTaken(t *testing.T) {
+	tm := New(40, 10, Options{})
+	var b strings.Builder
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&b, "\x1b[32mline\x1b[0m %d\r\n", i)
+	}
+	tm.Write([]byte(b.String()))
+	tm.mu.Lock()
+	lazy := tm.model != nil
+	tm.mu.Unlock()
+	if !lazy {
+		t.Fatal("after a flood of simple lines the screen is not modelled")
+	}
+	if tm.fastLines < 900 {
+		t.Fatalf("the fast path laid out %d of 1000 lines, want most of them", tm.fastLines)
+	}
+	if got := tm.Lines()[8]; got != "line 999" {
+		t.Fatalf("row 8 = %q, want line 999", got)
+	}
+	if h := tm.History(-1); len(h) != 991 || h[0] != "line 0" || h[990] != "line 990" {
+		t.Fatalf("history has %d lines (%q ... ), want line 0 to line 990", len(h), h[:min(3, len(h))])
+	}
+}
+
+// FuzzFastPath feeds arbitrary input, in arbitrary pieces, to a terminal that
+// takes its fast paths and to one that never does; they must not differ.
+//
+// Run: go test ./pane/term -run '^$' -fuzz FuzzFastPath -fuzztime 5m
+func FuzzFastPath(f *testing.F) {
+	for _, s := range fastStreams() {
+		f.Add([]byte(s[:min(2000, len(s))]), []byte{200, 13, 77}, uint8(10), uint8(4))
+	}
+	for _, s := range []string{"a\nb\nc\nd\ne\n", "\x1b[1m日本\n\u0301x\n\t\b\n\n\n", strings.Repeat("abcdefg", 20) + "\n\n"} {
+		f.Add([]byte(s), []byte{}, uint8(3), uint8(2))
+	}
+	f.Add([]byte(strings.Repeat("resize me\n", 30)), []byte{40, 0x80 | 9, 200}, uint8(12), uint8(4))
+	f.Fuzz(func(t *testing.T, data, cuts []byte, cols, rows uint8) {
+		tw := newTwins(int(cols%40)+1, int(rows%8)+1)
+		for i := 0; len(data) > 0; i++ {
+			n := len(data)
+			if i < len(cuts) {
+				n = min(int(cuts[i]&0x7f)+1, len(data))
+				if cuts[i]&0x80 != 0 {
+					// Now and then a resize between writes.
+					tw.fast.Resize(int(cuts[i]%37)+1, int(cuts[i]%7)+1)
+					tw.plain.Resize(int(cuts[i]%37)+1, int(cuts[i]%7)+1)
+				}
+			}
+			tw.write(data[:n])
+			data = data[n:]
+		}
+		tw.same(t, "fuzzed input")
+	})
+}
