@@ -167,6 +167,17 @@ func (p *Pane) ID() int { return p.id }
 // Term is the pane's emulator, for snapshots.
 func (p *Pane) Term() *term.Terminal { return p.term }
 
+// Sizes of the reader's buffer. A PTY read returns at most a few KB; under a
+// flood the reader keeps reading what the PTY already holds (FIONREAD) until
+// it has readChunk bytes, then feeds the emulator all of it at once: the
+// emulator's scroll-off fast path needs that lookahead, and every wake-up of
+// the pane's watchers is paid per chunk. Output that arrives in a trickle is
+// fed as soon as it is read: nothing waits for more.
+const (
+	readChunk = 64 << 10
+	readMin   = 4 << 10 // room the next read needs
+)
+
 // readLoop feeds the emulator until the PTY reports the other side gone. A
 // panic here is confined to this pane: the emulator already recovers its own,
 // and anything else ends the reader, leaving the pane readable.
@@ -177,12 +188,18 @@ func (p *Pane) readLoop() {
 			p.logf("pane %d: reader panic: %v", p.id, r)
 		}
 	}()
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, readChunk+readMin)
 	for {
 		p.reading.Store(true)
 		n, err := p.ptmx.Read(buf)
 		p.reading.Store(false)
 		p.reads.Add(1)
+		for err == nil && n > 0 && n < readChunk && p.pendingInput() > 0 {
+			// Already there: this read cannot block.
+			var more int
+			more, err = p.ptmx.Read(buf[n:])
+			n += more
+		}
 		if n > 0 {
 			p.term.Write(buf[:n])
 			p.lastOutput.Store(time.Now().UnixNano())
