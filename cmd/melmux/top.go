@@ -26,7 +26,7 @@ func init() {
 	register(&verb{
 		name:    "top",
 		usage:   "[--once]",
-		summary: "CPU, memory, legs, tokens and cost per pane, refreshed every second (q quits; --once: one table)",
+		summary: "CPU, memory, legs, tokens and cost per pane, refreshed every second (q quits; --once, or no terminal: one table)",
 		run: func(g *globals, args []string) error {
 			fs := newFlags(g, "top")
 			once := fs.Bool("once", false, "print one table and exit (for scripts)")
@@ -41,16 +41,15 @@ func init() {
 				return err
 			}
 			defer c.Close()
-			if *once {
+			// Without a terminal (a pipe, the ":" prompt) there is nothing
+			// to refresh: one table, as with --once.
+			if *once || needTerminal() != nil {
 				panes, err := topPanes(context.Background(), c)
 				if err != nil {
 					return err
 				}
 				_, err = g.stdout.Write([]byte(strings.Join(topTable(panes), "\n") + "\n"))
 				return err
-			}
-			if err := needTerminal(); err != nil {
-				return fmt.Errorf("%v; `melmux top --once` prints one table", err)
 			}
 			return liveTop(g, c)
 		},
