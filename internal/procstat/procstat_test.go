@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -24,6 +25,9 @@ func TestParseStatTakesTheNameAsItIs(t *testing.T) {
 func startTree(t *testing.T, script string) (*exec.Cmd, *bufio.Reader, *os.File) {
 	t.Helper()
 	cmd := exec.Command("/bin/sh", "-c", script)
+	// A group of its own, so the end of the test kills the children too (a
+	// busy loop left behind would burn a core for ever).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +41,7 @@ func startTree(t *testing.T, script string) (*exec.Cmd, *bufio.Reader, *os.File)
 	}
 	t.Cleanup(func() {
 		in.Close()
-		cmd.Process.Kill()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 	})
 	return cmd, bufio.NewReader(out), in.(*os.File)
