@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # pane_throughput.sh: melmux against tmux, same machine, same run.
 #
-#   1. one headless 200x50 pane cats a 20 MB file (plain text, then SGR
-#      coloured): time from session start until the pane's process has ended
-#      AND the emulator shows the file's last line on screen; MB/s and the
-#      ratio melmux/tmux, median of RUNS;
-#   2. ten 200x50 panes (tabs / windows) each print 2000 lines: time until all
+#   1. one headless 200x50 pane cats a SIZE_MB file of each stream of
+#      bench/streams (plain text, SGR-coloured words, a cursor-heavy redraw,
+#      an Ink-style agent UI): time from session start until the pane's
+#      process has ended AND the emulator shows the stream's last line on
+#      screen; MB/s and the ratio melmux/tmux, median of RUNS;
+#   2. FLOOD panes (tabs / windows) each cat the plain file at once: total
+#      MB/s until all have ended and show their last line;
+#   3. CLEARS times "clear the screen, line feed" in one pane, until the last
+#      line shows;
+#   4. ten 200x50 panes (tabs / windows) each print 2000 lines: time until all
 #      ten have ended and show their last line, median of RUNS; then the
 #      server's resident memory (VmRSS) while the ten panes hold their 2000
-#      lines of history, and a check that no line was lost.
+#      lines of history, and a check that no line was lost; the same RSS for
+#      twenty panes holding 10,000 SGR-coloured lines each.
 #   Each test also reports the server process's CPU time (/proc/PID/stat),
 #   which the machine's other load disturbs far less than wall time, and a
 #   baseline: session start with a silent pane, and an idle server's RSS.
@@ -18,17 +24,25 @@
 # tmux) and kills them all on exit. The last thing it prints is a markdown
 # summary for docs/benchmarks.md.
 #
-# Usage: bench/pane_throughput.sh        (environment: RUNS=3 SIZE_MB=20 KEEP=0)
+# Usage: bench/pane_throughput.sh
+#   environment: RUNS=3 SIZE_MB=20 KINDS="plain sgr cursor ink" FLOOD=8
+#   CLEARS=1000000 KEEP=0 (KEEP=1 keeps the temporary directory); a test is
+#   left out with FLOOD=0 or CLEARS=0 or KINDS=""
 # Needs: go, tmux, awk, seq. Exit status 1 if a correctness check failed.
 set -euo pipefail
 
 RUNS=${RUNS:-3}
 SIZE_MB=${SIZE_MB:-20}
+KINDS=${KINDS-plain sgr cursor ink}
+FLOOD=${FLOOD:-8}
+CLEARS=${CLEARS:-1000000}
 KEEP=${KEEP:-0}
 COLS=200
 ROWS=50
 PANES=10
 LINES_PER_PANE=2000
+SGR_PANES=20
+SGR_LINES=10000
 HISTORY=10000 # melmux's default scrollback; tmux is given the same limit
 
 die() {
@@ -37,6 +51,11 @@ die() {
 }
 case $RUNS in '' | *[!0-9]* | 0) die "RUNS=$RUNS: give a whole number of runs >= 1" ;; esac
 case $SIZE_MB in '' | *[!0-9]* | 0) die "SIZE_MB=$SIZE_MB: give a whole number of megabytes >= 1" ;; esac
+case $FLOOD in '' | *[!0-9]*) die "FLOOD=$FLOOD: give a whole number of panes (0 leaves the test out)" ;; esac
+case $CLEARS in '' | *[!0-9]*) die "CLEARS=$CLEARS: give a whole number of clears (0 leaves the test out)" ;; esac
+for kind in $KINDS; do
+	case $kind in plain | sgr | cursor | ink) ;; *) die "KINDS: no stream $kind (the streams are plain sgr cursor ink)" ;; esac
+done
 for tool in go tmux awk seq; do
 	command -v "$tool" >/dev/null || die "needs $tool on PATH"
 done
@@ -144,29 +163,25 @@ set -g remain-on-exit on
 EOF
 
 bytes=$((SIZE_MB * 1000 * 1000))
-# Plain: 100 visible characters and a newline per line, numbered so the last
-# line is unique.
-awk -v n="$bytes" 'BEGIN {
-	pad = "the quick brown fox jumps over the lazy dog 0123456789 the quick brown fox jumps over the lazy dog."
-	for (i = 1; size < n; i++) {
-		l = sprintf("%09d %s", i, substr(pad, 1, 90)); print l; size += length(l) + 1
-	}
-}' >"$work/plain.txt"
-# SGR: the same visible shape, every 9-character word in its own 256-colour
-# foreground with bold every other word, reset at each word's end.
-awk -v n="$bytes" 'BEGIN {
-	for (i = 1; size < n; i++) {
-		l = sprintf("%09d", i)
-		for (w = 0; w < 9; w++) l = l sprintf(" \033[%s38;5;%dmword%05d\033[0m", (w % 2 ? "1;" : ""), (i + w) % 256, w)
-		print l; size += length(l) + 1
-	}
-}' >"$work/sgr.txt"
-plain_bytes=$(wc -c <"$work/plain.txt")
-sgr_bytes=$(wc -c <"$work/sgr.txt")
-# Screen dumps of both tools drop trailing blanks; so does the expectation.
-plain_last=$(tail -n 1 "$work/plain.txt" | sed 's/ *$//')
-sgr_last=$(tail -n 1 "$work/sgr.txt" | sed 's/\x1b\[[0-9;]*m//g; s/ *$//')
-echo "plain file: $plain_bytes bytes, $(wc -l <"$work/plain.txt") lines; SGR file: $sgr_bytes bytes, $(wc -l <"$work/sgr.txt") lines"
+(cd "$repo" && go build -o "$work/gen" ./bench/streams/gen)
+declare -A file last size
+# stream KIND BYTES FILE: writes the stream, sets file, last (the line the
+# screen shows last) and size for KIND.
+stream() {
+	"$work/gen" "$1" "$2" >"$3"
+	file[$1]=$3
+	last[$1]=$("$work/gen" -last "$1")
+	size[$1]=$(wc -c <"$3")
+	echo "$1 stream: ${size[$1]} bytes, $(wc -l <"$3") lines"
+}
+for kind in $KINDS; do
+	stream "$kind" "$bytes" "$work/$kind.txt"
+done
+[ "$FLOOD" = 0 ] || [ -n "${file[plain]:-}" ] || stream plain "$bytes" "$work/plain.txt"
+# "\e[2J\n" is 5 bytes; the PTY makes it 6.
+[ "$CLEARS" = 0 ] || stream clears $((CLEARS * 5)) "$work/clears.txt"
+"$work/gen" sgr $((SGR_LINES * 200)) | awk -v n="$SGR_LINES" 'NR <= n' >"$work/sgr10k.txt"
+sgr10k_last=$(tail -n 1 "$work/sgr10k.txt" | sed 's/\x1b\[[0-9;]*m//g; s/ *$//')
 
 # kill_melmux NAME: end the session and make sure its daemon is gone. A
 # kill-server that reports an error but did end the server is noted, not
@@ -200,44 +215,82 @@ check_geometry_tmux() {
 	[ -z "$bad" ] || fail "tmux session $1 has panes of ${bad//$'\n'/, }, want ${COLS}x$ROWS"
 }
 
-# cat_melmux FILE LAST NAME: sets elapsed to the seconds until the pane
-# ended and shows LAST. (Results go through globals, not $(...), so that
-# started and failures, kept by the caller's shell, see what happened.)
-cat_melmux() {
-	local file=$1 last=$2 s=$3 t0 t1 tries pid
+# multi_melmux NAME N CMD LAST: a session of N panes (the first from new,
+# the others tabs), each running CMD; sets elapsed to the seconds until every
+# pane ended and shows LAST (none when LAST is empty), cpu to the daemon's
+# CPU seconds since it started, melmux_rss to its RSS in kB. (Results go
+# through globals, not $(...), so that started and failures, kept by the
+# caller's shell, see what happened.)
+multi_melmux() {
+	local s=$1 n=$2 cmd=$3 want=$4 t0 t1 i tries pid
 	t0=$(now_ns)
-	"$M" -s "$s" new -d -x "$COLS" -y $((ROWS + 2)) -- sh -c "cat '$file'"
+	"$M" -s "$s" new -d -x "$COLS" -y $((ROWS + 2)) -- sh -c "$cmd"
 	started+=("$s")
-	"$M" -s "$s" wait -t 1 --exit --timeout 5m >/dev/null
-	if [ -n "$last" ]; then
-		tries=$(until_screen_shows "$last" "$M" -s "$s" read-pane -t 1) || fail "melmux $s: the last line never showed after wait --exit"
-	fi
+	for ((i = 2; i <= n; i++)); do
+		"$M" -s "$s" open-pane --layout tab -- sh -c "$cmd" >/dev/null
+	done
+	for ((i = 1; i <= n; i++)); do
+		"$M" -s "$s" wait -t "$i" --exit --timeout 10m >/dev/null
+		[ -n "$want" ] || continue
+		tries=$(until_screen_shows "$want" "$M" -s "$s" read-pane -t "$i") || fail "melmux $s pane $i: the last line never showed after wait --exit"
+		[ "$tries" = 1 ] || fail "melmux $s pane $i: wait --exit returned before the emulator had the last line (read-pane needed $tries tries$(dump_err))"
+	done
 	t1=$(now_ns)
 	pid=$(melmux_server_pid "$s")
 	cpu=$(cpu_secs 0 "$(cpu_ticks "$pid")")
 	melmux_rss=$(rss_kb "$pid")
-	[ -z "$last" ] || [ "$tries" = 1 ] || fail "melmux $s: wait --exit returned before the emulator had the last line (read-pane needed $tries tries$(dump_err))"
 	check_geometry_melmux "$s"
-	kill_melmux "$s"
 	elapsed=$(secs "$t0" "$t1")
 }
 
-# cat_tmux FILE LAST NAME: the same in a detached tmux session.
-cat_tmux() {
-	local file=$1 last=$2 s=$3 t0 t1 c0
+# multi_tmux NAME N CMD LAST: the same in a detached tmux session (windows),
+# cpu being what the shared server used meanwhile; leaves the session up.
+multi_tmux() {
+	local s=$1 n=$2 cmd=$3 want=$4 t0 t1 c0 i
+	tids=()
 	c0=$(cpu_ticks "$tpid")
 	t0=$(now_ns)
-	T -f "$work/tmux.conf" new-session -d -s "$s" -x "$COLS" -y "$ROWS" \
-		"cat '$file'; tmux -S '$TSOCK' wait-for -S $s-done"
-	T wait-for "$s-done"
-	# wait-for only says cat ended; the server may still be reading the
-	# PTY's tail, so the time runs until the last line is on screen.
-	until_screen_shows "$last" T capture-pane -p -t "=$s:" >/dev/null || fail "tmux $s: the last line never showed"
+	tids+=("$(T -f "$work/tmux.conf" new-session -d -P -F '#{pane_id}' -s "$s" -x "$COLS" -y "$ROWS" \
+		"$cmd; tmux -S '$TSOCK' wait-for -S $s-1")")
+	for ((i = 2; i <= n; i++)); do
+		tids+=("$(T new-window -d -P -F '#{pane_id}' -t "=$s:" "$cmd; tmux -S '$TSOCK' wait-for -S $s-$i")")
+	done
+	for ((i = 1; i <= n; i++)); do
+		T wait-for "$s-$i"
+		# wait-for only says the command ended; the server may still be
+		# reading the PTY's tail, so the time runs until the last line shows.
+		until_screen_shows "$want" T capture-pane -p -t "${tids[i - 1]}" >/dev/null || fail "tmux $s pane $i: the last line never showed"
+	done
 	t1=$(now_ns)
 	cpu=$(cpu_secs "$c0" "$(cpu_ticks "$tpid")")
 	check_geometry_tmux "$s"
-	T kill-session -t "=$s"
 	elapsed=$(secs "$t0" "$t1")
+}
+
+# compare TITLE N CMD LAST BYTES KEY: RUNS rounds of multi_melmux and
+# multi_tmux; records the medians under KEY (wall and CPU seconds, bytes).
+declare -A med_m med_t med_mc med_tc med_bytes med_title
+keys=()
+compare() {
+	local title=$1 n=$2 cmd=$3 want=$4 nbytes=$5 key=$6 r ms=() ts=() msc=() tsc=()
+	echo
+	echo "== $title ($RUNS runs)"
+	for ((r = 1; r <= RUNS; r++)); do
+		multi_melmux "$key-$r" "$n" "$cmd" "$want"
+		kill_melmux "$key-$r"
+		ms+=("$elapsed") msc+=("$cpu")
+		multi_tmux "$key-$r" "$n" "$cmd" "$want"
+		T kill-session -t "=$key-$r"
+		ts+=("$elapsed") tsc+=("$cpu")
+		echo "run $r: melmux ${ms[r - 1]} s ($(mbps "$nbytes" "${ms[r - 1]}") MB/s, server CPU ${msc[r - 1]} s), tmux ${ts[r - 1]} s ($(mbps "$nbytes" "${ts[r - 1]}") MB/s, server CPU ${tsc[r - 1]} s)"
+	done
+	med_m[$key]=$(median "${ms[@]}")
+	med_t[$key]=$(median "${ts[@]}")
+	med_mc[$key]=$(median "${msc[@]}")
+	med_tc[$key]=$(median "${tsc[@]}")
+	med_bytes[$key]=$nbytes
+	med_title[$key]=$title
+	keys+=("$key")
 }
 
 seqfmt='line %g of some text for the pane throughput benchmark, padded a little'
@@ -249,60 +302,21 @@ count_lines() {
 		END { if (bad) print want "+" bad " out of order"; else print want }'
 }
 
-# panes_melmux NAME: seconds until ten panes printed their lines; leaves
-# melmux_rss (kB) and checks every pane's history.
-panes_melmux() {
-	local s=$1 t0 t1 i pid got cmd
-	cmd="seq -f '$seqfmt' $LINES_PER_PANE"
-	t0=$(now_ns)
-	"$M" -s "$s" new -d -x "$COLS" -y $((ROWS + 2)) -- sh -c "$cmd"
-	started+=("$s")
-	for ((i = 2; i <= PANES; i++)); do
-		"$M" -s "$s" open-pane --layout tab -- sh -c "$cmd" >/dev/null
-	done
-	for ((i = 1; i <= PANES; i++)); do
-		"$M" -s "$s" wait -t "$i" --exit --timeout 5m >/dev/null
-		until_screen_shows "$panes_last" "$M" -s "$s" read-pane -t "$i" >/dev/null || fail "melmux $s pane $i: the last line never showed"
-	done
-	t1=$(now_ns)
-	pid=$(melmux_server_pid "$s")
-	cpu=$(cpu_secs 0 "$(cpu_ticks "$pid")")
+# held_melmux NAME N CMD LAST: N panes run CMD, then the server's RSS in kB
+# (melmux_rss) half a second after the last one showed LAST, while the panes
+# hold their history; panes_secs and cpu as multi_melmux's. The session is
+# left up for the caller's checks.
+held_melmux() {
+	multi_melmux "$@"
 	sleep 0.5
-	melmux_rss=$(rss_kb "$pid")
-	check_geometry_melmux "$s"
-	for ((i = 1; i <= PANES; i++)); do
-		got=$("$M" -s "$s" read-pane -t "$i" --all | count_lines)
-		[ "$got" = "$LINES_PER_PANE" ] || fail "melmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
-	done
-	kill_melmux "$s"
-	panes_secs=$(secs "$t0" "$t1")
+	melmux_rss=$(rss_kb "$(melmux_server_pid "$1")")
+	panes_secs=$elapsed
 }
-
-panes_tmux() {
-	local s=$1 t0 t1 i got c0 ids=()
-	c0=$(cpu_ticks "$tpid")
-	t0=$(now_ns)
-	ids+=("$(T -f "$work/tmux.conf" new-session -d -P -F '#{pane_id}' -s "$s" -x "$COLS" -y "$ROWS" \
-		"seq -f '$seqfmt' $LINES_PER_PANE; tmux -S '$TSOCK' wait-for -S $s-1")")
-	for ((i = 2; i <= PANES; i++)); do
-		ids+=("$(T new-window -d -P -F '#{pane_id}' -t "=$s:" \
-			"seq -f '$seqfmt' $LINES_PER_PANE; tmux -S '$TSOCK' wait-for -S $s-$i")")
-	done
-	for ((i = 1; i <= PANES; i++)); do
-		T wait-for "$s-$i"
-		until_screen_shows "$panes_last" T capture-pane -p -t "${ids[i - 1]}" >/dev/null || fail "tmux $s pane $i: the last line never showed"
-	done
-	t1=$(now_ns)
-	cpu=$(cpu_secs "$c0" "$(cpu_ticks "$tpid")")
+held_tmux() {
+	multi_tmux "$@"
 	sleep 0.5
-	tmux_rss=$(rss_kb "$tpid")
-	check_geometry_tmux "$s"
-	for ((i = 1; i <= PANES; i++)); do
-		got=$(T capture-pane -p -S - -E - -t "${ids[i - 1]}" | count_lines)
-		[ "$got" = "$LINES_PER_PANE" ] || fail "tmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
-	done
-	T kill-session -t "=$s"
-	panes_secs=$(secs "$t0" "$t1")
+	tmux_rss=$(rss_kb "$tpid") # the keepalive session is in it too: one small pane
+	panes_secs=$elapsed
 }
 
 # tmux's server stays up between tests (as a user's would); start it with a
@@ -316,7 +330,8 @@ echo
 echo "== baseline: start a session whose pane prints nothing, until it has ended ($RUNS runs)"
 mb=() tb=() mbc=() tbc=() mbr=() tbr=()
 for ((r = 1; r <= RUNS; r++)); do
-	cat_melmux /dev/null "" "base-$r"
+	multi_melmux "base-$r" 1 true ""
+	kill_melmux "base-$r"
 	mb+=("$elapsed") mbc+=("$cpu") mbr+=("$melmux_rss")
 	c0=$(cpu_ticks "$tpid")
 	t0=$(now_ns)
@@ -334,36 +349,43 @@ base_t=$(median "${tb[@]}")
 base_mr=$(median "${mbr[@]}")
 base_tr=$(median "${tbr[@]}")
 
-declare -A cat_m cat_t cat_mc cat_tc cat_size
-for kind in plain sgr; do
-	if [ $kind = plain ]; then file=$work/plain.txt last=$plain_last size=$plain_bytes; else file=$work/sgr.txt last=$sgr_last size=$sgr_bytes; fi
-	echo
-	echo "== cat of the $SIZE_MB MB $kind file in one ${COLS}x$ROWS pane ($RUNS runs)"
-	ms=() ts=() msc=() tsc=()
-	for ((r = 1; r <= RUNS; r++)); do
-		cat_melmux "$file" "$last" "cat-$kind-$r"
-		ms+=("$elapsed") msc+=("$cpu")
-		cat_tmux "$file" "$last" "cat-$kind-$r"
-		ts+=("$elapsed") tsc+=("$cpu")
-		echo "run $r: melmux ${ms[r - 1]} s ($(mbps "$size" "${ms[r - 1]}") MB/s, server CPU ${msc[r - 1]} s), tmux ${ts[r - 1]} s ($(mbps "$size" "${ts[r - 1]}") MB/s, server CPU ${tsc[r - 1]} s)"
-	done
-	cat_m[$kind]=$(median "${ms[@]}")
-	cat_t[$kind]=$(median "${ts[@]}")
-	cat_mc[$kind]=$(median "${msc[@]}")
-	cat_tc[$kind]=$(median "${tsc[@]}")
-	cat_size[$kind]=$size
+for kind in $KINDS; do
+	compare "cat of the $SIZE_MB MB $kind stream in one ${COLS}x$ROWS pane" 1 "cat '${file[$kind]}'" "${last[$kind]}" "${size[$kind]}" "$kind"
 done
+if [ "$FLOOD" != 0 ]; then
+	compare "$FLOOD panes each cat the $SIZE_MB MB plain stream at once" "$FLOOD" "cat '${file[plain]}'" "${last[plain]}" $((FLOOD * ${size[plain]})) "flood"
+fi
+if [ "$CLEARS" != 0 ]; then
+	compare "$CLEARS times clear the screen and a line feed, in one pane" 1 "cat '${file[clears]}'" "${last[clears]}" "${size[clears]}" "clears"
+fi
+
+seqfmt='line %g of some text for the pane throughput benchmark, padded a little'
+panes_last=$(seq -f "$seqfmt" "$LINES_PER_PANE" "$LINES_PER_PANE")
+# count_lines: how many of 1..LINES_PER_PANE appear, each once and in order.
+count_lines() {
+	awk '/^line [0-9]+ of some text/ { if ($2 == want + 1) want++; else bad++ }
+		END { if (bad) print want "+" bad " out of order"; else print want }'
+}
 
 echo
 echo "== $PANES panes x $LINES_PER_PANE lines, ${COLS}x$ROWS each ($RUNS runs)"
 ps_m=() ps_t=() rs_m=() rs_t=() pc_m=() pc_t=()
 for ((r = 1; r <= RUNS; r++)); do
-	panes_melmux "panes-$r"
+	s="panes-$r"
+	held_melmux "$s" "$PANES" "seq -f '$seqfmt' $LINES_PER_PANE" "$panes_last"
+	for ((i = 1; i <= PANES; i++)); do
+		got=$("$M" -s "$s" read-pane -t "$i" --all | count_lines)
+		[ "$got" = "$LINES_PER_PANE" ] || fail "melmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
+	done
+	kill_melmux "$s"
 	ps_m+=("$panes_secs") rs_m+=("$melmux_rss") pc_m+=("$cpu")
-	panes_tmux "panes-$r"
-	ps_t+=("$panes_secs") pc_t+=("$cpu")
-	# The keepalive session is in tmux's figure too; it is one small pane.
-	rs_t+=("$tmux_rss")
+	held_tmux "$s" "$PANES" "seq -f '$seqfmt' $LINES_PER_PANE" "$panes_last"
+	for ((i = 1; i <= PANES; i++)); do
+		got=$(T capture-pane -p -S - -E - -t "${tids[i - 1]}" | count_lines)
+		[ "$got" = "$LINES_PER_PANE" ] || fail "tmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
+	done
+	T kill-session -t "=$s"
+	ps_t+=("$panes_secs") rs_t+=("$tmux_rss") pc_t+=("$cpu")
 	echo "run $r: melmux ${ps_m[r - 1]} s (server CPU ${pc_m[r - 1]} s), RSS $(mib "$melmux_rss") MiB; tmux ${ps_t[r - 1]} s (server CPU ${pc_t[r - 1]} s), RSS $(mib "$tmux_rss") MiB"
 done
 pan_m=$(median "${ps_m[@]}")
@@ -372,6 +394,21 @@ pan_mc=$(median "${pc_m[@]}")
 pan_tc=$(median "${pc_t[@]}")
 rss_m=$(median "${rs_m[@]}")
 rss_t=$(median "${rs_t[@]}")
+
+echo
+echo "== $SGR_PANES panes x $SGR_LINES SGR lines, ${COLS}x$ROWS each: resident memory ($RUNS runs)"
+sr_m=() sr_t=()
+for ((r = 1; r <= RUNS; r++)); do
+	held_melmux "sgrmem-$r" "$SGR_PANES" "cat '$work/sgr10k.txt'" "$sgr10k_last"
+	kill_melmux "sgrmem-$r"
+	sr_m+=("$melmux_rss")
+	held_tmux "sgrmem-$r" "$SGR_PANES" "cat '$work/sgr10k.txt'" "$sgr10k_last"
+	T kill-session -t "=sgrmem-$r"
+	sr_t+=("$tmux_rss")
+	echo "run $r: melmux RSS $(mib "$melmux_rss") MiB; tmux RSS $(mib "$tmux_rss") MiB"
+done
+sgr_rss_m=$(median "${sr_m[@]}")
+sgr_rss_t=$(median "${sr_t[@]}")
 
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -385,19 +422,21 @@ echo "melmux is faster for MB/s, slower for seconds, bigger for memory."
 echo
 echo "| test | melmux | tmux | melmux/tmux |"
 echo "|---|---|---|---|"
-echo "| session start, pane prints nothing: wall | ${base_m} s | ${base_t} s | $(ratio "$base_m" "$base_t") |"
+echo "| session start, pane prints nothing: wall | ${base_m} s | ${base_t} s | $(ratio "$base_m" "$base_t") (s) |"
 echo "| same: server RSS after it (tmux: its one idle session) | $(mib "$base_mr") MiB | $(mib "$base_tr") MiB | $(ratio "$base_mr" "$base_tr") |"
-for kind in plain sgr; do
-	mm=$(mbps "${cat_size[$kind]}" "${cat_m[$kind]}")
-	tt=$(mbps "${cat_size[$kind]}" "${cat_t[$kind]}")
-	mc=$(mbps "${cat_size[$kind]}" "${cat_mc[$kind]}")
-	tc=$(mbps "${cat_size[$kind]}" "${cat_tc[$kind]}")
-	echo "| cat $SIZE_MB MB $kind, one ${COLS}x$ROWS pane: wall | ${cat_m[$kind]} s = $mm MB/s | ${cat_t[$kind]} s = $tt MB/s | $(ratio "$mm" "$tt") (MB/s) |"
-	echo "| same: MB per server CPU second | ${cat_mc[$kind]} s = $mc MB/s | ${cat_tc[$kind]} s = $tc MB/s | $(ratio "$mc" "$tc") (MB/s) |"
+for key in "${keys[@]}"; do
+	nb=${med_bytes[$key]}
+	mm=$(mbps "$nb" "${med_m[$key]}")
+	tt=$(mbps "$nb" "${med_t[$key]}")
+	mc=$(mbps "$nb" "${med_mc[$key]}")
+	tc=$(mbps "$nb" "${med_tc[$key]}")
+	echo "| ${med_title[$key]}: wall | ${med_m[$key]} s = $mm MB/s | ${med_t[$key]} s = $tt MB/s | $(ratio "$mm" "$tt") (MB/s) |"
+	echo "| same: MB per server CPU second | ${med_mc[$key]} s = $mc MB/s | ${med_tc[$key]} s = $tc MB/s | $(ratio "$mc" "$tc") (MB/s) |"
 done
 echo "| $PANES panes x $LINES_PER_PANE lines: wall | ${pan_m} s | ${pan_t} s | $(ratio "$pan_m" "$pan_t") (s) |"
 echo "| same: server CPU | ${pan_mc} s | ${pan_tc} s | $(ratio "$pan_mc" "$pan_tc") (s) |"
 echo "| server RSS holding those $PANES panes' history | $(mib "$rss_m") MiB | $(mib "$rss_t") MiB | $(ratio "$rss_m" "$rss_t") |"
+echo "| server RSS holding $SGR_PANES panes x $SGR_LINES SGR lines | $(mib "$sgr_rss_m") MiB | $(mib "$sgr_rss_t") MiB | $(ratio "$sgr_rss_m" "$sgr_rss_t") |"
 echo
 if [ "$failures" -gt 0 ]; then
 	echo "$failures correctness check(s) failed; see CORRECTNESS lines above" >&2

@@ -55,7 +55,7 @@ const maxFastSGR = 120
 // is on its bottom row.
 type screenModel struct {
 	ring   [][]vt10x.Glyph // ring[(top+y)%len(ring)] is screen row y
-	used   []int           // per ring slot, the cells that may differ from blankVTGlyph
+	info   []rowInfo       // per ring slot
 	top    int
 	x      int
 	wrap   bool        // a wrap is pending
@@ -64,7 +64,7 @@ type screenModel struct {
 }
 
 func newScreenModel(cols, rows int) *screenModel {
-	m := &screenModel{ring: make([][]vt10x.Glyph, rows), used: make([]int, rows)}
+	m := &screenModel{ring: make([][]vt10x.Glyph, rows), info: make([]rowInfo, rows)}
 	cells := make([]vt10x.Glyph, cols*rows)
 	for i := range cells {
 		cells[i] = blankVTGlyph
@@ -76,6 +76,12 @@ func newScreenModel(cols, rows int) *screenModel {
 }
 
 func (m *screenModel) slot(y int) int { return (m.top + y) % len(m.ring) }
+
+// rowInfo describes a row of the model.
+type rowInfo struct {
+	used  int  // the cells that may differ from blankVTGlyph
+	fancy bool // a cell may be other than printable ASCII in vt10x's default pen
+}
 
 // fastWalk is one walk over simple content. The first walk only counts
 // advances; the drawing walk also builds the model's rows and sends those
@@ -92,7 +98,8 @@ type fastWalk struct {
 
 	m      *screenModel // nil for the counting walk
 	cur    []vt10x.Glyph
-	used   *int
+	info   *rowInfo
+	plain  bool // the pen is vt10x's default: printable ASCII keeps a row plain
 	pen    vt10x.Glyph
 	stored vt10x.Glyph // what vt10x stores for a character written with pen
 	args   []int       // scratch for SGR parameters
@@ -136,7 +143,7 @@ func (t *Terminal) scrollOffLocked(p []byte, i int) (int, bool) {
 	start := w
 	w.lineFeed()
 	w.prevWrapped = above
-	end := w.walk(p, i+1)
+	end, open := w.walk(p, i+1)
 	if w.adv <= t.rows {
 		t.noFast = end // a later line feed before end would find even fewer
 		return 0, false
@@ -152,12 +159,25 @@ func (t *Terminal) scrollOffLocked(p []byte, i int) (int, bool) {
 	d.draw(m)
 	d.lineFeed()
 	d.prevWrapped = above
-	if got := d.walk(p, i+1); got != end || d.adv != w.adv || m.ghosts != 0 {
+	if got, _ := d.walk(p, i+1); got != end || d.adv != w.adv || m.ghosts != 0 {
 		// Cannot happen: both walks decide alike. Should it, say so.
 		t.logs = append(t.logs, fmt.Sprintf("term: scroll-off fast path lost its place (%d/%d bytes, %d/%d advances, %d ghosts)", got, end, d.adv, w.adv, m.ghosts))
 	}
 	d.settle()
-	return end, true
+	return t.keepTailLocked(p, end, open), true
+}
+
+// keepTailLocked ends a drawing walk that stopped at end: when the input
+// ends there inside an element the walk would take (a rune or an SGR split
+// by the read), the element's start is kept for the next write, which then
+// continues the model instead of making the scanner write it into vt10x.
+// Unfinished, it has no effect yet either way. It returns what was consumed.
+func (t *Terminal) keepTailLocked(p []byte, end int, open bool) int {
+	if !open {
+		return end
+	}
+	t.tail = append(t.tail[:0], p[end:]...)
+	return len(p)
 }
 
 // continueLocked continues the model with the simple content at p[i:] and
@@ -173,9 +193,9 @@ func (t *Terminal) continueLocked(p []byte, i int) int {
 	}
 	w.x, w.wrapNext = m.x, m.wrap
 	w.draw(m)
-	end := w.walk(p, i)
+	end, open := w.walk(p, i)
 	w.settle()
-	return end
+	return t.keepTailLocked(p, end, open)
 }
 
 func (t *Terminal) newWalkLocked() fastWalk {
@@ -186,7 +206,7 @@ func (t *Terminal) newWalkLocked() fastWalk {
 func (w *fastWalk) draw(m *screenModel) {
 	w.m = m
 	s := m.slot(w.rows - 1)
-	w.cur, w.used = m.ring[s], &m.used[s]
+	w.cur, w.info = m.ring[s], &m.info[s]
 	w.setPen(m.pen)
 }
 
@@ -208,23 +228,25 @@ func (w *fastWalk) lineFeed() {
 	w.advance(advFeed)
 }
 
-// walk goes over simple content from p[i] and returns where it ends.
-func (w *fastWalk) walk(p []byte, i int) int {
+// walk goes over simple content from p[i] and returns where it ends, and
+// whether it ended because p ended inside an element it would take.
+func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 	t := w.t
 	for i < len(p) {
 		b := p[i]
 		switch {
 		case b >= 0x20 && b < 0x7f:
-			if w.m == nil {
-				j := i + 1
-				for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
-					j++
-				}
-				w.skipASCII(j - i)
-				i = j
-				continue
+			j := i + 1
+			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+				j++
 			}
-			w.place(rune(b), 1)
+			if w.m == nil {
+				w.skipASCII(j - i)
+			} else {
+				w.drawASCII(p[i:j])
+			}
+			i = j
+			continue
 		case b == '\n' || b == 0x0b || b == 0x0c:
 			w.lineFeed()
 		case b == '\r':
@@ -237,12 +259,12 @@ func (w *fastWalk) walk(p []byte, i int) int {
 			case w.x > 0:
 				w.x--
 			case w.prevWrapped && w.rows > 1:
-				return i // back onto the line above: not modelled
+				return i, false // back onto the line above: not modelled
 			}
 			w.forget()
 		case b == '\t':
 			if !w.tabs {
-				return i
+				return i, false
 			}
 			if !w.wrapNext && w.x < w.cols-1 {
 				w.x = min((w.x/8+1)*8, w.cols-1)
@@ -255,8 +277,8 @@ func (w *fastWalk) walk(p []byte, i int) int {
 			w.forget()
 		case b == 0x1b:
 			n := sgrLen(p[i:])
-			if n == 0 {
-				return i
+			if n <= 0 {
+				return i, n < 0
 			}
 			if w.m != nil {
 				w.sgr(p[i : i+n])
@@ -267,14 +289,14 @@ func (w *fastWalk) walk(p []byte, i int) int {
 			// NUL, SO, SI, CAN and the rest: ignored, as by the scanner.
 		default:
 			if !utf8.FullRune(p[i:]) {
-				return i
+				return i, true
 			}
 			r, size := utf8.DecodeRune(p[i:])
 			switch {
 			case r == utf8.RuneError && size == 1, r >= 0x80 && r < 0xa0:
 				// Invalid UTF-8 and C1 controls: dropped, as by the scanner.
 			case r == zwj:
-				return i
+				return i, false
 			case runeWidth(r) == 0:
 				if w.m != nil {
 					w.combine(r)
@@ -291,18 +313,20 @@ func (w *fastWalk) walk(p []byte, i int) int {
 		}
 		i++
 	}
-	return i
+	return i, false
 }
 
 // sgrLen returns the length of the SGR at the start of p (ESC [ digits,
-// semicolons and colons, m), or 0 when p does not start with a complete one
-// the walk takes in.
+// semicolons and colons, m) that the walk takes in, 0 when p does not start
+// with one, -1 when p ends before telling.
 func sgrLen(p []byte) int {
-	if len(p) < 3 || p[1] != '[' {
+	if len(p) >= 2 && p[1] != '[' {
 		return 0
 	}
-	for k := 2; k < len(p) && k < maxFastSGR+3; k++ {
+	for k := 2; k < len(p); k++ {
 		switch b := p[k]; {
+		case k >= maxFastSGR+3:
+			return 0
 		case b == 'm':
 			return k + 1
 		case b >= '0' && b <= '9', b == ';', b == ':':
@@ -310,7 +334,10 @@ func sgrLen(p []byte) int {
 			return 0
 		}
 	}
-	return 0
+	if len(p) >= maxFastSGR+3 {
+		return 0
+	}
+	return -1
 }
 
 // forget is what a control does to the character REP would repeat.
@@ -333,6 +360,31 @@ func (w *fastWalk) skipASCII(n int) {
 		if w.x == w.cols {
 			w.x, w.wrapNext = w.cols-1, true
 		}
+	}
+}
+
+// drawASCII draws a run of printable ASCII: place for each byte, a row's
+// worth at a time.
+func (w *fastWalk) drawASCII(b []byte) {
+	w.t.lastPrint, w.t.lastWidth = rune(b[len(b)-1]), 1
+	for len(b) > 0 {
+		if w.wrapNext {
+			w.x = 0
+			w.advance(advAutoWrap)
+		}
+		n := min(w.cols-w.x, len(b))
+		row := w.cur[w.x : w.x+n]
+		for k, c := range b[:n] {
+			row[k] = w.stored
+			row[k].Char = rune(c)
+		}
+		w.x += n
+		w.info.used = max(w.info.used, w.x)
+		w.info.fancy = w.info.fancy || !w.plain
+		if w.x == w.cols {
+			w.x, w.wrapNext = w.cols-1, true
+		}
+		b = b[n:]
 	}
 }
 
@@ -363,7 +415,8 @@ func (w *fastWalk) put(c rune) {
 	if w.m != nil {
 		w.cur[w.x] = w.stored
 		w.cur[w.x].Char = c
-		*w.used = max(*w.used, w.x+1)
+		w.info.used = max(w.info.used, w.x+1)
+		w.info.fancy = w.info.fancy || !w.plain || c >= 0x7f
 	}
 	if w.x+1 < w.cols {
 		w.x++
@@ -392,7 +445,7 @@ func (w *fastWalk) advance(kind int) {
 	t := w.t
 	if kind == advAutoWrap {
 		w.cur[w.cols-1].Mode |= vtAttrWrap
-		*w.used = w.cols
+		w.info.used = w.cols
 	}
 	s := m.top
 	row := m.ring[s]
@@ -400,7 +453,12 @@ func (w *fastWalk) advance(kind int) {
 	case m.ghosts > 0:
 		m.ghosts--
 	case t.h.limit > 0:
-		l := t.encodeGlyphsLocked(row[:m.used[s]], w.cols)
+		var l histLine
+		if m.info[s].fancy {
+			l = t.encodeGlyphsLocked(row[:m.info[s].used], w.cols)
+		} else {
+			l = t.encodePlainLocked(row[:m.info[s].used], w.cols)
+		}
 		// On a one-row screen the plain path saves the row before either
 		// wrap and marks it wrapped itself (captureWrapLocked).
 		l.wrapped = l.wrapped || (kind == advWideWrap && w.rows == 1)
@@ -409,18 +467,19 @@ func (w *fastWalk) advance(kind int) {
 	default:
 		t.fastLines++
 	}
-	for x := range row[:m.used[s]] {
+	for x := range row[:m.info[s].used] {
 		row[x] = blankVTGlyph
 	}
-	m.used[s] = 0
+	m.info[s] = rowInfo{}
 	m.top = (m.top + 1) % len(m.ring)
-	w.cur, w.used = row, &m.used[s]
+	w.cur, w.info = row, &m.info[s]
 }
 
 // setPen sets vt10x's pen and what it stores for a character (vt10x's
 // setChar: bold brightens colours 0-7, reverse swaps the colours).
 func (w *fastWalk) setPen(pen vt10x.Glyph) {
 	w.pen = pen
+	w.plain = pen == vt10x.Glyph{FG: vt10x.DefaultFG, BG: vt10x.DefaultBG}
 	w.stored = pen
 	if pen.Mode&vtBold != 0 && pen.FG < 8 {
 		w.stored.FG = pen.FG + 8
@@ -431,8 +490,61 @@ func (w *fastWalk) setPen(pen vt10x.Glyph) {
 }
 
 // sgr runs an SGR through the scanner's own parser and normalisation, then
-// applies what it would send vt10x to the pen as vt10x would.
+// applies what it would send vt10x to the pen as vt10x would. What the
+// scanner makes of an SGR depends on its bytes alone, so that is remembered
+// (sgrMemo) and a flood of colours is parsed once per distinct sequence.
 func (w *fastWalk) sgr(seq []byte) {
+	t := w.t
+	body := seq[2 : len(seq)-1]
+	if len(body) == 0 || len(body) == 1 && body[0] == '0' {
+		// A reset, half the SGRs of coloured output: sgrLocked sends it
+		// as it is.
+		t.lastPrint = 0
+		w.setPen(vtSetAttr(w.pen, nil))
+		return
+	}
+	eff, ok := t.sgrMemo[string(body)]
+	if !ok {
+		eff, ok = w.sgrParse(seq)
+		if !ok {
+			return // applied, not to be remembered
+		}
+		if len(t.sgrMemo) >= maxSGRMemo {
+			clear(t.sgrMemo)
+		}
+		if t.sgrMemo == nil {
+			t.sgrMemo = make(map[string]string)
+		}
+		t.sgrMemo[string(body)] = eff
+	}
+	if eff[0] == sgrDropped {
+		return
+	}
+	t.lastPrint = 0 // as csiDispatchLocked does
+	if eff[0] == sgrSent {
+		w.args = w.args[:0]
+		for k := 1; k < len(eff); k++ {
+			w.args = append(w.args, int(eff[k]))
+		}
+		w.setPen(vtSetAttr(w.pen, w.args))
+	}
+}
+
+// What the scanner does with an SGR, the first byte of a memo entry; for
+// sgrSent the parameters vt10x reads follow, one byte each.
+const (
+	sgrDropped = iota // an overflowing parameter: the sequence is ignored
+	sgrNothing        // dispatched, but no attribute vt10x can hold
+	sgrSent           // dispatched and sent to vt10x
+)
+
+// maxSGRMemo bounds a terminal's memo of SGRs (under 100 KB; every 256-colour
+// foreground, bold or not, fits).
+const maxSGRMemo = 1024
+
+// sgrParse runs seq through the scanner and returns its memo entry, or
+// applies it and returns false when it cannot be remembered.
+func (w *fastWalk) sgrParse(seq []byte) (string, bool) {
 	t := w.t
 	mark := len(t.out)
 	t.sc.state = stEsc
@@ -440,11 +552,26 @@ func (w *fastWalk) sgr(seq []byte) {
 	for _, b := range seq[2:] {
 		t.csiByteLocked(b)
 	}
-	if out := t.out[mark:]; len(out) > 0 {
-		w.args = vtArgs(out[2:len(out)-1], w.args[:0])
-		w.setPen(vtSetAttr(w.pen, w.args))
-	}
+	out := t.out[mark:]
 	t.out = t.out[:mark]
+	switch {
+	case t.sc.overflow:
+		return string(rune(sgrDropped)), true
+	case len(out) == 0:
+		return string(rune(sgrNothing)), true
+	}
+	w.args = vtArgs(out[2:len(out)-1], w.args[:0])
+	eff := []byte{sgrSent}
+	for _, a := range w.args {
+		// sgrLocked sends attribute numbers and colour components, all
+		// below 256; anything else would not fit the entry.
+		if a > 255 {
+			w.setPen(vtSetAttr(w.pen, w.args))
+			return "", false
+		}
+		eff = append(eff, byte(a))
+	}
+	return string(eff), true
 }
 
 // combine joins a zero-width rune to the cell before the cursor as
@@ -472,17 +599,18 @@ func (w *fastWalk) combine(r rune) {
 	}
 	// combineLocked rewrites the cell with a pen made from the cell
 	// (appendSGRForGlyph), then puts the pen back.
-	pen, stored := w.pen, w.stored
+	pen, stored, plain := w.pen, w.stored, w.plain
 	w.setPen(penFromStored(g))
 	w.cur[px] = w.stored
 	w.cur[px].Char = code
-	*w.used = max(*w.used, px+1)
+	w.info.used = max(w.info.used, px+1)
+	w.info.fancy = true
 	if runeWidth(t.clusters.base(code)) == 2 && w.wrapNext && px == w.cols-2 {
 		w.cur[w.cols-1] = w.stored
 		w.cur[w.cols-1].Char = contRune
-		*w.used = w.cols
+		w.info.used = w.cols
 	}
-	w.pen, w.stored = pen, stored
+	w.pen, w.stored, w.plain = pen, stored, plain
 	if t.lastPrint != 0 {
 		t.lastPrint = code
 	}
@@ -622,7 +750,7 @@ func (t *Terminal) materializeLocked() {
 	joined := false // the row above wrapped: the next character goes to column 0 of this one
 	for y := 0; y < t.rows; y++ {
 		s := m.slot(y)
-		row := m.ring[s][:m.used[s]]
+		row := m.ring[s][:m.info[s].used]
 		x, at := 0, -1 // at: the cursor's column on this row, -1 when elsewhere
 		if joined {
 			write(m.ring[s][0]) // the wrap lands here, blank or not

@@ -200,6 +200,7 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
 			break
 		}
 	}
+	var last vt10x.Glyph // the raw style of the last cell added to a run
 	for x := 0; x < end; x++ {
 		gl := g[x]
 		cells := 1
@@ -229,12 +230,21 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
 			buf = append(buf, comb...)
 		}
 		if styled {
+			k := len(runs) - 1
+			if k >= 0 && gl.Mode == last.Mode && gl.FG == last.FG && gl.BG == last.BG && runs[k].n < 0xfff0 {
+				// The same raw style as the cell before: the same run
+				// (a shortcut for the comparison below).
+				runs[k].n += uint16(cells)
+				x += cells - 1
+				continue
+			}
+			last = gl
 			fg, bg := gl.FG, gl.BG
 			if gl.Mode&vtReverse != 0 {
 				fg, bg = bg, fg
 			}
 			r := styleRun{n: uint16(cells), attr: convAttr(gl.Mode), fg: convColor(fg), bg: convColor(bg)}
-			if k := len(runs) - 1; k >= 0 && runs[k].attr == r.attr && runs[k].fg == r.fg && runs[k].bg == r.bg && runs[k].n < 0xfff0 {
+			if k >= 0 && runs[k].attr == r.attr && runs[k].fg == r.fg && runs[k].bg == r.bg && runs[k].n < 0xfff0 {
 				runs[k].n += r.n
 			} else {
 				runs = append(runs, r)
@@ -253,6 +263,21 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
 		t.startBuf = starts
 	}
 	return histLine{text: string(buf), runs: kept, starts: keptStarts, cols: uint16(cols), wrapped: n == cols && n > 0 && g[n-1].Mode&vtAttrWrap != 0}
+}
+
+// encodePlainLocked is encodeGlyphsLocked for a row whose cells all hold
+// printable ASCII in vt10x's default pen (or are blank): its text alone.
+func (t *Terminal) encodePlainLocked(g []vt10x.Glyph, cols int) histLine {
+	wrapped := len(g) == cols && cols > 0 && g[cols-1].Mode&vtAttrWrap != 0
+	for len(g) > 0 && g[len(g)-1].Char == ' ' {
+		g = g[:len(g)-1]
+	}
+	buf := t.textBuf[:0]
+	for i := range g {
+		buf = append(buf, byte(g[i].Char))
+	}
+	t.textBuf = buf
+	return histLine{text: string(buf), cols: uint16(cols), wrapped: wrapped}
 }
 
 // pullHistoryLocked brings the newest n lines of history back to the top of

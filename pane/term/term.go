@@ -42,6 +42,11 @@ type Terminal struct {
 	reply func([]byte)
 	logf  func(format string, args ...any)
 
+	// wmu serialises writers (one write's pieces never interleave with
+	// another's) and guards joined.
+	wmu    sync.Mutex
+	joined []byte // a kept tail and the write it continues
+
 	// mu guards every field below, the vt10x instance included: vt10x's own
 	// lock is never taken by this package except inside vt10x's Write and
 	// Resize, which lock themselves, and this mutex serialises those calls
@@ -89,7 +94,9 @@ type Terminal struct {
 	fastOff   bool
 	noFast    int
 	model     *screenModel
-	matBuf    []byte // scratch for materializeLocked
+	matBuf    []byte            // scratch for materializeLocked
+	tail      []byte            // the start of an element the input ended in, kept for the next write (keepTailLocked)
+	sgrMemo   map[string]string // what the scanner makes of an SGR's parameter bytes (fastWalk.sgr)
 	fastLines uint64
 
 	insert     bool
@@ -172,8 +179,15 @@ func (t *Terminal) newEmulatorLocked() {
 // should pass what it has in one call rather than in small pieces.
 func (t *Terminal) Write(p []byte) (int, error) {
 	n := len(p)
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
 	t.mu.Lock()
 	t.noFast = 0
+	if len(t.tail) > 0 {
+		t.joined = append(append(t.joined[:0], t.tail...), p...)
+		p = t.joined
+		t.tail = t.tail[:0]
+	}
 	t.mu.Unlock()
 	for len(p) > 0 {
 		t.mu.Lock()

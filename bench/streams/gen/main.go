@@ -1,5 +1,6 @@
 // Command gen writes one of the benchmark streams of package streams to
-// standard output: gen KIND SIZE_BYTES. bench/pane_throughput.sh uses it.
+// standard output (gen KIND SIZE_BYTES), or the line a terminal shows last
+// after it (gen -last KIND). bench/pane_throughput.sh uses it.
 package main
 
 import (
@@ -12,8 +13,12 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: gen KIND SIZE_BYTES (kinds: plain sgr cursor ink clears)")
+		fmt.Fprintln(os.Stderr, "usage: gen KIND SIZE_BYTES, or gen -last KIND (kinds: plain sgr cursor ink clears)")
 		os.Exit(2)
+	}
+	if os.Args[1] == "-last" {
+		fmt.Println(streams.Last(os.Args[2]))
+		return
 	}
 	size, err := strconv.Atoi(os.Args[2])
 	if err != nil || size < 1 {
