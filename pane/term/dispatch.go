@@ -507,7 +507,7 @@ func (t *Terminal) risLocked() {
 }
 
 // oscDispatchLocked handles a complete OSC string: titles are kept in full,
-// everything else is ignored.
+// the signals of signals.go are recorded, everything else is ignored.
 func (t *Terminal) oscDispatchLocked() {
 	s := &t.sc
 	if s.oscOverflow {
@@ -524,6 +524,9 @@ func (t *Terminal) oscDispatchLocked() {
 		return
 	}
 	if n != 0 && n != 2 {
+		if i < len(p) {
+			t.oscSignalLocked(n, p[i+1:])
+		}
 		return
 	}
 	title := ""

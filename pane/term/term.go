@@ -105,6 +105,7 @@ type Terminal struct {
 	shape      CursorShape
 	title      string
 	bells      uint64
+	signals    Signals // the last OSC notification, prompt mark, program status
 
 	lastPrint rune // the last printed cell content for REP; 0 after anything else
 	lastWidth int
