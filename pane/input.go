@@ -174,6 +174,9 @@ func (p *Pane) Type(b []byte) error {
 		return err
 	}
 	_, err := p.in.add(b)
+	if err == nil && len(b) > 0 {
+		p.lastInput.Store(time.Now().UnixNano())
+	}
 	return err
 }
 
@@ -209,6 +212,9 @@ func (p *Pane) WriteContext(ctx context.Context, b []byte) error {
 		if dead == nil && n < InputLimit {
 			_, err := q.addLocked(b)
 			q.mu.Unlock()
+			if err == nil && len(b) > 0 {
+				p.lastInput.Store(time.Now().UnixNano())
+			}
 			return err
 		}
 		q.mu.Unlock()

@@ -77,6 +77,7 @@ type Pane struct {
 	readDone  chan struct{} // closed when the reader goroutine returned
 
 	lastOutput atomic.Int64 // unix nanoseconds of the last output; start time before any
+	lastInput  atomic.Int64 // unix nanoseconds of the last input queued (Type, Write); 0 before any
 	printed    atomic.Bool  // the program has written something
 	reading    atomic.Bool  // the reader is inside Read, having applied all it read before
 	reads      atomic.Int64 // Read calls that returned
@@ -297,19 +298,7 @@ func (p *Pane) drainAfterExit() {
 // pane's terminal (what a person would say "runs" in it: the shell, or the
 // program the shell started), or nil once the program has exited.
 func (p *Pane) Foreground() []string {
-	if !p.Status().Running {
-		return nil
-	}
-	raw, err := p.ptmx.SyscallConn()
-	if err != nil {
-		return nil
-	}
-	pgrp := -1
-	_ = raw.Control(func(fd uintptr) {
-		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
-			pgrp = v
-		}
-	})
+	pgrp := p.ForegroundGroup()
 	if pgrp <= 0 {
 		return nil
 	}
@@ -318,6 +307,26 @@ func (p *Pane) Foreground() []string {
 		return nil
 	}
 	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+}
+
+// ForegroundGroup is the id of the process group in the foreground of the
+// pane's terminal (TIOCGPGRP), or 0 once the program has exited or when it
+// cannot be read.
+func (p *Pane) ForegroundGroup() int {
+	if !p.Status().Running {
+		return 0
+	}
+	raw, err := p.ptmx.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pgrp := 0
+	_ = raw.Control(func(fd uintptr) {
+		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && v > 0 {
+			pgrp = v
+		}
+	})
+	return pgrp
 }
 
 // Argv is the program the pane was started with.
@@ -412,6 +421,16 @@ func (p *Pane) Exited() <-chan struct{} { return p.exited }
 
 // LastOutput is when output last arrived (the start time before any).
 func (p *Pane) LastOutput() time.Time { return time.Unix(0, p.lastOutput.Load()) }
+
+// LastInput is when input (typed, or sent with Write) was last queued for
+// the program; the zero time before any. The emulator's replies to the
+// program's queries do not count.
+func (p *Pane) LastInput() time.Time {
+	if n := p.lastInput.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
 
 // BusyFor reports whether the running program printed within the last
 // window, and if so how long until that stops being true. A program that has
