@@ -1,11 +1,6 @@
 package agentstate
 
-import (
-	"path/filepath"
-	"regexp"
-	"strings"
-	"time"
-)
+import "time"
 
 // State is an agent's state as the contract names it.
 type State string
@@ -17,131 +12,51 @@ const (
 	Exited  State = "exited"
 )
 
-// QuietAfter is how long an agent's output must be still before a screen
-// without a question or an interrupt hint counts as idle: agents pause
-// between tool calls without being done.
-const QuietAfter = 1500 * time.Millisecond
-
-// tail is how many of the screen's last non-empty lines the rules look at.
-const tail = 12
-
-// kinds maps a program name to the agent kind; anything else is no agent.
-var kinds = map[string]string{
-	"claude": "claude", "claude-code": "claude",
-	"codex":  "codex",
-	"aider":  "aider",
-	"gemini": "gemini",
-	"mel":    "mel",
-}
-
-// Kind returns the agent kind of a program (a path or a name, as in argv[0]
-// or /proc/PID/comm), or "" when it is not a known coding agent.
-func Kind(program string) string {
-	base := strings.ToLower(filepath.Base(strings.TrimSpace(program)))
-	return kinds[base]
-}
-
-// Rules for every kind: the agents share most of their prompts' wording.
-var (
-	// menuRules find a question asked with a menu of choices under it
-	// (Claude Code, Codex, Gemini): it is the bottom of the screen while it
-	// waits, and the program erases it once answered.
-	menuRules = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)do you want to (proceed|make this edit|create|run|allow)`),
-		regexp.MustCompile(`(?i)would you like to (run|make|proceed|apply|allow)`),
-		regexp.MustCompile(`(?i)\besc to cancel\b`),
-		regexp.MustCompile(`(?i)yes, allow (once|always)`),
-		regexp.MustCompile(`(?i)no, and tell \w+ what to do differently`),
-		regexp.MustCompile(`(?i)allow (command|edit|this|execution)\?`),
-		regexp.MustCompile(`(?i)use arrow keys to navigate`),
-		regexp.MustCompile(`(?i)press enter to (continue|confirm)`),
-	}
-	// lineRules find a question asked on one line with the answer typed
-	// after it (aider's "(Y)es/(N)o ... [Yes]: "): it waits only while the
-	// cursor is on that line; the answer and the work that follows move it
-	// on, and the question stays in the scrollback.
-	lineRules = []*regexp.Regexp{
-		regexp.MustCompile(`\(Y\)es/\(N\)o`),
-		regexp.MustCompile(`(?i)\bapprove\b.*\?\s*$`),
-		regexp.MustCompile(`(?i)\[y/n\]\s*:?\s*$`),
-	}
-	workingRules = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(esc|ctrl\+c) to interrupt\b`),
-		regexp.MustCompile(`^\s*[✳✽✶✻✢·✺*]\s*\S.*…`),
-		regexp.MustCompile(`(?i)…\s*\(.*tokens`),
-		regexp.MustCompile(`^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s`),
-	}
+// Timing of the engine's rules.
+const (
+	// QuietAfter is the window of recent output: output in it counts as
+	// work (with at least activityWrites writes), and a screen without a
+	// question, a busy marker or a report is idle only once the output has
+	// been still for it. Agents pause between tool calls without being done.
+	QuietAfter = 1500 * time.Millisecond
+	// Settle is how long the screen around a question must be still before
+	// the pane counts as waiting: Claude Code ignores a key that comes too
+	// soon after its question appears, and a program reports a question
+	// (OSC 7501 blocked) before it has drawn it.
+	Settle = 300 * time.Millisecond
+	// ReportGrace is how long after an idle or waiting report a screen may
+	// still show the agent busy (a redraw on its way) before the busy
+	// screen overrules the report.
+	ReportGrace = 300 * time.Millisecond
+	// TitleWindow is the window in which title changes count as an
+	// animation (a working agent's spinner).
+	TitleWindow = 2 * time.Second
 )
 
-// maxMenu is how many rows a question's choices and hints may take under
-// it: anything further down is output that came after the question.
-const maxMenu = 10
-
-// Screen is what Detect reads: the screen rows as text and the cursor's row.
-type Screen struct {
-	Lines        []string
-	CursorY      int
-	CursorHidden bool // a hidden cursor says nothing about where input goes
-}
+// activityWrites is how many writes within QuietAfter count as work: one
+// write after a long quiet (a clock, a blink, an echo) does not.
+const activityWrites = 2
 
 // Detect returns the state of an agent whose process is running, from its
-// screen and how long its output has been quiet.
-func Detect(s Screen, quiet time.Duration) State {
-	if asking(s) {
+// screen alone and how long its output has been quiet, under the built-in
+// rules of every kind: a question at the live bottom of the screen is
+// waiting, a busy marker is working, recent output is working, else idle.
+// The Engine weighs every signal; Detect is for callers that only have a
+// screen.
+func Detect(s Screen, quiet time.Duration) State { return defaultRules.Detect("", s, quiet) }
+
+// Detect is the package's Detect under r, for a kind ("" for every kind's
+// rules).
+func (r *Rules) Detect(kindName string, s Screen, quiet time.Duration) State {
+	_, first := r.Apply(kindName, s)
+	if _, ok := first[Waiting]; ok {
 		return Waiting
 	}
-	for _, l := range lastLines(s.Lines, tail) {
-		for _, r := range workingRules {
-			if r.MatchString(l) {
-				return Working
-			}
-		}
+	if _, ok := first[Working]; ok {
+		return Working
 	}
 	if quiet < QuietAfter {
 		return Working
 	}
 	return Idle
-}
-
-// asking reports whether a question is the live bottom of the screen: a
-// menu question with at most maxMenu rows of choices under it and the
-// cursor (unless hidden) in or next to that block, or a one-line question
-// with the cursor on its line. A question with output after it was
-// answered.
-func asking(s Screen) bool {
-	last := len(s.Lines) - 1
-	for last >= 0 && strings.TrimSpace(s.Lines[last]) == "" {
-		last--
-	}
-	for q := last; q >= 0 && q >= last-maxMenu; q-- {
-		l := s.Lines[q]
-		if s.CursorY == q && matchAny(lineRules, l) {
-			return true
-		}
-		near := s.CursorHidden || s.CursorY >= q-1 && s.CursorY <= last+1
-		if near && matchAny(menuRules, l) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchAny(rules []*regexp.Regexp, l string) bool {
-	for _, r := range rules {
-		if r.MatchString(l) {
-			return true
-		}
-	}
-	return false
-}
-
-// lastLines returns up to n of the last non-empty lines.
-func lastLines(lines []string, n int) []string {
-	var out []string
-	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
-		if strings.TrimSpace(lines[i]) != "" {
-			out = append(out, lines[i])
-		}
-	}
-	return out
 }

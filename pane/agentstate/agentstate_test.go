@@ -76,6 +76,10 @@ func TestDetectAgentScreens(t *testing.T) {
 		{"codex_waiting.txt", quiet, Waiting},
 		{"codex_answered.txt", quiet, Working},
 		{"codex_done.txt", quiet, Idle},
+		{"claude_idle.txt", quiet, Idle},
+		{"claude_working.txt", quiet, Working},
+		{"codex_idle.txt", quiet, Idle},
+		{"codex_working.txt", quiet, Working},
 		{"aider_waiting.txt", quiet, Waiting},
 		{"aider_answered.txt", busy, Working},
 		{"aider_answered.txt", quiet, Idle},
@@ -87,8 +91,8 @@ func TestDetectAgentScreens(t *testing.T) {
 	}
 }
 
-// readScreen reads a screen fixture: a comment line, "cursor ROW [hidden]",
-// then the screen's rows.
+// readScreen reads a screen fixture: a comment line, "cursor ROW [hidden]
+// [title=TITLE]", then the screen's rows.
 func readScreen(t *testing.T, name string) Screen {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -99,13 +103,14 @@ func readScreen(t *testing.T, name string) Screen {
 	if len(lines) < 3 || !strings.HasPrefix(lines[0], "#") {
 		t.Fatalf("%s: want a comment line, a cursor line and the screen", name)
 	}
-	f := strings.Fields(lines[1])
+	head, title, _ := strings.Cut(lines[1], " title=")
+	f := strings.Fields(head)
 	if len(f) < 2 || f[0] != "cursor" {
-		t.Fatalf("%s: line 2 must be \"cursor ROW [hidden]\", got %q", name, lines[1])
+		t.Fatalf("%s: line 2 must be \"cursor ROW [hidden] [title=TITLE]\", got %q", name, lines[1])
 	}
 	y, err := strconv.Atoi(f[1])
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	return Screen{Lines: lines[2:], CursorY: y, CursorHidden: len(f) > 2 && f[2] == "hidden"}
+	return Screen{Lines: lines[2:], CursorY: y, CursorHidden: len(f) > 2 && f[2] == "hidden", Title: title}
 }

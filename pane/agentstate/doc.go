@@ -1,13 +1,27 @@
 // Package agentstate tells what a coding agent running in a pane is doing —
-// working, waiting on a person, or idle — from what a person would look at:
-// which program is in the foreground and the last lines of its screen. It is
-// pure: the pane supplies the program name, the screen text and how long the
-// output has been quiet; no polling happens here.
+// working, waiting on a person, or idle — and why. It is pure: its owner
+// gathers the signals (Signals) and asks an Engine, one per pane, to weigh
+// them; nothing here reads a terminal, a process or a clock.
 //
-// The rules follow what agent managers have learned (see the research notes):
-// a question with its choices on screen ("Do you want to proceed?", "Esc to
-// cancel", aider's "(Y)es/(N)o") means waiting, whatever else shows; an
-// interrupt hint ("esc to interrupt") or a spinner line means working; output
-// within the last QuietAfter means working too; otherwise idle. Only the last
-// lines of the screen count, so an old question scrolled up does not.
+// The signals, strongest first: a melmux agent's own reports; the agent's
+// reports through its hooks (`melmux notify`) and its program status
+// reports on its terminal (OSC 7501, which Claude Code and Codex send),
+// each fresh until something newer contradicts it; the screen, read by
+// rules per kind of agent (rules.toml, extended and overridden by
+// config.toml), each on a region such as the live bottom of the screen; the
+// terminal's other signals (bell, OSC 9 and 777 notifications, OSC 133
+// prompt marks, the title animating); and the output's rate and quiet time.
+// Engine.Decide documents the order; each Decision carries its evidence and
+// every signal's verdict (what `melmux explain` prints).
+//
+// Two rules come from the real CLIs: a question counts only while it is the
+// live bottom of the screen (once answered, output follows it), and it
+// counts as waiting only once the screen around it has been still for
+// Settle, because Claude Code drops a key sent within about 100-200 ms of
+// its question appearing and reports the question before drawing it.
+//
+// The kind of agent comes from the pane's foreground processes (KindOfProcs:
+// a program's name or executable, or what a launcher such as node, npx or
+// python runs, or a wrapper's child), else from its program status reports
+// (KindOfApp) or a banner on its screen (KindOfScreen).
 package agentstate
