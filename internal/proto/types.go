@@ -70,6 +70,11 @@ type AgentInfo struct {
 	// [prices] table (per million tokens, in the table's currency); absent
 	// when the table has no price for the model.
 	Cost *float64 `json:"cost,omitempty"`
+
+	// Evidence says what decided State: "rule claude.permission matched
+	// \"Do you want to proceed?\" on row 24; still for 1.2s", "hook:
+	// Stop 3s ago". explain lists every signal.
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // PaneInfo is one row of list_panes.
@@ -188,6 +193,7 @@ type WaitResult struct {
 	Held     string `json:"held"` // a description of the condition that held
 	Line     string `json:"line,omitempty"`
 	WaitedMS int64  `json:"waited_ms"`
+	Evidence string `json:"evidence,omitempty"` // for an agent state: what decided it
 }
 
 // ResizeParams sets the session size (the window, status line included).
@@ -407,4 +413,53 @@ type DiffResult struct {
 	Deleted   int        `json:"deleted"`
 	Text      string     `json:"text"`                // the patch, or the --stat summary
 	Truncated bool       `json:"truncated,omitempty"` // Text was cut (at 2 MiB)
+}
+
+// NotifyParams is an agent's own report of its state, from its hooks
+// (`melmux notify`): the strongest signal of the pane's agent state while
+// it is fresh.
+type NotifyParams struct {
+	Pane    int    `json:"pane"`
+	State   string `json:"state"`             // working | waiting | idle
+	Message string `json:"message,omitempty"` // what the agent says or asks
+	Event   string `json:"event,omitempty"`   // the hook's event: "Notification (permission_prompt)", "Stop"
+	Kind    string `json:"kind,omitempty"`    // the agent's kind when the reporter knows it: claude, codex
+}
+
+// NotifyResult is the pane's agent after the report.
+type NotifyResult struct {
+	Pane  int        `json:"pane"`
+	Agent *AgentInfo `json:"agent"`
+}
+
+// ExplainResult is every signal and rule behind a pane's agent state.
+type ExplainResult struct {
+	Pane         int    `json:"pane"`
+	Kind         string `json:"kind"` // "" when the pane runs no agent
+	KindEvidence string `json:"kind_evidence"`
+	Foreground   string `json:"foreground"` // the foreground program
+	State        string `json:"state"`
+	Evidence     string `json:"evidence"`
+	SinceMS      int64  `json:"since_ms"` // how long it has been in State
+	// Signals are each signal's and rule's verdict, in the order they are
+	// weighed; Decided marks the one that decided.
+	Signals []ExplainSignal `json:"signals"`
+	// History holds the last changes of state, oldest first.
+	History []ExplainChange `json:"history"`
+}
+
+// ExplainSignal is one signal's verdict.
+type ExplainSignal struct {
+	Signal  string `json:"signal"`
+	Says    string `json:"says"` // the state it says, "" for none
+	Detail  string `json:"detail"`
+	Decided bool   `json:"decided,omitempty"`
+}
+
+// ExplainChange is one change of a pane's agent state.
+type ExplainChange struct {
+	AgoMS    int64  `json:"ago_ms"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Evidence string `json:"evidence"`
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
@@ -12,83 +13,317 @@ import (
 	"github.com/melmux/melmux/pane/term"
 )
 
-// agentKindTTL bounds how often a pane's foreground program is looked up
-// (an ioctl and a /proc read): often enough to notice `claude` started in a
-// shell, rarely enough to cost nothing per frame.
+// A pane's agent state is decided by one agentstate.Engine per pane, fed
+// with every signal the server has: a registered melmux agent's reports,
+// the agent's hooks (`melmux notify`), its program status reports and other
+// OSC signals on its terminal, its screen under the kind's rules, its
+// output and the input sent to it. The engine lives on the paneEntry under
+// Server.mu. Whoever asks (list_panes, wait, read_agent, the clients'
+// frames, the pane's watcher) gets the same decision; the watcher
+// (watchAgent) makes sure a change is seen, and notified, when nobody asks.
+
+// agentKindTTL bounds how often a pane's foreground processes are looked up
+// (an ioctl and a walk of /proc): often enough to notice `claude` started
+// in a shell, rarely enough to cost nothing per frame.
 const agentKindTTL = time.Second
 
-// kindOfArgv finds a coding agent in an argv: the program itself, the script
-// an interpreter runs (node /usr/bin/claude), or the command of `sh -c`.
-func kindOfArgv(argv []string) string {
-	for i := 0; i < len(argv) && i < 3; i++ {
-		if f := strings.Fields(argv[i]); len(f) > 0 {
-			if k := agentstate.Kind(f[0]); k != "" {
-				return k
-			}
+// agentCacheMax bounds how long a decision is reused while nothing changed
+// (no output, no report): the times in its evidence age.
+const agentCacheMax = time.Second
+
+// KindAgent is the kind of an agent known only from its own reports (a hook
+// that named no kind).
+const KindAgent = "agent"
+
+// agentWatch is a pane's agent state: its engine, the reports it got and
+// the last decision. Guarded by Server.mu.
+type agentWatch struct {
+	engine *agentstate.Engine
+	hook   *agentstate.Report // the last `melmux notify`
+	// hookKind is the kind the last hook named ("" for none).
+	hookKind string
+	// status is the last program status report (OSC 7501) and the count it
+	// was parsed at; statusApp the kind its app= names.
+	status      *agentstate.Report
+	statusCount uint64
+	statusKind  string
+
+	pgrp      int       // the foreground process group at the last lookup
+	procSince time.Time // when it last changed
+	kindWhy   string    // why kind (paneEntry.kind) was decided
+	banner    string    // the kind found by banner for this process group, sticky
+	bannerWhy string
+
+	// The decision last made, reused while the pane's output channel and
+	// gen are the same and until is not passed.
+	cached   *agentstate.Decision
+	cachedCh <-chan struct{}
+	cacheGen uint64
+	until    time.Time
+	gen      uint64 // bumped by reports and melmux agent changes
+}
+
+// outputTimes keeps the times of a pane's last output writes. It is written
+// by the pane's reader goroutine, so it has its own lock.
+type outputTimes struct {
+	mu    sync.Mutex // guards the fields below
+	times [4]time.Time
+	next  int
+}
+
+func (o *outputTimes) note() {
+	o.mu.Lock()
+	o.times[o.next] = time.Now()
+	o.next = (o.next + 1) % len(o.times)
+	o.mu.Unlock()
+}
+
+// newestFirst returns the kept times, newest first.
+func (o *outputTimes) newestFirst() []time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]time.Time, 0, len(o.times))
+	for i := 1; i <= len(o.times); i++ {
+		t := o.times[(o.next-i+len(o.times))%len(o.times)]
+		if !t.IsZero() {
+			out = append(out, t)
 		}
 	}
-	return ""
+	return out
 }
 
 // lookupForegroundLocked refreshes what the pane runs now, at most once per
-// agentKindTTL: the foreground program while it runs, the program it ran
-// once it has exited. Caller holds Server.mu.
-func (e *paneEntry) lookupForegroundLocked() {
+// agentKindTTL: the foreground program and the coding agent among the
+// processes of its group, the program it ran once it has exited. Caller
+// holds Server.mu.
+func (s *Server) lookupForegroundLocked(e *paneEntry) {
 	if !e.kindAt.IsZero() && time.Since(e.kindAt) < agentKindTTL {
 		return
 	}
-	argv := e.p.Foreground()
-	e.fg = ""
-	if len(argv) > 0 {
-		e.fg = filepath.Base(argv[0])
-	} else {
-		argv = e.p.Argv()
+	now := time.Now()
+	e.kindAt = now
+	pgrp := e.p.ForegroundGroup()
+	if pgrp != e.ag.pgrp {
+		e.ag.pgrp, e.ag.procSince = pgrp, now
+		e.ag.banner, e.ag.bannerWhy = "", ""
 	}
-	e.kind, e.kindAt = kindOfArgv(argv), time.Now()
+	rules := s.rules()
+	if pgrp == 0 {
+		// Exited (or unreadable): what it was started with.
+		e.fg = ""
+		e.kind, e.ag.kindWhy = rules.KindOfProcs([]agentstate.Proc{{PID: e.p.Status().PID, Argv: e.p.Argv()}})
+		return
+	}
+	leader := readProc(pgrp)
+	e.fg = ""
+	if len(leader.Argv) > 0 {
+		e.fg = filepath.Base(leader.Argv[0])
+	}
+	e.kind, e.ag.kindWhy = rules.KindOfProcs([]agentstate.Proc{leader})
+	if e.kind == "" && !idleShell(leader.Argv) {
+		// A wrapper (a script, npx, node) runs the agent as its child.
+		e.kind, e.ag.kindWhy = rules.KindOfProcs(groupProcs(pgrp, leader))
+	}
+	if e.kind == "" && e.ag.banner == "" && !idleShell(leader.Argv) {
+		e.ag.banner, e.ag.bannerWhy = rules.KindOfScreen(e.p.Term().Lines())
+	}
 }
 
-// agentKindLocked is the kind of coding agent the pane runs now, "" for none.
-func (e *paneEntry) agentKindLocked() string {
-	e.lookupForegroundLocked()
-	return e.kind
+// idleShell reports an interactive shell by itself (argv just its name):
+// whatever it runs is in another process group.
+func idleShell(argv []string) bool {
+	return len(argv) == 1 && shells[strings.TrimPrefix(filepath.Base(argv[0]), "-")]
+}
+
+// agentKindLocked is the kind of coding agent the pane runs now, "" for
+// none: from its processes, else its program status reports, its hooks or
+// a banner on its screen.
+func (s *Server) agentKindLocked(e *paneEntry) (string, string) {
+	s.lookupForegroundLocked(e)
+	s.readStatusLocked(e)
+	switch {
+	case e.kind != "":
+		return e.kind, e.ag.kindWhy
+	case e.ag.status != nil && e.ag.statusKind != "" && !e.ag.status.At.Before(e.ag.procSince):
+		return e.ag.statusKind, "program status reports app " + e.ag.statusKind
+	case e.ag.hook != nil && !e.ag.hook.At.Before(e.ag.procSince):
+		if e.ag.hookKind != "" {
+			return e.ag.hookKind, "its hooks say so (melmux notify)"
+		}
+		return KindAgent, "it reports through its hooks (melmux notify)"
+	case e.ag.banner != "":
+		return e.ag.banner, e.ag.bannerWhy
+	}
+	return "", ""
+}
+
+// readStatusLocked takes a new program status report (OSC 7501) from the
+// pane's terminal.
+func (s *Server) readStatusLocked(e *paneEntry) {
+	sig := e.p.Term().Signals().Status
+	if sig.Count == e.ag.statusCount {
+		return
+	}
+	e.ag.statusCount = sig.Count
+	ps, err := agentstate.ParseProgramStatus(sig.Text)
+	if err != nil || ps.AgentState() == "" {
+		return // a report of a state not known here: nothing to weigh
+	}
+	e.ag.status = &agentstate.Report{Source: "program status", State: ps.AgentState(),
+		Detail: "OSC 7501 " + ps.Describe(), Message: ps.Msg, At: sig.At}
+	e.ag.statusKind = s.rules().KindOfApp(ps.App)
 }
 
 // foregroundLocked names the program in the pane's foreground ("vim" while
 // the shell runs vim), "" once the pane's program has exited.
-func (e *paneEntry) foregroundLocked() string {
-	e.lookupForegroundLocked()
+func (s *Server) foregroundLocked(e *paneEntry) string {
+	s.lookupForegroundLocked(e)
 	return e.fg
 }
 
 // agentLocked describes the agent in a pane, or nil when it runs none. It
 // also says when the state could change with no output (a working agent
-// turning idle once quiet), 0 for never. Caller holds Server.mu.
-// A registered melmux agent takes precedence over what the screen shows.
-func (e *paneEntry) agentLocked(id int) (*proto.AgentInfo, time.Duration) {
-	if e.melLocked() != nil {
-		return e.mel.infoLocked(e.p), 0
-	}
-	kind := e.agentKindLocked()
-	if kind == "" {
+// turning idle once quiet, a question settling), 0 for never. Caller holds
+// Server.mu.
+func (s *Server) agentLocked(id int, e *paneEntry) (*proto.AgentInfo, time.Duration) {
+	d, kind := s.decideLocked(id, e, false)
+	if d == nil {
 		return nil, 0
 	}
-	info := &proto.AgentInfo{ID: fmt.Sprintf("pane-%d", id), Role: "external", Kind: kind}
-	if !e.p.Status().Running {
-		info.State = string(agentstate.Exited)
-		return info, 0
+	var info *proto.AgentInfo
+	if a := e.melLocked(); a != nil {
+		info = a.infoLocked(e.p)
+	} else {
+		info = &proto.AgentInfo{ID: fmt.Sprintf("pane-%d", id), Role: "external", Kind: kind, State: string(d.State)}
 	}
-	quiet := time.Since(e.p.LastOutput())
-	state := agentstate.Detect(agentScreen(e.p.Term()), quiet)
-	info.State = string(state)
+	info.Evidence = d.Evidence
 	var next time.Duration
-	if state == agentstate.Working && quiet < agentstate.QuietAfter {
-		next = agentstate.QuietAfter - quiet
+	if d.Next > 0 {
+		next = d.Next
 	}
 	return info, next
 }
 
-// agentScreen is the screen as agentstate reads it, taken at one instant.
+// decideLocked runs the pane's engine, or reuses its last decision while
+// nothing changed; fresh forces a new one (explain). It returns nil when
+// the pane runs no agent.
+func (s *Server) decideLocked(id int, e *paneEntry, fresh bool) (*agentstate.Decision, string) {
+	kind, why := s.agentKindLocked(e)
+	a := e.melLocked()
+	if a != nil {
+		kind, why = KindMelmux, "a melmux agent registered for the pane"
+	}
+	if kind == "" {
+		return nil, ""
+	}
+	ch := e.p.Changed()
+	now := time.Now()
+	if c := e.ag.cached; !fresh && c != nil && e.ag.cachedCh == ch && e.ag.cacheGen == e.ag.gen && now.Before(e.ag.until) {
+		return c, kind
+	}
+	sig := s.signalsLocked(e, kind, why, now)
+	if a != nil {
+		sig.Mel = &agentstate.Report{Source: "melmux agent", State: agentstate.State(a.state),
+			Detail: fmt.Sprintf("%s (turn %d)", a.state, a.turn), At: a.at}
+		if !a.live {
+			sig.Running = false
+			sig.Exit = "its connection closed"
+		}
+	}
+	if e.ag.engine == nil {
+		e.ag.engine = agentstate.NewEngine(s.rules())
+	}
+	d := e.ag.engine.Decide(sig)
+	if d.Changed {
+		s.agentChangedStateLocked(id, e, kind, d)
+	}
+	e.ag.cached, e.ag.cachedCh, e.ag.cacheGen = &d, ch, e.ag.gen
+	e.ag.until = now.Add(agentCacheMax)
+	if d.Next > 0 && d.Next < agentCacheMax {
+		e.ag.until = now.Add(d.Next)
+	}
+	return &d, kind
+}
+
+// signalsLocked gathers what the engine weighs.
+func (s *Server) signalsLocked(e *paneEntry, kind, why string, now time.Time) agentstate.Signals {
+	st := e.p.Status()
+	t := e.p.Term()
+	osc := t.Signals()
+	return agentstate.Signals{
+		Now: now, Running: st.Running, Exit: exitWords(st),
+		Kind: kind, KindWhy: why,
+		Screen: agentScreen(t),
+		Hook:   e.ag.hook, Status: e.ag.status,
+		Bells:   t.Bells(),
+		Notify:  agentstate.Mark{Text: osc.Notify.Text, At: osc.Notify.At, Count: osc.Notify.Count},
+		Prompt:  agentstate.Mark{Text: osc.Prompt.Text, At: osc.Prompt.At, Count: osc.Prompt.Count},
+		Outputs: e.out.newestFirst(), LastOutput: e.p.LastOutput(), LastInput: e.p.LastInput(),
+		ProcSince: e.ag.procSince,
+	}
+}
+
+// agentScreen is the screen as agentstate reads it, taken at one instant,
+// with the title.
 func agentScreen(t *term.Terminal) agentstate.Screen {
 	txt := t.TextSince(math.MaxUint64)
-	return agentstate.Screen{Lines: txt.Lines, CursorY: txt.CursorY, CursorHidden: txt.CursorHidden}
+	return agentstate.Screen{Lines: txt.Lines, CursorY: txt.CursorY, CursorHidden: txt.CursorHidden, Title: t.Title()}
 }
+
+// rules are the session's agent kinds and screen rules.
+func (s *Server) rules() *agentstate.Rules {
+	if s.agents.Rules != nil {
+		return s.agents.Rules
+	}
+	return agentstate.Default()
+}
+
+// watchAgent re-decides a pane's agent state whenever something may have
+// changed it — output, a report, the time the last decision named — so
+// that changes are noticed (and notified) when nobody asks. It looks at
+// most every watchEvery, and ends with the pane.
+func (s *Server) watchAgent(id int, e *paneEntry) {
+	var last time.Time
+	for {
+		if wait := watchEvery - time.Since(last); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-s.done:
+				t.Stop()
+				return
+			}
+		}
+		last = time.Now()
+		s.mu.Lock()
+		if s.panes[id] != e {
+			s.mu.Unlock()
+			return
+		}
+		ch, ach := e.p.Changed(), e.agentChangesLocked()
+		info, next := s.agentLocked(id, e)
+		if since := time.Since(e.kindAt); info == nil && e.p.LastOutput().After(e.kindAt) && since < agentKindTTL {
+			// No agent at the last lookup, output since: an agent may have
+			// started; look again once the lookup is due.
+			next = agentKindTTL - since
+		}
+		s.mu.Unlock()
+		t := time.NewTimer(next)
+		if next <= 0 {
+			t.Stop()
+		}
+		select {
+		case <-ch:
+		case <-ach:
+		case <-t.C:
+		case <-s.done:
+			t.Stop()
+			return
+		}
+		t.Stop()
+	}
+}
+
+// watchEvery bounds how often a pane's watcher decides: output comes in
+// bursts of many writes.
+const watchEvery = 50 * time.Millisecond

@@ -39,11 +39,12 @@ type client struct {
 
 	scene *ui.Scene // owned by the loop goroutine: the scene last drawn
 
-	msgMu   sync.Mutex // guards message, msgEnd, output and diff (runLine and showDiff report from their own goroutines)
+	msgMu   sync.Mutex // guards message, msgEnd, output, diff and notes (runLine and showDiff report from their own goroutines)
 	message string
 	msgEnd  time.Time
 	output  string        // a verb's output from the prompt, for the loop to show (takeOutput)
 	diff    []ui.DiffLine // a worktree's diff, for the loop to show (takeOutput)
+	notes   []byte        // bells and OSC 9 notifications for the terminal, after the next frame (addNote)
 }
 
 // invalidate asks every attached client for a redraw. It never blocks and
@@ -441,6 +442,7 @@ func (c *client) draw() time.Duration {
 	c.input.Decorate(sc)
 	c.scene = sc
 	ui.Draw(c.screen, sc)
+	c.flushNotes()
 	return next
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -41,7 +42,7 @@ func init() {
 		if p.Turn != a.turn {
 			a.err = "" // a new turn starts without the last one's failure
 		}
-		a.state, a.turn = p.State, p.Turn
+		a.state, a.turn, a.at = p.State, p.Turn, time.Now()
 		if p.Reply != "" {
 			a.reply = p.Reply
 		}

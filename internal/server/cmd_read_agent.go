@@ -135,7 +135,7 @@ func waitNoteLocked(a *melAgent, info *proto.AgentInfo, target int, waited bool,
 // readOtherLocked is read_agent of a pane without a melmux agent: the state
 // detected on screen (nil for none), the activity and the screen.
 func (s *Server) readOtherLocked(id int, e *paneEntry) proto.ReadAgentResult {
-	info, _ := e.agentLocked(id)
+	info, _ := s.agentLocked(id, e)
 	out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()),
 		Lines: trimTrailingEmpty(e.p.Term().Lines())}
 	out.Activity, out.IdleMS = activity(e)

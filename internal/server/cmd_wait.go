@@ -63,7 +63,7 @@ func init() {
 		if agentOnly[p.State] && !p.ForAgent {
 			if a, _ := w.agent(); a == nil && !s.startsAgent(e) {
 				s.mu.Lock()
-				runs := e.runningLocked()
+				runs := s.runningLocked(e)
 				s.mu.Unlock()
 				return nil, errorf(proto.CodeFailed, "wait: pane %d runs no coding agent (it runs %s), so it will never be %s: working and waiting are an agent's states. "+
 					"Wait for its output with --idle DUR or --match RE, or add --for-agent to wait for an agent to start in it", p.Pane, runs, p.State)
@@ -78,7 +78,7 @@ func init() {
 			}
 			held, line, wake, never := w.check()
 			if held != "" {
-				return proto.WaitResult{Pane: p.Pane, Held: held, Line: line, WaitedMS: time.Since(start).Milliseconds()}, nil
+				return proto.WaitResult{Pane: p.Pane, Held: held, Line: line, WaitedMS: time.Since(start).Milliseconds(), Evidence: w.evidence}, nil
 			}
 			if never != "" {
 				return nil, errorf(proto.CodeFailed, "wait: pane %d will never %s: %s", p.Pane, describeWait(p), never)
@@ -211,7 +211,7 @@ func (s *Server) goneWhy(id int) string {
 // a wait for an agent state on it waits for the agent.
 func (s *Server) startsAgent(e *paneEntry) bool {
 	argv := e.p.Argv()
-	if kindOfArgv(argv) != "" {
+	if k, _ := s.rules().KindOfProcs([]agentstate.Proc{{Argv: argv}}); k != "" {
 		return true
 	}
 	if len(argv) < 2 || argv[1] != "agent" {
@@ -229,12 +229,13 @@ type waiter struct {
 	idle     time.Duration
 	lines    *lineMatcher // for match
 	hadAgent bool         // the pane ran an agent at some look
+	evidence string       // what decided the agent state that held
 }
 
 func (w *waiter) agent() (*proto.AgentInfo, time.Duration) {
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()
-	return w.e.agentLocked(w.p.Pane)
+	return w.s.agentLocked(w.p.Pane, w.e)
 }
 
 // check tests the condition once. It returns what held (empty if nothing)
@@ -281,6 +282,7 @@ func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, li
 			w.hadAgent = true
 			switch a.State {
 			case want:
+				w.evidence = a.Evidence
 				return a.Kind + " is " + a.State, "", 0, ""
 			case string(agentstate.Exited):
 				return "", "", 0, "the " + a.Kind + " agent in it has exited"
@@ -328,7 +330,7 @@ func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, li
 // again (the shell a coding agent ran in, once the agent has ended).
 func (w *waiter) backAtStart() bool {
 	w.s.mu.Lock()
-	fg := w.e.foregroundLocked()
+	fg := w.s.foregroundLocked(w.e)
 	w.s.mu.Unlock()
 	start := w.e.p.Argv()
 	return len(start) > 0 && fg == filepath.Base(start[0])

@@ -116,7 +116,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	out := proto.SendAgentResult{Pane: id, Kind: kind, Delivered: submitted,
 		Lines: trimTrailingEmpty(p.Term().Lines())}
 	s.mu.Lock()
-	if a, _ := e.agentLocked(id); a != nil {
+	if a, _ := s.agentLocked(id, e); a != nil {
 		out.Kind, out.State = a.Kind, a.State
 	}
 	s.mu.Unlock()
@@ -187,7 +187,8 @@ func screenCue(screen agentstate.Screen) bool {
 func (s *Server) agentKind(e *paneEntry) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return e.agentKindLocked()
+	k, _ := s.agentKindLocked(e)
+	return k
 }
 
 // probeOf is what of text to look for on screen: the end of its last line

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -32,8 +33,9 @@ var reportStates = map[string]bool{"working": true, "waiting": true, "idle": tru
 type melAgent struct {
 	id, role, provider, model, task string
 
-	live  bool   // its registering connection is open
-	state string // working | waiting | idle, as last reported
+	live  bool      // its registering connection is open
+	state string    // working | waiting | idle, as last reported
+	at    time.Time // when it registered or last reported
 
 	turn     int // the turn the reported state belongs to
 	given    int // the last turn id given out; 0 before the first
@@ -68,9 +70,10 @@ func (a *melAgent) infoLocked(p *pane.Pane) *proto.AgentInfo {
 
 // melLocked is the pane's melmux agent when list_panes and the borders should
 // show it: while it lives, and once it exited unless the pane now runs a
-// coding agent detected on screen (the shell it left went on to claude).
+// coding agent found among its processes (the shell it left went on to
+// claude).
 func (e *paneEntry) melLocked() *melAgent {
-	if e.mel == nil || e.mel.live || e.agentKindLocked() == "" {
+	if e.mel == nil || e.mel.live || e.kind == "" {
 		return e.mel
 	}
 	return nil
@@ -88,6 +91,7 @@ func (e *paneEntry) agentChangesLocked() <-chan struct{} {
 // agentChangedLocked wakes everyone waiting on the pane's agent (agent_next,
 // read_agent, wait --state, spawn_agent) and redraws the clients.
 func (s *Server) agentChangedLocked(e *paneEntry) {
+	e.ag.gen++ // the pane's last agent decision is out of date
 	if e.melCh != nil {
 		close(e.melCh)
 		e.melCh = nil

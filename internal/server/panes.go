@@ -205,11 +205,15 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 	env := append(append([]string(nil), spec.env...),
 		"MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(id), "MELMUX_SESSION="+s.name)
 	exitDone := make(chan struct{})
+	outputs := &outputTimes{}
 	p, err := pane.Start(pane.Config{
 		ID: id, Argv: spec.argv, Dir: spec.cwd, Env: env, Cols: cols, Rows: rows,
 		Scrollback: s.scroll,
 		Preface:    spec.preface,
-		OnOutput:   func() { s.paneOutput(id) },
+		OnOutput: func() {
+			outputs.note()
+			s.paneOutput(id)
+		},
 		OnExit: func() {
 			s.paneExited(id)
 			close(exitDone)
@@ -222,8 +226,9 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 		return nil, err
 	}
 	s.started = true
-	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree}
+	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree, out: outputs}
 	s.panes[id] = e
+	go s.watchAgent(id, e)
 	return e, nil
 }
 
@@ -348,7 +353,7 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 			info.Cwd = cwd
 		}
 	}
-	info.Agent, _ = e.agentLocked(id)
+	info.Agent, _ = s.agentLocked(id, e)
 	if e.wt != nil {
 		info.Worktree, info.Branch = &e.wt.Path, &e.wt.Branch
 	}

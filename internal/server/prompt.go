@@ -33,7 +33,7 @@ func (s *Server) paneChoices() []ui.Choice {
 	sort.Ints(ids)
 	out := make([]ui.Choice, len(ids))
 	for i, id := range ids {
-		out[i] = ui.Choice{Text: strconv.Itoa(id), Note: s.panes[id].displayNameLocked()}
+		out[i] = ui.Choice{Text: strconv.Itoa(id), Note: s.displayNameLocked(s.panes[id])}
 	}
 	return out
 }

@@ -45,7 +45,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 	agentOf := func(id int, e *paneEntry) agentView {
 		v, ok := agents[id]
 		if !ok {
-			v.info, v.change = e.agentLocked(id)
+			v.info, v.change = s.agentLocked(id, e)
 			agents[id] = v
 		}
 		return v
@@ -54,7 +54,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		tv := ui.TabView{Index: t.Index, Name: t.Name, Panes: len(t.Panes), Active: t.Index == active, Zoomed: t.Zoomed}
 		if tv.Name == "" && len(t.Panes) > 0 {
 			if e, ok := s.panes[t.Focus]; ok {
-				tv.Name = e.displayNameLocked()
+				tv.Name = s.displayNameLocked(e)
 			}
 		}
 		for _, id := range t.Panes {
@@ -80,7 +80,7 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		st := e.p.Status()
 		pv := ui.PaneView{
 			ID: pl.Pane, Frame: uiRect(pl.Frame), Content: uiRect(pl.Content),
-			Title: e.title, Command: e.runningLocked(), Focused: pl.Pane == focused,
+			Title: e.title, Command: s.runningLocked(e), Focused: pl.Pane == focused,
 			Exited: !st.Running, ExitCode: st.ExitCode, Screen: e.screenLocked(),
 		}
 		if pv.Title == "" {
@@ -158,24 +158,24 @@ func (e *paneEntry) snapshotLocked() *term.Screen {
 
 // displayNameLocked names a pane in the status line: its title, the title its
 // program set, else what runs in it.
-func (e *paneEntry) displayNameLocked() string {
+func (s *Server) displayNameLocked(e *paneEntry) string {
 	if e.title != "" {
 		return e.title
 	}
 	if t := e.p.Term().Title(); t != "" {
 		return t
 	}
-	return e.runningLocked()
+	return s.runningLocked(e)
 }
 
 // runningLocked is what runs in the pane: a melmux agent by its role, the
 // foreground program when the shell started another (vim, top, claude), else
 // the pane's command.
-func (e *paneEntry) runningLocked() string {
+func (s *Server) runningLocked(e *paneEntry) string {
 	if a := e.melLocked(); a != nil {
 		return "mel " + a.role // "mel worker", its state beside it
 	}
-	fg := e.foregroundLocked()
+	fg := s.foregroundLocked(e)
 	start := e.p.Argv()
 	if fg == "" || (len(start) > 0 && fg == filepath.Base(start[0])) {
 		return shortCommand(start)

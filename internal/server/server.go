@@ -60,6 +60,9 @@ type Config struct {
 	// Prices are the models' prices per million tokens, for the cost of
 	// melmux agents.
 	Prices map[string]config.Price
+	// Agents are the coding agents' kinds and rules, and how their changes
+	// of state are notified.
+	Agents AgentsConfig
 }
 
 // UIConfig is what attached clients are drawn and driven with.
@@ -89,6 +92,9 @@ type Server struct {
 	saver      *stateSaver // nil when no state file is kept
 	res        resources   // the panes' CPU and memory, sampled when asked
 	prices     map[string]config.Price
+	agents     AgentsConfig
+	// notifySlots bounds the notify_commands running at once.
+	notifySlots chan struct{}
 
 	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
 
@@ -145,6 +151,11 @@ type paneEntry struct {
 	kind   string
 	fg     string // the foreground program's name
 	kindAt time.Time
+	// Guarded by Server.mu: the agent state engine and its reports.
+	ag agentWatch
+	// out keeps the times of the last output writes (its own lock: the
+	// pane's reader writes it).
+	out *outputTimes
 
 	// Guarded by Server.mu: the melmux agent registered for the pane (nil
 	// for none; kept once exited), and the channel closed at its next change.
@@ -185,28 +196,30 @@ func New(cfg Config) *Server {
 		cfg.AgentReadWait = config.DefaultReadWait
 	}
 	return &Server{
-		name:       cfg.Name,
-		sock:       cfg.SocketPath,
-		log:        cfg.Log,
-		created:    time.Now(),
-		shell:      cfg.Shell,
-		env:        cfg.Env,
-		scroll:     cfg.Scrollback,
-		self:       cfg.Self,
-		readWait:   cfg.AgentReadWait,
-		problem:    cfg.ConfigProblem,
-		maxClients: cfg.MaxClients,
-		remain:     cfg.RemainOnExit,
-		saver:      newStateSaver(cfg.StateFile),
-		prices:     cfg.Prices,
-		ui:         cfg.UI,
-		done:       make(chan struct{}),
-		panes:      map[int]*paneEntry{},
-		layout:     layout.New(),
-		nextID:     1,
-		cols:       cfg.Cols,
-		rows:       cfg.Rows,
-		clients:    map[*client]struct{}{},
+		name:        cfg.Name,
+		sock:        cfg.SocketPath,
+		log:         cfg.Log,
+		created:     time.Now(),
+		shell:       cfg.Shell,
+		env:         cfg.Env,
+		scroll:      cfg.Scrollback,
+		self:        cfg.Self,
+		readWait:    cfg.AgentReadWait,
+		problem:     cfg.ConfigProblem,
+		maxClients:  cfg.MaxClients,
+		remain:      cfg.RemainOnExit,
+		saver:       newStateSaver(cfg.StateFile),
+		prices:      cfg.Prices,
+		agents:      cfg.Agents,
+		notifySlots: make(chan struct{}, notifyCommandsAtOnce),
+		ui:          cfg.UI,
+		done:        make(chan struct{}),
+		panes:       map[int]*paneEntry{},
+		layout:      layout.New(),
+		nextID:      1,
+		cols:        cfg.Cols,
+		rows:        cfg.Rows,
+		clients:     map[*client]struct{}{},
 	}
 }
 

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode"
+
+	"github.com/melmux/melmux/pane/agentstate"
+)
+
+// When a pane's agent starts waiting on a person or finishes a turn, the
+// people and programs watching are told: the attached clients' terminals
+// get a bell and an OSC 9 notification (as the config says), and the
+// config's notify_command runs. The status line's marker and `wait --state`
+// need nothing more: they read the state.
+
+// AgentsConfig is the [agents] part of the config: the kinds and rules, and
+// how changes are notified.
+type AgentsConfig struct {
+	Rules         *agentstate.Rules // nil = the built-in rules
+	Bell          bool              // ring the attached clients' terminals
+	OSC9          bool              // send them an OSC 9 notification
+	NotifyCommand string            // run with /bin/sh -c, "" for none
+}
+
+// notifyCommandTimeout bounds a notify_command; notifyCommandsAtOnce bounds
+// how many run at once (more are dropped and logged).
+const (
+	notifyCommandTimeout = 30 * time.Second
+	notifyCommandsAtOnce = 4
+	maxNoteBytes         = 4096 // notes waiting for one client
+	maxNoteMessage       = 200  // runes of the message in an OSC 9 notification
+)
+
+// agentEvent is one change worth telling.
+type agentEvent struct {
+	pane              int
+	kind              string
+	state, from       agentstate.State
+	message, evidence string
+}
+
+// summary says the event in words for a notification.
+func (ev agentEvent) summary() string {
+	what := "is waiting on you"
+	if ev.state != agentstate.Waiting || ev.kind == KindMelmux {
+		what = "finished its turn"
+	}
+	s := fmt.Sprintf("melmux: %s in pane %d %s", ev.kind, ev.pane, what)
+	if ev.message != "" {
+		s += ": " + ev.message
+	}
+	return s
+}
+
+// agentChangedStateLocked runs when a pane's agent state changed: it wakes
+// whoever waits on the pane's agent, redraws, and notifies a new wait on a
+// person or a finished turn. Caller holds Server.mu.
+func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d agentstate.Decision) {
+	s.log.Info("agent state", "pane", id, "kind", kind, "from", string(d.From), "to", string(d.State), "evidence", d.Evidence)
+	s.agentChangedLocked(e)
+	asks := d.State == agentstate.Waiting && d.From != agentstate.Waiting
+	done := d.State == agentstate.Idle && (d.From == agentstate.Working || d.From == agentstate.Waiting)
+	if d.From == "" || !asks && !done {
+		return
+	}
+	ev := agentEvent{pane: id, kind: kind, state: d.State, from: d.From, message: oneLine(d.Message), evidence: d.Evidence}
+	var note []byte
+	if s.agents.Bell {
+		note = append(note, '\a')
+	}
+	if s.agents.OSC9 {
+		note = append(note, "\x1b]9;"+clipRunes(ev.summary(), maxNoteMessage)+"\x1b\\"...)
+	}
+	if len(note) > 0 {
+		for c := range s.clients {
+			c.addNote(note)
+		}
+	}
+	if s.agents.NotifyCommand != "" {
+		select {
+		case s.notifySlots <- struct{}{}:
+			go func() {
+				defer func() { <-s.notifySlots }()
+				s.runNotifyCommand(ev)
+			}()
+		default:
+			s.log.Warn("notify_command skipped: too many still running", "pane", id, "running", notifyCommandsAtOnce)
+		}
+	}
+}
+
+// runNotifyCommand runs the config's notify_command for ev, with what
+// happened in its environment, in its own process group, killed after
+// notifyCommandTimeout. Its output goes to the log.
+func (s *Server) runNotifyCommand(ev agentEvent) {
+	ctx, cancel := context.WithTimeout(context.Background(), notifyCommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", s.agents.NotifyCommand)
+	env := s.env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(append([]string(nil), env...),
+		"MELMUX_SESSION="+s.name, "MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(ev.pane),
+		"MELMUX_AGENT_KIND="+ev.kind, "MELMUX_AGENT_STATE="+string(ev.state),
+		"MELMUX_AGENT_PREVIOUS="+string(ev.from), "MELMUX_AGENT_MESSAGE="+ev.message,
+		"MELMUX_AGENT_EVIDENCE="+ev.evidence)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &limitedWriter{w: &out, n: 4096}, &limitedWriter{w: &out, n: 4096}
+	if err := cmd.Run(); err != nil {
+		s.log.Warn("notify_command failed", "pane", ev.pane, "state", string(ev.state), "err", err, "output", out.String())
+		return
+	}
+	s.log.Info("notify_command ran", "pane", ev.pane, "state", string(ev.state))
+}
+
+// limitedWriter keeps the first n bytes and discards the rest.
+type limitedWriter struct {
+	w *bytes.Buffer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if room := l.n - l.w.Len(); room > 0 {
+		l.w.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// oneLine makes text safe and short for a notification and an environment
+// variable: controls become spaces, runs of space one.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// addNote queues bytes for the client's terminal (a bell, an OSC 9
+// notification), written after its next frame.
+func (c *client) addNote(b []byte) {
+	c.msgMu.Lock()
+	if len(c.notes)+len(b) <= maxNoteBytes {
+		c.notes = append(c.notes, b...)
+	}
+	c.msgMu.Unlock()
+	c.invalidate()
+}
+
+// flushNotes writes the queued notes; the client's loop calls it after a
+// frame, so they never land inside one.
+func (c *client) flushNotes() {
+	c.msgMu.Lock()
+	b := c.notes
+	c.notes = nil
+	c.msgMu.Unlock()
+	if len(b) > 0 {
+		_, _ = c.tty.Write(b) // best effort, as OSC 52
+	}
+}

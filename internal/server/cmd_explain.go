@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// explain says how a pane's agent state is decided: the kind and why, then
+// every signal and rule with what it says now, the one that decided marked,
+// and the last changes of state.
+func init() {
+	register(&Command{Name: "explain", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.PaneRef
+		if err := decodeParams("explain", raw, &p); err != nil {
+			return nil, err
+		}
+		if err := paneParam("explain", p.Pane); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		e, err := s.lookupLocked(p.Pane)
+		if err != nil {
+			return nil, err
+		}
+		out := proto.ExplainResult{Pane: p.Pane, Foreground: s.foregroundLocked(e), Signals: []proto.ExplainSignal{}, History: []proto.ExplainChange{}}
+		d, kind := s.decideLocked(p.Pane, e, true)
+		if d == nil {
+			out.KindEvidence = "no coding agent among the foreground processes, no report from one, no banner on screen"
+			return out, nil
+		}
+		now := time.Now()
+		out.Kind, out.State, out.Evidence = kind, string(d.State), d.Evidence
+		out.KindEvidence = e.ag.kindWhy
+		if k, why := s.agentKindLocked(e); k == kind {
+			out.KindEvidence = why
+		} else if kind == KindMelmux {
+			out.KindEvidence = "a melmux agent registered for the pane"
+		}
+		out.SinceMS = now.Sub(d.Since).Milliseconds()
+		for _, v := range d.Verdicts {
+			out.Signals = append(out.Signals, proto.ExplainSignal{Signal: v.Signal, Says: string(v.Says), Detail: v.Detail, Decided: v.Decided})
+		}
+		for _, h := range e.ag.engine.History() {
+			out.History = append(out.History, proto.ExplainChange{AgoMS: now.Sub(h.At).Milliseconds(), From: string(h.From), To: string(h.To), Evidence: h.Evidence})
+		}
+		return out, nil
+	}})
+}
