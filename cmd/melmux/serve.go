@@ -74,6 +74,8 @@ func init() {
 			srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger, Self: self,
 				Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem, AgentReadWait: cfg.Agent.ReadWait, MaxClients: cfg.MaxClients,
 				RemainOnExit: cfg.RemainOnExit, StateFile: stateFile, Prices: cfg.Prices,
+				Agents: server.AgentsConfig{Rules: cfg.Agents.Rules, Bell: cfg.Agents.Bell, OSC9: cfg.Agents.OSC9,
+					NotifyCommand: cfg.Agents.NotifyCommand},
 				UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()}})
 			if err := srv.Listen(); err != nil {
 				tell(err.Error())

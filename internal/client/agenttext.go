@@ -62,6 +62,9 @@ func ReadAgentText(r proto.ReadAgentResult) string {
 			fmt.Fprintf(&b, "%s agent, %s", a.Kind, a.State)
 		}
 		fmt.Fprintf(&b, " (pane %s, %s)\n", r.Status, activityText(r.Activity, r.IdleMS))
+		if a != nil && a.Evidence != "" {
+			fmt.Fprintf(&b, "because: %s\n", a.Evidence)
+		}
 		writeScreen(&b, r.Lines)
 		return b.String()
 	}

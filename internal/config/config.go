@@ -49,7 +49,8 @@ type Config struct {
 	// their program ends: one of RemainAuto (the default), RemainOn,
 	// RemainOff.
 	RemainOnExit string
-	Agent        Agent // the [agent] table
+	Agent        Agent  // the [agent] table
+	Agents       Agents // the [agents] table
 	// Prices is the [prices] table: model name → price per million
 	// tokens, for what melmux agents cost.
 	Prices map[string]Price
@@ -91,6 +92,7 @@ func Defaults() Config {
 		RemainOnExit: RemainAuto,
 		Agent:        Agent{MaxLegs: DefaultMaxLegs, ReadWait: DefaultReadWait},
 		Prices:       map[string]Price{},
+		Agents:       defaultAgents(),
 	}
 }
 
@@ -183,7 +185,12 @@ func Parse(data []byte, name string) (Config, error) {
 	var probs []error
 	bad := func(key []string, format string, args ...any) {
 		k := toml.Key(key).String()
-		probs = append(probs, &Problem{File: name, Line: lines[k], Key: k, Msg: fmt.Sprintf(format, args...)})
+		// A key that is missing is reported at its table.
+		line := 0
+		for n := len(key); n > 0 && line == 0; n-- {
+			line = lines[toml.Key(key[:n]).String()]
+		}
+		probs = append(probs, &Problem{File: name, Line: line, Key: k, Msg: fmt.Sprintf(format, args...)})
 	}
 	str := func(key []string, v any) (string, bool) {
 		s, ok := v.(string)
@@ -305,8 +312,16 @@ func Parse(data []byte, name string) (Config, error) {
 			if m, ok := table(key, v); ok {
 				parsePrices(m, cfg.Prices, bad)
 			}
+		case "agents":
+			m, ok := table(key, v)
+			if !ok {
+				continue
+			}
+			parseAgents(m, &cfg.Agents, func(k []string, format string, args ...any) {
+				bad(append([]string{"agents"}, k...), format, args...)
+			})
 		default:
-			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, remain_on_exit, [status] %s, [bindings], [agent], [prices])", statusKeyList)
+			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, remain_on_exit, [status] %s, [bindings], [agent], [agents], [prices])", statusKeyList)
 		}
 	}
 	if len(probs) > 0 {
@@ -353,6 +368,7 @@ func sortProblems(ps []error) {
 func keyLines(data []byte) map[string]int {
 	out := map[string]int{}
 	var table []string
+	arrays := map[string]int{} // [[x]] headers seen, by key: the next element's index
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	inMulti := ""
@@ -370,6 +386,13 @@ func keyLines(data []byte) map[string]int {
 		if line[0] == '[' {
 			h := strings.Trim(line[:strings.LastIndexByte(line, ']')+1], "[]")
 			table = splitKey(h)
+			if strings.HasPrefix(line, "[[") {
+				// An element of an array of tables: its keys are
+				// under its index, as agents.rules.2.match.
+				k := toml.Key(table).String()
+				table = append(table, strconv.Itoa(arrays[k]))
+				arrays[k]++
+			}
 			if _, ok := out[toml.Key(table).String()]; !ok {
 				out[toml.Key(table).String()] = n
 			}

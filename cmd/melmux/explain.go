@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+func init() {
+	register(&verb{
+		name:    "explain",
+		usage:   "-t PANE [--json]",
+		summary: "show how a pane's agent state is decided: its kind, every signal and rule with its verdict, and the last changes",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "explain")
+			target := fs.String("t", "", "the pane")
+			asJSON := fs.Bool("json", false, "print the result as JSON")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			if fs.NArg() > 0 {
+				return usagef("explain takes no arguments besides flags, got %q", strings.Join(fs.Args(), " "))
+			}
+			id, err := paneFlag(g, "explain", *target)
+			if err != nil {
+				return err
+			}
+			var res proto.ExplainResult
+			if err := call(g, "explain", proto.PaneRef{Pane: id}, &res); err != nil {
+				return err
+			}
+			if *asJSON {
+				return printJSON(g.stdout, res)
+			}
+			fmt.Fprint(g.stdout, explainText(res))
+			return nil
+		},
+	})
+}
+
+// explainText lays an explanation out for a person: the state and why,
+// the signals in the order they are weighed (the deciding one marked *),
+// then the last changes.
+func explainText(r proto.ExplainResult) string {
+	var b strings.Builder
+	if r.Kind == "" {
+		fmt.Fprintf(&b, "pane %d runs no coding agent (foreground: %s): %s\n", r.Pane, orNone(r.Foreground), r.KindEvidence)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "pane %d: %s, %s for %s\n", r.Pane, r.Kind, r.State, ago(r.SinceMS))
+	fmt.Fprintf(&b, "kind: %s\n", r.KindEvidence)
+	fmt.Fprintf(&b, "decided by: %s\n\n", r.Evidence)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  SIGNAL\tSAYS\tDETAIL")
+	for _, s := range r.Signals {
+		mark, says := " ", s.Says
+		if s.Decided {
+			mark = "*"
+		}
+		if says == "" {
+			says = "-"
+		}
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\n", mark, s.Signal, says, s.Detail)
+	}
+	tw.Flush()
+	if len(r.History) > 0 {
+		b.WriteString("\nchanges:\n")
+		for _, h := range r.History {
+			from := h.From
+			if from == "" {
+				from = "(first look)"
+			}
+			fmt.Fprintf(&b, "  %s ago  %s -> %s  %s\n", ago(h.AgoMS), from, h.To, h.Evidence)
+		}
+	}
+	return b.String()
+}
+
+func ago(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

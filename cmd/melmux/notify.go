@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// maxHookPayload bounds the hook's JSON read from stdin.
+const maxHookPayload = 1 << 20
+
+// maxNotifyMessage is how much of a message is sent, in runes (a Stop hook
+// carries the agent's whole last reply).
+const maxNotifyMessage = 500
+
+func init() {
+	register(&verb{
+		name:  "notify",
+		usage: "[-t PANE] --state working|waiting|idle [--message M] [--event NAME] [--kind KIND] | --from claude | --from codex JSON",
+		summary: "report an agent's state for the pane it runs in, from its own hooks (Claude Code's hooks read from stdin with --from claude, " +
+			"Codex's notify program with --from codex)",
+		run: func(g *globals, args []string) error {
+			fs := newFlags(g, "notify")
+			target := fs.String("t", "", "the pane (default: $MELMUX_PANE, the pane this runs in)")
+			state := fs.String("state", "", "working, waiting (on a person) or idle (the turn is done)")
+			message := fs.String("message", "", "what the agent says or asks")
+			event := fs.String("event", "", "the hook's event, shown as the evidence")
+			kind := fs.String("kind", "", "the agent's kind (claude, codex, ...)")
+			from := fs.String("from", "", "read the report from an agent's own hook: claude (its hook JSON on stdin) or codex (its notify JSON as the argument)")
+			if err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			p := proto.NotifyParams{State: *state, Message: *message, Event: *event, Kind: *kind}
+			switch *from {
+			case "":
+				if fs.NArg() > 0 {
+					return usagef("notify takes no arguments besides flags (a payload goes with --from codex), got %q", strings.Join(fs.Args(), " "))
+				}
+				if p.State == "" {
+					return usagef("notify: --state is required: working, waiting or idle (or --from claude|codex to read an agent's hook)")
+				}
+			case "claude":
+				if fs.NArg() > 0 {
+					return usagef("notify --from claude reads Claude Code's hook JSON on stdin and takes no arguments, got %q", strings.Join(fs.Args(), " "))
+				}
+				raw, err := io.ReadAll(io.LimitReader(g.stdin, maxHookPayload+1))
+				if err != nil {
+					return fmt.Errorf("notify: reading the hook's JSON from stdin: %w", err)
+				}
+				if len(raw) > maxHookPayload {
+					return usagef("notify --from claude: the hook's JSON on stdin is over %d bytes", maxHookPayload)
+				}
+				skip, err := fromClaudeHook(raw, &p)
+				if err != nil || skip {
+					return err
+				}
+			case "codex":
+				if fs.NArg() != 1 {
+					return usagef("notify --from codex takes Codex's notify JSON as its one argument (notify = [\"melmux\", \"notify\", \"--from\", \"codex\"] in Codex's config.toml), got %d arguments", fs.NArg())
+				}
+				skip, err := fromCodexNotify([]byte(fs.Arg(0)), &p)
+				if err != nil || skip {
+					return err
+				}
+			default:
+				return usagef("notify: --from %q is not claude or codex", *from)
+			}
+			if *target == "" && envPane(g) == 0 {
+				// A hook set up for every session runs outside melmux too:
+				// say so, but do not fail the agent's hook.
+				fmt.Fprintln(g.stderr, "melmux notify: not in a melmux pane ($MELMUX_PANE is not set) and no -t PANE: nothing reported")
+				return nil
+			}
+			id, err := paneFlag(g, "notify", *target)
+			if err != nil {
+				return err
+			}
+			p.Pane = id
+			p.Message = clipMessage(p.Message)
+			var res proto.NotifyResult
+			return call(g, "notify", p, &res)
+		},
+	})
+}
+
+// clipMessage makes a message short enough to send: one paragraph of at
+// most maxNotifyMessage runes.
+func clipMessage(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) <= maxNotifyMessage {
+		return s
+	}
+	return string([]rune(s)[:maxNotifyMessage-1]) + "…"
+}
+
+// claudeHook is what Claude Code gives a hook command on stdin (the fields
+// melmux reads).
+type claudeHook struct {
+	Event            string `json:"hook_event_name"`
+	Message          string `json:"message"`
+	NotificationType string `json:"notification_type"`
+	Prompt           string `json:"prompt"`
+	ToolName         string `json:"tool_name"`
+	LastMessage      string `json:"last_assistant_message"`
+}
+
+// fromClaudeHook fills p from Claude Code's hook JSON: the state its event
+// means (unless --state gave one), the event and message. skip is set for
+// an event that says nothing of the state (a subagent stopping, a login).
+func fromClaudeHook(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
+	var h claudeHook
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return false, usagef("notify --from claude: stdin is not Claude Code's hook JSON: %v", err)
+	}
+	state, event, msg := "", h.Event, ""
+	switch h.Event {
+	case "UserPromptSubmit":
+		state, msg = "working", h.Prompt
+	case "PreToolUse", "PostToolUse":
+		state = "working"
+		if h.ToolName != "" {
+			event += " (" + h.ToolName + ")"
+		}
+	case "Notification":
+		event += " (" + h.NotificationType + ")"
+		switch h.NotificationType {
+		case "permission_prompt", "elicitation_dialog", "":
+			state = "waiting"
+		case "idle_prompt":
+			state = "idle"
+		default:
+			return true, nil // auth_success and the like: no state
+		}
+		if h.NotificationType == "" {
+			event = h.Event
+		}
+		msg = h.Message
+	case "Stop", "SessionStart":
+		state, msg = "idle", h.LastMessage
+	case "SubagentStop", "SessionEnd", "PreCompact":
+		return true, nil
+	case "":
+		return false, usagef("notify --from claude: the JSON on stdin has no hook_event_name; is this a Claude Code hook?")
+	default:
+		if p.State == "" {
+			return false, usagef("notify --from claude: hook event %q says no state (melmux maps UserPromptSubmit, PreToolUse, PostToolUse, Notification, Stop, SessionStart); give --state", h.Event)
+		}
+	}
+	fill(p, state, event, msg, "claude")
+	return false, nil
+}
+
+// codexNotify is what Codex passes its notify program (the fields melmux
+// reads).
+type codexNotify struct {
+	Type        string `json:"type"`
+	LastMessage string `json:"last-assistant-message"`
+}
+
+// fromCodexNotify fills p from Codex's notify JSON. A turn whose last
+// message is a JSON object naming a title is Codex naming its thread on
+// the side, not the end of the person's turn: skipped.
+func fromCodexNotify(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
+	var n codexNotify
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return false, usagef("notify --from codex: the argument is not Codex's notify JSON: %v", err)
+	}
+	state := ""
+	switch n.Type {
+	case "agent-turn-complete":
+		var title struct {
+			Title *string `json:"title"`
+		}
+		if json.Unmarshal([]byte(n.LastMessage), &title) == nil && title.Title != nil {
+			return true, nil
+		}
+		state = "idle"
+	case "approval-requested":
+		state = "waiting"
+	case "":
+		return false, usagef("notify --from codex: the JSON has no type; is this Codex's notify payload?")
+	default:
+		if p.State == "" {
+			return false, usagef("notify --from codex: notification %q says no state (melmux maps agent-turn-complete, approval-requested); give --state", n.Type)
+		}
+	}
+	fill(p, state, n.Type, n.LastMessage, "codex")
+	return false, nil
+}
+
+// fill sets what the flags left empty.
+func fill(p *proto.NotifyParams, state, event, msg, kind string) {
+	if p.State == "" {
+		p.State = state
+	}
+	if p.Event == "" {
+		p.Event = event
+	}
+	if p.Message == "" {
+		p.Message = msg
+	}
+	if p.Kind == "" {
+		p.Kind = kind
+	}
+}
