@@ -52,6 +52,7 @@ func explainText(r proto.ExplainResult) string {
 	}
 	fmt.Fprintf(&b, "pane %d: %s, %s for %s\n", r.Pane, r.Kind, r.State, ago(r.SinceMS))
 	fmt.Fprintf(&b, "kind: %s\n", r.KindEvidence)
+	fmt.Fprintf(&b, "foreground: %s\n", orNone(r.Foreground))
 	fmt.Fprintf(&b, "decided by: %s\n\n", r.Evidence)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SIGNAL\tSAYS\tDETAIL")

@@ -70,6 +70,9 @@ func setupRealAgentEnv(env *testscript.Env, bins map[string]string) error {
 		}
 	}
 	env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+	// Codex's own launcher, for scripts that start it as npm users do:
+	// node running the script that runs the native binary as its child.
+	env.Setenv("CODEX_JS", filepath.Join(agentcli.Dir(), "node_modules", "@openai", "codex", "bin", "codex.js"))
 	// Under -race every melmux the script runs would sleep a second on exit
 	// (the race runtime's default atexit_sleep_ms) for reports from threads
 	// still running; these short CLI calls have none, and the daemon's

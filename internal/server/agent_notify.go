@@ -67,8 +67,8 @@ func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d ag
 	s.log.Info("agent state", "pane", id, "kind", kind, "from", string(d.From), "to", string(d.State), "evidence", d.Evidence)
 	s.agentChangedLocked(e)
 	asks := d.State == agentstate.Waiting && d.From != agentstate.Waiting
-	done := d.State == agentstate.Idle && (d.From == agentstate.Working || d.From == agentstate.Waiting)
-	if d.From == "" || !asks && !done {
+	done := d.State == agentstate.Idle && d.EndsTurn
+	if !asks && !done {
 		return
 	}
 	ev := agentEvent{pane: id, kind: kind, state: d.State, from: d.From, message: oneLine(d.Message), evidence: d.Evidence}

@@ -31,6 +31,13 @@ const (
 	// TitleWindow is the window in which title changes count as an
 	// animation (a working agent's spinner).
 	TitleWindow = 2 * time.Second
+	// Unconfirmed is how long a program's report of a question (OSC 7501
+	// blocked) waits for a rule to see the question on screen before it
+	// counts on its own.
+	Unconfirmed = 3 * time.Second
+	// EchoWindow is how long after input the output counts as its echo
+	// (the program showing what was typed), not as work.
+	EchoWindow = 150 * time.Millisecond
 )
 
 // activityWrites is how many writes within QuietAfter count as work: one

@@ -73,6 +73,10 @@ type Decision struct {
 	// state before ("" on the first decision).
 	Changed bool
 	From    State
+	// EndsTurn is set on a change to idle that ends a turn: the agent said
+	// it worked or asked (a report, a rule, its title), not only printed
+	// (a program drawing its first screen is no turn).
+	EndsTurn bool
 }
 
 // Transition is one change of state.
@@ -95,6 +99,7 @@ type Engine struct {
 	looked   bool // Decide has run
 	state    State
 	since    time.Time
+	turn     bool // since the last idle, a decision other than output said it worked or asked
 	history  []Transition
 	qSince   time.Time // when the current question was first seen; zero for none
 	hash     uint64    // of the rows around the question (or the bottom rows)
@@ -136,7 +141,13 @@ func (e *Engine) State() (State, time.Time) { return e.state, e.since }
 func (e *Engine) Decide(s Signals) Decision {
 	d := e.decide(s)
 	e.looked = true
+	if by := decidedBy(d); d.State == Waiting || d.State == Working && by != "activity" && by != "settle" {
+		e.turn = true
+	}
 	if d.State != e.state {
+		if d.State == Idle {
+			d.EndsTurn, e.turn = e.turn, false
+		}
 		d.Changed, d.From = true, e.state
 		e.state, e.since = d.State, s.Now
 		e.history = append(e.history, Transition{At: s.Now, From: d.From, To: d.State, Evidence: d.Evidence})
@@ -261,15 +272,27 @@ func (e *Engine) decide(s Signals) Decision {
 			}
 		}
 		still = min(still, now.Sub(began))
-		// Once waiting, a question redrawn in place (a choice moved) stays
-		// waiting: only a new wait has to settle.
-		if still >= Settle || e.state == Waiting {
+		// A program reports its question (OSC 7501 blocked) before it
+		// draws it, up to a second before under load: a key sent then is
+		// lost. So the report waits for the screen to show a question,
+		// unless none shows for Unconfirmed (a question no rule knows).
+		unseen := repAsks && rep.Source == "program status" && !asks && now.Sub(rep.At) < Unconfirmed
+		prev := e.state
+		if prev == "" || prev == Exited {
+			prev = Working
+		}
+		switch {
+		case e.state == Waiting && !unseen:
+			// A question redrawn in place (a choice moved) stays waiting:
+			// only a new wait has to settle.
 			v.decide(idx, Waiting, strings.Join(why, "; ")+fmt.Sprintf("; still for %s", round(still)))
-		} else {
-			prev := e.state
-			if prev == "" || prev == Exited {
-				prev = Working
-			}
+		case unseen:
+			i := v.add("settle", prev, fmt.Sprintf("a question is reported (%s); waiting once the screen shows it (or after %s)", strings.Join(why, "; "), Unconfirmed))
+			v.decide(i, prev, v.list[i].Detail)
+			v.d.Next = Unconfirmed - now.Sub(rep.At)
+		case still >= Settle:
+			v.decide(idx, Waiting, strings.Join(why, "; ")+fmt.Sprintf("; still for %s", round(still)))
+		default:
 			i := v.add("settle", prev, fmt.Sprintf("a question is on its way (%s); waiting once the screen around it has been still for %s", strings.Join(why, "; "), Settle))
 			v.decide(i, prev, v.list[i].Detail)
 			v.d.Next = Settle - still
@@ -288,11 +311,14 @@ func (e *Engine) decide(s Signals) Decision {
 	}
 	// 6. Terminal signals.
 	e.terminalSignals(v, s, bellAt, animating)
-	// 7. Output.
+	// 7. Output, but not the echo of what was typed: output up to
+	// EchoWindow after the last input is the program showing the keys.
 	n := 0
+	var counted []time.Time
 	for _, t := range s.Outputs {
-		if now.Sub(t) < QuietAfter {
+		if now.Sub(t) < QuietAfter && (s.LastInput.IsZero() || t.After(s.LastInput.Add(EchoWindow))) {
 			n++
+			counted = append(counted, t)
 		}
 	}
 	quiet := now.Sub(s.LastOutput)
@@ -300,7 +326,7 @@ func (e *Engine) decide(s Signals) Decision {
 		i := v.add("activity", Working, fmt.Sprintf("%d writes in the last %s, the last %s ago", n, QuietAfter, round(quiet)))
 		if !v.decided {
 			v.decide(i, Working, "output: "+v.list[i].Detail)
-			v.d.Next = s.Outputs[activityWrites-1].Add(QuietAfter).Sub(now)
+			v.d.Next = counted[activityWrites-1].Add(QuietAfter).Sub(now)
 		}
 	} else {
 		v.add("activity", "", fmt.Sprintf("%d writes in the last %s, the last %s ago", n, QuietAfter, round(quiet)))
@@ -508,4 +534,14 @@ func round(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// decidedBy names the signal that decided.
+func decidedBy(d Decision) string {
+	for _, v := range d.Verdicts {
+		if v.Decided {
+			return v.Signal
+		}
+	}
+	return ""
 }

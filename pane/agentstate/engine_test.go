@@ -32,13 +32,25 @@ func quietSignals(now time.Time, s Screen, lastOutput time.Time) Signals {
 	return Signals{Now: now, Running: true, Kind: "claude", Screen: s, LastOutput: lastOutput}
 }
 
-func decided(d Decision) string {
-	for _, v := range d.Verdicts {
-		if v.Decided {
-			return v.Signal
-		}
+func decided(d Decision) string { return decidedBy(d) }
+
+// A change to idle ends a turn when the agent said it worked (a report, a
+// rule) or asked, not when it only printed: a program drawing its first
+// screen has no turn to finish.
+func TestEndsTurn(t *testing.T) {
+	e := NewEngine(Default())
+	drawing := quietSignals(at(100), promptScreen, at(100))
+	drawing.Outputs = []time.Time{at(100), at(50)}
+	if d := e.Decide(drawing); d.State != Working {
+		t.Fatalf("drawing: %s", d.State)
 	}
-	return ""
+	if d := e.Decide(quietSignals(at(5000), promptScreen, at(100))); d.State != Idle || d.EndsTurn {
+		t.Fatalf("drawn: %s, ends a turn %v", d.State, d.EndsTurn)
+	}
+	e.Decide(quietSignals(at(6000), busyScreen, at(6000)))
+	if d := e.Decide(quietSignals(at(9000), promptScreen, at(6000))); d.State != Idle || !d.EndsTurn {
+		t.Fatalf("after a busy marker: %s, ends a turn %v", d.State, d.EndsTurn)
+	}
 }
 
 // A question counts as waiting only once the rows from it down have been
@@ -108,6 +120,20 @@ func TestReportedQuestionSettlesFromTheReport(t *testing.T) {
 	d = e.Decide(sig)
 	if d.State != Waiting || !strings.HasPrefix(d.Evidence, "program status: OSC 7501 blocked kind=permission 400ms ago; rule claude.permission matched") {
 		t.Fatalf("settled: %s %q", d.State, d.Evidence)
+	}
+	// Under load the question comes a second after the report, the rows
+	// at the bottom still all the while: no waiting before it shows.
+	e = NewEngine(Default())
+	sig = quietSignals(at(6000), promptScreen, at(5000))
+	sig.Status = blocked
+	d = e.Decide(sig)
+	if d.State == Waiting || d.Next != Unconfirmed-time.Second || !strings.Contains(d.Evidence, "waiting once the screen shows it") {
+		t.Fatalf("reported a second ago, not shown: %s next %s (%s)", d.State, d.Next, d.Evidence)
+	}
+	// A question no rule knows counts once the report is Unconfirmed old.
+	sig.Now = at(8000)
+	if d := e.Decide(sig); d.State != Waiting || d.Evidence != "program status: OSC 7501 blocked kind=permission 3s ago; still for 3s" {
+		t.Fatalf("reported 3s ago: %s %q", d.State, d.Evidence)
 	}
 }
 
@@ -187,6 +213,11 @@ func TestActivityIsDebounced(t *testing.T) {
 	d := NewEngine(Default()).Decide(sig)
 	if d.State != Working || decided(d) != "activity" || d.Next != 1300*time.Millisecond {
 		t.Fatalf("two writes: %s by %s next %s, want working for 1.3s", d.State, decided(d), d.Next)
+	}
+	// The echo of keys typed is no work.
+	sig.LastInput = at(4790)
+	if d := NewEngine(Default()).Decide(sig); d.State != Idle {
+		t.Fatalf("two writes echoing input: %s, want idle", d.State)
 	}
 }
 
