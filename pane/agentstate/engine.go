@@ -127,7 +127,9 @@ func (e *Engine) State() (State, time.Time) { return e.state, e.since }
 //  3. a question — a waiting report that is fresh, or a waiting rule
 //     matching the screen (unless a report came after the question showed)
 //     — once the screen around it has been still for Settle;
-//  4. a fresh working or idle report (the newest of hook and program status);
+//  4. a fresh working or idle report (the newest of hook and program
+//     status), an idle one once the screen no longer shows work (or
+//     ReportGrace passed);
 //  5. a working rule (busy marker, spinner, title);
 //  6. a fresh notification or bell (idle, or waiting when it asks for the
 //     person), a title animating (working), a prompt mark;
@@ -277,10 +279,8 @@ func (e *Engine) decide(s Signals) Decision {
 		// lost. So the report waits for the screen to show a question,
 		// unless none shows for Unconfirmed (a question no rule knows).
 		unseen := repAsks && rep.Source == "program status" && !asks && now.Sub(rep.At) < Unconfirmed
-		prev := e.state
-		if prev == "" || prev == Exited {
-			prev = Working
-		}
+		// Until then the agent is at work on what it will ask.
+		prev := Working
 		switch {
 		case e.state == Waiting && !unseen:
 			// A question redrawn in place (a choice moved) stays waiting:
@@ -298,8 +298,18 @@ func (e *Engine) decide(s Signals) Decision {
 			v.d.Next = Settle - still
 		}
 	}
-	// 4. A fresh report.
-	if rep != nil && rep.State != Waiting {
+	// 4. A fresh report. An agent reports the end of its turn before its
+	// last redraw: while the screen still shows it busy, for up to
+	// ReportGrace, the turn is not over yet (a lead reading the screen then
+	// would miss the answer).
+	switch {
+	case rep == nil || rep.State == Waiting:
+	case rep.State == Idle && busy && now.Sub(rep.At) < ReportGrace:
+		i := v.add("settle", Working, fmt.Sprintf("%s: %s, the screen still shows work (%s); idle once it is redrawn (or after %s)",
+			rep.Source, describeReport(rep, now), bm.Evidence(), ReportGrace))
+		v.decide(i, Working, v.list[i].Detail)
+		v.d.Next = ReportGrace - now.Sub(rep.At)
+	default:
 		v.decide(repIdx, rep.State, rep.Source+": "+describeReport(rep, now))
 		if rep.State == Idle {
 			v.d.Message = rep.Message

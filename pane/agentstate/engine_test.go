@@ -164,19 +164,31 @@ func TestHookReportFreshness(t *testing.T) {
 }
 
 // An idle report (a turn ended) with the screen still showing the agent
-// busy is believed for ReportGrace (the redraw is on its way), then the
-// busy screen wins: the report was not about this turn (Codex reports the
-// side turn that names its thread).
+// busy waits for the redraw, for up to ReportGrace; if the screen goes on
+// showing work after that, the report was not about this turn (Codex
+// reports the side turn that names its thread).
 func TestIdleReportOverruledByABusyScreen(t *testing.T) {
 	e := NewEngine(Default())
 	sig := quietSignals(at(1100), busyScreen, at(1100))
 	sig.Hook = &Report{Source: "hook", State: Idle, Detail: "agent-turn-complete", At: at(1000)}
-	if d := e.Decide(sig); d.State != Idle || decided(d) != "hook" {
-		t.Fatalf("within the grace: %s by %s", d.State, decided(d))
+	if d := e.Decide(sig); d.State != Working || decided(d) != "settle" || d.Next != 200*time.Millisecond {
+		t.Fatalf("within the grace, the screen still busy: %s by %s next %s, want working until the redraw", d.State, decided(d), d.Next)
 	}
 	sig.Now, sig.LastOutput = at(1400), at(1400)
 	if d := e.Decide(sig); d.State != Working || decided(d) != "rule claude.busy" {
 		t.Fatalf("busy after the grace: %s by %s", d.State, decided(d))
+	}
+	// Redrawn within the grace: idle, by the report.
+	sig = quietSignals(at(1100), promptScreen, at(1100))
+	sig.Hook = &Report{Source: "hook", State: Idle, Detail: "Stop", At: at(1000)}
+	if d := NewEngine(Default()).Decide(sig); d.State != Idle || decided(d) != "hook" {
+		t.Fatalf("redrawn: %s by %s", d.State, decided(d))
+	}
+	// Never redrawn: the report holds once the grace passed.
+	sig = quietSignals(at(1400), busyScreen, at(1000))
+	sig.Hook = &Report{Source: "hook", State: Idle, Detail: "Stop", At: at(1000)}
+	if d := NewEngine(Default()).Decide(sig); d.State != Idle || decided(d) != "hook" {
+		t.Fatalf("a busy screen that never changed: %s by %s", d.State, decided(d))
 	}
 }
 
