@@ -219,3 +219,30 @@ func TestStateChangesAreNotified(t *testing.T) {
 		t.Errorf("the client's notes %q, want %q", notes, wantNotes)
 	}
 }
+
+// An attached terminal gets the bell and the OSC 9 notification as output,
+// between frames.
+func TestAttachedClientGetsBellAndOSC9(t *testing.T) {
+	s, c := startServer(t, func(cfg *Config) { cfg.Agents = AgentsConfig{Bell: true, OSC9: true} })
+	newPane(t, c, "sleep", "600")
+	conn, frames, err := attachRaw(t, s, 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitClients(t, c, 1)
+	notify(t, c, proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"})
+	notify(t, c, proto.NotifyParams{Pane: 1, State: "waiting", Message: "approve Bash: make", Kind: "claude"})
+	want := "\a\x1b]9;melmux: claude in pane 1 is waiting on you: approve Bash: make\x1b\\"
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 64<<10)
+	var got []byte
+	for !strings.Contains(string(got), want) {
+		typ, p, err := proto.ReadFrame(frames, buf)
+		if err != nil {
+			t.Fatalf("no notification in the client's output %q: %v", got, err)
+		}
+		if typ == proto.FrameOutput {
+			got = append(got, p...)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func TestDetectAgentScreens(t *testing.T) {
 
 // readScreen reads a screen fixture: a comment line, "cursor ROW [hidden]
 // [title=TITLE]", then the screen's rows.
-func readScreen(t *testing.T, name string) Screen {
+func readScreen(t testing.TB, name string) Screen {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {

@@ -1,0 +1,27 @@
+package agentstate
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkDecide is one decision on a captured 120x38 screen: what a
+// pane's watcher pays at most 20 times a second while its agent prints.
+func BenchmarkDecide(b *testing.B) {
+	for _, file := range []string{"claude_waiting.txt", "codex_working.txt"} {
+		b.Run(file, func(b *testing.B) {
+			s := readScreen(b, file)
+			e := NewEngine(Default())
+			now := time.Now()
+			sig := Signals{Running: true, Kind: "claude", Screen: s, LastOutput: now, Outputs: []time.Time{now, now}}
+			if file == "codex_working.txt" {
+				sig.Kind = "codex"
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				sig.Now = now.Add(time.Duration(i) * time.Millisecond)
+				e.Decide(sig)
+			}
+		})
+	}
+}
