@@ -72,8 +72,5 @@ func (s *Session) Report(ctx context.Context, state string, turn int, reply stri
 	return s.c.Call(ctx, "agent_report", r, nil)
 }
 
-// Done is closed when the connection to the session is gone.
-func (s *Session) Done() <-chan struct{} { return s.c.Done() }
-
 // Close ends the registration.
 func (s *Session) Close() error { return s.c.Close() }

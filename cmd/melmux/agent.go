@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -460,7 +461,7 @@ func readLines(rd io.Reader, out chan<- string) {
 		n, err := rd.Read(tmp)
 		buf = append(buf, tmp[:n]...)
 		for {
-			i := strings.IndexByte(string(buf), '\n')
+			i := bytes.IndexByte(buf, '\n')
 			if i < 0 {
 				break
 			}
