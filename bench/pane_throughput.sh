@@ -323,8 +323,14 @@ held_tmux() {
 # session that only holds it open, so the first timed run does not pay for it
 # alone. melmux starts one server per session by design, so each melmux run
 # includes a server start; the baseline row below shows what that costs.
-T -f "$work/tmux.conf" new-session -d -s keepalive -x 20 -y 5 'sleep 100000'
-tpid=$(T display-message -p '#{pid}')
+# Before a memory test the tmux server starts afresh: it keeps the memory an
+# earlier test made it take.
+fresh_tmux() {
+	T kill-server >/dev/null 2>&1 || true
+	T -f "$work/tmux.conf" new-session -d -s keepalive -x 20 -y 5 'sleep 100000'
+	tpid=$(T display-message -p '#{pid}')
+}
+fresh_tmux
 
 echo
 echo "== baseline: start a session whose pane prints nothing, until it has ended ($RUNS runs)"
@@ -372,6 +378,7 @@ echo "== $PANES panes x $LINES_PER_PANE lines, ${COLS}x$ROWS each ($RUNS runs)"
 ps_m=() ps_t=() rs_m=() rs_t=() pc_m=() pc_t=()
 for ((r = 1; r <= RUNS; r++)); do
 	s="panes-$r"
+	fresh_tmux
 	held_melmux "$s" "$PANES" "seq -f '$seqfmt' $LINES_PER_PANE" "$panes_last"
 	for ((i = 1; i <= PANES; i++)); do
 		got=$("$M" -s "$s" read-pane -t "$i" --all | count_lines)
@@ -399,6 +406,7 @@ echo
 echo "== $SGR_PANES panes x $SGR_LINES SGR lines, ${COLS}x$ROWS each: resident memory ($RUNS runs)"
 sr_m=() sr_t=()
 for ((r = 1; r <= RUNS; r++)); do
+	fresh_tmux
 	held_melmux "sgrmem-$r" "$SGR_PANES" "cat '$work/sgr10k.txt'" "$sgr10k_last"
 	kill_melmux "sgrmem-$r"
 	sr_m+=("$melmux_rss")

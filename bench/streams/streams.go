@@ -61,7 +61,9 @@ func Generate(kind string, size int) ([]byte, error) {
 				b.WriteString("\x1b[H\x1b[2K\x1b[7m top - load average \x1b[0m\x1b[3A\x1b[2K")
 			}
 		}
-		b.WriteString("\x1b[H\x1b[2J")
+		// The last line goes to the bottom row: tmux's remain-on-exit
+		// scrolls the screen once to say the pane is dead.
+		b.WriteString("\x1b[H\x1b[2J\x1b[999;1H")
 	case "ink":
 		ink(&b, size)
 	case "clears":
