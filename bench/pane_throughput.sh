@@ -326,7 +326,15 @@ held_tmux() {
 # Before a memory test the tmux server starts afresh: it keeps the memory an
 # earlier test made it take.
 fresh_tmux() {
-	T kill-server >/dev/null 2>&1 || true
+	local i
+	if [ -n "${tpid:-}" ]; then
+		T kill-server >/dev/null 2>&1 || true
+		for ((i = 0; i < 500; i++)); do
+			kill -0 "$tpid" 2>/dev/null || break
+			sleep 0.01
+		done
+		rm -f "$TSOCK"
+	fi
 	T -f "$work/tmux.conf" new-session -d -s keepalive -x 20 -y 5 'sleep 100000'
 	tpid=$(T display-message -p '#{pid}')
 }

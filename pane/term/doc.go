@@ -67,13 +67,15 @@
 // Fast paths (fast.go) keep vt10x out of work whose result can never be
 // seen, and each is checked against the plain path by fast_test.go (the
 // corpus, the benchmark streams, generated and fuzzed input must leave the
-// same screen, history, cursor, pen and modes). Under a flood of simple
-// content (text, SGR, CR, LF, BS, TAB) at the bottom of the primary screen
-// holding more lines than the screen has rows, the lines are laid out on a
-// model of the screen, those scrolling off go straight to history, and vt10x
-// is written only when something other than simple content needs it (reads
-// come from the model). A clear of a screen that already is what the clear
-// leaves costs nothing, and neither does saving the blank lines such a
+// same screen, raw vt10x glyphs, history, cursor, pen and modes). A long
+// stretch of what a model handles (text, SGR, CR, LF, BS, TAB, cursor
+// movement, erasing within a line, on the primary screen with the whole
+// screen as scroll region) is laid out on a model of the screen built of
+// vt10x's own glyphs: lines scrolling off go straight to history, cells
+// overwritten before anyone looks never reach vt10x, reads come from the
+// model, and vt10x is written (the model's final screen, once) only when
+// something else needs it. A clear of a screen that already is what the
+// clear leaves costs nothing, and neither does saving the blank lines such a
 // screen scrolls into history.
 //
 // Every vt10x call runs under recover: a panic replaces the emulator with a

@@ -1,81 +1,71 @@
 package term
 
 import (
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
 )
 
-// The scroll-off fast path.
+// The fast path: a model of the screen in place of vt10x.
 //
 // vt10x costs about a microsecond per rune it parses, whatever the rune does.
 // Under a flood of text most of that work is wasted: lines scroll off the top
-// moments after vt10x laid them out, and they are read back only to be saved
-// to history. So when the cursor sits on the bottom row of the primary screen
-// (scroll region the whole screen, auto-wrap on, no insert mode, no origin
-// mode, the US-ASCII character set) and a line feed starts a stretch of
-// simple content (printable text, SGR, CR, LF, BS, TAB, BEL, ignored
-// controls; combining marks and wide characters included) that holds more
-// line advances than the screen has rows, vt10x is left out of it:
+// moments after vt10x laid them out, and a program redrawing its screen
+// overwrites cells many times before anyone looks. So when the scanner's
+// state allows it (the primary screen, the scroll region the whole screen,
+// auto-wrap on, no insert or origin mode, the US-ASCII character set) and a
+// long stretch of input holds only what the model handles, vt10x is left
+// out of it:
 //
-//  1. A first walk over the input counts the line advances (line feeds,
-//     auto-wraps, and the wrap before a wide character that does not fit),
-//     exactly as the scanner and vt10x would lay the text out.
-//  2. There are more than rows of them, so the whole screen scrolls away:
-//     its rows go to history (what the line feeds would have saved one by
-//     one).
-//  3. A second walk lays the stretch out on a model of the screen (a ring of
-//     rows of vt10x glyphs, built the way vt10x builds them: its pen, bold
-//     brightening and reverse swap, wrap marks, the scanner's wide
-//     characters and clusters); each row that scrolls off the model goes to
-//     history as it leaves.
-//  4. The model is now the screen, and vt10x is behind. Reading cells and
-//     the cursor reads the model. Input that continues the stretch (the next
-//     write of a flood) continues on the model. Anything else that needs
-//     vt10x first writes the model into it (materializeLocked: a clear, then
-//     each row's cells with their pens, wraps made by wrapping, the cursor
-//     and the pen), so that vt10x holds exactly what the plain path would
-//     have left.
+//   - What the model handles: printable text (wide characters and
+//     combining marks included), SGR, CR, LF, BS, TAB, BEL, ignored
+//     controls, cursor movement (CUP, HVP, CUU, CUD, CUF, CUB, CNL, CPL,
+//     CHA, HPA, HPR, VPA, VPR) and erasing within a line (EL, ECH).
+//   - A stretch long enough (importMin bytes, or more line feeds than the
+//     screen has rows) starts a model: vt10x's screen is read into a ring of
+//     rows of vt10x glyphs, and the stretch is laid out on it as the scanner
+//     and vt10x would lay it out (vt10x's pen, bold brightening and reverse
+//     swap, clears with the pen, wrap marks, the scanner's wide characters
+//     and clusters). A row that scrolls off the top goes to history as it
+//     leaves, as the plain path's line feed saves it.
+//   - The model is then the screen and vt10x is behind. Reading cells and
+//     the cursor reads the model. Input the model handles continues on it,
+//     in this write or the next. Anything else that needs vt10x first writes
+//     the model into it (materializeLocked), so that vt10x holds exactly what
+//     the plain path would have left; the next long stretch after that
+//     starts a model again.
 //
-// Anything the walk does not model (another escape sequence, a zero width
-// joiner, a backspace onto the line above, a tab with altered tab stops, an
-// incomplete rune at the end of the input) ends the stretch; the scanner
-// handles it as usual. fast_test.go feeds the same streams through this path
-// and the plain one and requires identical screens, history, cursor, pen and
-// modes; FuzzFastPath does the same for arbitrary input.
+// Anything else (another sequence, a zero width joiner, a backspace from
+// column 0 below the top row, a tab with altered tab stops) ends the
+// stretch, and the scanner handles it as usual; a rune or sequence split by
+// the end of the input is kept for the next write. fast_test.go feeds the
+// same streams through this path and the plain one and requires identical
+// screens, raw vt10x glyphs, history, cursor, pen and modes; FuzzFastPath
+// does the same for arbitrary input.
 
-// maxFastSGR bounds the parameter bytes of an SGR the walk takes in, so that
-// its normalised form stays below vt10x's 256-byte CSI buffer (normalising
-// at most doubles it, an empty parameter becoming "0;").
-const maxFastSGR = 120
+const (
+	// maxFastCSI bounds the parameter bytes of a sequence the walk takes
+	// in, so that its normalised form stays below vt10x's 256-byte CSI
+	// buffer (normalising at most doubles it, an empty parameter becoming
+	// "0;").
+	maxFastCSI = 120
+	// importMin is the length of a stretch that makes reading vt10x's
+	// screen into a model (about 100 µs for 200x50) and writing it back
+	// later (a screenful of runes) worth it (Terminal.importMin, which
+	// tests lower).
+	importMin = 16 << 10
+)
 
-// screenModel is the screen as vt10x would hold it after the stretches of
-// simple content the walk took in since vt10x was last written: the cursor
-// is on its bottom row.
+// screenModel is the screen as vt10x would hold it after the stretches the
+// walk took in since vt10x was last written.
 type screenModel struct {
-	ring   [][]vt10x.Glyph // ring[(top+y)%len(ring)] is screen row y
-	info   []rowInfo       // per ring slot
-	top    int
-	x      int
-	wrap   bool        // a wrap is pending
-	pen    vt10x.Glyph // vt10x's pen
-	ghosts int         // rows at the top that history already holds: the screen that scrolled away whole
+	ring [][]vt10x.Glyph // ring[(top+y)%len(ring)] is screen row y
+	info []rowInfo       // per ring slot
+	top  int
+	x, y int
+	wrap bool        // a wrap is pending
+	pen  vt10x.Glyph // vt10x's pen
 }
-
-func newScreenModel(cols, rows int) *screenModel {
-	m := &screenModel{ring: make([][]vt10x.Glyph, rows), info: make([]rowInfo, rows)}
-	cells := make([]vt10x.Glyph, cols*rows)
-	for i := range cells {
-		cells[i] = blankVTGlyph
-	}
-	for y := range m.ring {
-		m.ring[y] = cells[y*cols : (y+1)*cols : (y+1)*cols]
-	}
-	return m
-}
-
-func (m *screenModel) slot(y int) int { return (m.top + y) % len(m.ring) }
 
 // rowInfo describes a row of the model.
 type rowInfo struct {
@@ -83,153 +73,190 @@ type rowInfo struct {
 	fancy bool // a cell may be other than printable ASCII in vt10x's default pen
 }
 
-// fastWalk is one walk over simple content. The first walk only counts
-// advances; the drawing walk also builds the model's rows and sends those
-// that scroll off to history.
-type fastWalk struct {
-	t           *Terminal
-	cols, rows  int
-	x           int
-	wrapNext    bool
-	prevWrapped bool // the line above the cursor ended in an auto-wrap
-	crlf        bool // LNM: a line feed also returns the carriage
-	tabs        bool // tab stops are vt10x's defaults
-	adv         int  // line advances so far
-
-	m      *screenModel // nil for the counting walk
-	cur    []vt10x.Glyph
-	info   *rowInfo
-	plain  bool // the pen is vt10x's default: printable ASCII keeps a row plain
-	pen    vt10x.Glyph
-	stored vt10x.Glyph // what vt10x stores for a character written with pen
-	args   []int       // scratch for SGR parameters
-}
+func (m *screenModel) slot(y int) int { return (m.top + y) % len(m.ring) }
 
 // blankVTGlyph is what vt10x leaves in a row that scrolled in.
 var blankVTGlyph = vt10x.Glyph{Char: ' ', FG: vt10x.DefaultFG, BG: vt10x.DefaultBG}
 
+// defaultPen is vt10x's pen after a reset.
+var defaultPen = vt10x.Glyph{FG: vt10x.DefaultFG, BG: vt10x.DefaultBG}
+
+// fastWalk is one drawing walk over a stretch, on model m.
+type fastWalk struct {
+	t          *Terminal
+	m          *screenModel
+	cols, rows int
+	x, y       int
+	wrapNext   bool
+	crlf       bool // LNM: a line feed also returns the carriage
+	tabs       bool // tab stops are vt10x's defaults
+
+	cur    []vt10x.Glyph // the cursor's row
+	info   *rowInfo
+	plain  bool // the pen is vt10x's default: printable ASCII keeps a row plain
+	pen    vt10x.Glyph
+	stored vt10x.Glyph // what vt10x stores for a character written with pen
+	args   []int       // scratch for CSI parameters
+}
+
 // fastReadyLocked reports whether the scanner's state allows the walk: the
-// cursor known on the bottom row of a whole-screen scroll region of the
-// primary screen, auto-wrap on, nothing waiting for vt10x that could change
-// that, no insert or origin mode, no joiner held, no sequence or rune open.
+// cursor known, the scroll region the whole primary screen, auto-wrap on,
+// nothing waiting for vt10x that could change that, no insert or origin
+// mode, no joiner held, no sequence or rune open.
 func (t *Terminal) fastReadyLocked() bool {
-	return !t.fastOff && t.curValid && len(t.out) == 0 && t.cy == t.rows-1 && t.top == 0 && t.bottom == t.rows-1 &&
+	return !t.fastOff && t.curValid && len(t.out) == 0 && t.top == 0 && t.bottom == t.rows-1 &&
 		!t.origin && !t.insert && !t.joining && t.vmode&vt10x.ModeAltScreen == 0 && t.vmode&vt10x.ModeWrap != 0 &&
 		t.sc.state == stGround && t.sc.nutf == 0
 }
 
-// scrollOffLocked tries the fast path at the line feed p[i]. It returns the
-// offset at which the scanner carries on and true when it took a stretch,
-// or false, having changed nothing vt10x or a reader can see, when it did not.
-func (t *Terminal) scrollOffLocked(p []byte, i int) (int, bool) {
-	if t.model != nil {
-		if end := t.continueLocked(p, i); end > i {
-			return end, true
-		}
+// modelLocked takes the stretch the model handles at p[i], if any: it
+// continues the model, or starts one when the stretch is long enough. It
+// returns where the scanner carries on and true, or false having changed
+// nothing a reader can see.
+func (t *Terminal) modelLocked(p []byte, i int) (int, bool) {
+	if t.fastOff || i < t.noFast {
 		return 0, false
 	}
-	t.syncCursorLocked()
+	if t.model == nil {
+		t.resume = false
+		if len(p)-i < min(t.importMin, t.rows+1) {
+			return 0, false // too short to be worth even looking
+		}
+		t.syncCursorLocked()
+		if !t.fastReadyLocked() {
+			return 0, false
+		}
+		end, lfs := stretchOf(p, i, t.tabsDefault)
+		if end-i < t.importMin && lfs <= t.rows {
+			t.noFast = max(end, i+1) // a later start before end finds less
+			return 0, false
+		}
+		if !t.importModelLocked() {
+			t.noFast = max(end, i+1)
+			return 0, false
+		}
+	}
 	if !t.fastReadyLocked() {
 		return 0, false
 	}
+	w := t.newWalkLocked()
+	end, open := w.walk(p, i)
+	if end == i && !open {
+		t.noFast = i + 1 // the scanner takes this one
+		return 0, false
+	}
+	w.settle()
+	t.fastBytes += uint64(end - i)
+	if open {
+		// The input ends inside an element the walk would take (a rune
+		// or sequence split by the read): its start is kept for the next
+		// write, which continues the model. Unfinished, it has no effect
+		// yet either way.
+		t.tail = append(t.tail[:0], p[end:]...)
+		end = len(p)
+	}
+	return end, true
+}
+
+// importModelLocked reads vt10x's screen into a new model. It declines
+// (false) a screen the model could not write back as it is (the bottom row
+// marked wrapped, which IL can leave so), and a pen with the line-drawing
+// set, which the walk does not model.
+func (t *Terminal) importModelLocked() bool {
 	var pen vt10x.Glyph
 	if !t.guardLocked(func() { pen = t.vt.Cursor().Attr }) || pen.Mode&vtGfx != 0 {
-		return 0, false
+		return false
 	}
-	// After the line feed the row above the cursor is the bottom row now,
-	// which may have been left wrapped (moved there by IL, say).
-	above := t.rowWrappedLocked(t.rows - 1)
-	w := t.newWalkLocked()
-	start := w
-	w.lineFeed()
-	w.prevWrapped = above
-	end, open := w.walk(p, i+1)
-	if w.adv <= t.rows {
-		t.noFast = end // a later line feed before end would find even fewer
-		return 0, false
+	m := &screenModel{ring: make([][]vt10x.Glyph, t.rows), info: make([]rowInfo, t.rows), pen: pen}
+	cells := make([]vt10x.Glyph, t.cols*t.rows)
+	for y := range m.ring {
+		row := cells[y*t.cols : (y+1)*t.cols : (y+1)*t.cols]
+		g, ok := t.readGlyphsLocked(y)
+		if !ok {
+			return false
+		}
+		copy(row, g)
+		info := &m.info[y]
+		for x, gl := range row {
+			if gl == blankVTGlyph {
+				continue
+			}
+			info.used = x + 1
+			info.fancy = info.fancy || gl.Char < 0x20 || gl.Char >= 0x7f || gl.Mode&^vtAttrWrap != 0 ||
+				gl.FG != vt10x.DefaultFG || gl.BG != vt10x.DefaultBG
+		}
+		m.ring[y] = row
 	}
-
-	// Committed: the screen scrolls away whole, the model takes its place.
-	t.captureRowsLocked(0, t.rows)
-	m := newScreenModel(t.cols, t.rows)
-	m.ghosts = t.rows
-	m.pen = pen
+	if m.ring[t.rows-1][t.cols-1].Mode&vtAttrWrap != 0 {
+		return false
+	}
+	m.x, m.y, m.wrap = t.cx, t.cy, t.wrapNext
 	t.model = m
-	d := start
-	d.draw(m)
-	d.lineFeed()
-	d.prevWrapped = above
-	if got, _ := d.walk(p, i+1); got != end || d.adv != w.adv || m.ghosts != 0 {
-		// Cannot happen: both walks decide alike. Should it, say so.
-		t.logs = append(t.logs, fmt.Sprintf("term: scroll-off fast path lost its place (%d/%d bytes, %d/%d advances, %d ghosts)", got, end, d.adv, w.adv, m.ghosts))
-	}
-	d.settle()
-	return t.keepTailLocked(p, end, open), true
-}
-
-// keepTailLocked ends a drawing walk that stopped at end: when the input
-// ends there inside an element the walk would take (a rune or an SGR split
-// by the read), the element's start is kept for the next write, which then
-// continues the model instead of making the scanner write it into vt10x.
-// Unfinished, it has no effect yet either way. It returns what was consumed.
-func (t *Terminal) keepTailLocked(p []byte, end int, open bool) int {
-	if !open {
-		return end
-	}
-	t.tail = append(t.tail[:0], p[end:]...)
-	return len(p)
-}
-
-// continueLocked continues the model with the simple content at p[i:] and
-// returns where that ends (i when it takes nothing).
-func (t *Terminal) continueLocked(p []byte, i int) int {
-	if !t.fastReadyLocked() {
-		return i
-	}
-	m := t.model
-	w := t.newWalkLocked()
-	if t.rows > 1 {
-		w.prevWrapped = m.ring[m.slot(t.rows-2)][t.cols-1].Mode&vtAttrWrap != 0
-	}
-	w.x, w.wrapNext = m.x, m.wrap
-	w.draw(m)
-	end, open := w.walk(p, i)
-	w.settle()
-	return t.keepTailLocked(p, end, open)
+	return true
 }
 
 func (t *Terminal) newWalkLocked() fastWalk {
-	return fastWalk{t: t, cols: t.cols, rows: t.rows, x: t.cx, crlf: t.vmode&vt10x.ModeCRLF != 0, tabs: t.tabsDefault}
-}
-
-// draw makes the walk build model m.
-func (w *fastWalk) draw(m *screenModel) {
-	w.m = m
-	s := m.slot(w.rows - 1)
-	w.cur, w.info = m.ring[s], &m.info[s]
+	m := t.model
+	w := fastWalk{t: t, m: m, cols: t.cols, rows: t.rows, x: m.x, y: m.y, wrapNext: m.wrap,
+		crlf: t.vmode&vt10x.ModeCRLF != 0, tabs: t.tabsDefault}
+	w.row()
 	w.setPen(m.pen)
+	return w
 }
 
-// settle hands the drawing walk's results back to the scanner.
+// row points the walk at the cursor's row.
+func (w *fastWalk) row() {
+	s := w.m.slot(w.y)
+	w.cur, w.info = w.m.ring[s], &w.m.info[s]
+}
+
+// settle hands the walk's results back to the model and the scanner.
 func (w *fastWalk) settle() {
 	t, m := w.t, w.m
-	m.x, m.wrap, m.pen = w.x, w.wrapNext, w.pen
-	t.cx, t.cy, t.wrapNext, t.curValid = w.x, w.rows-1, w.wrapNext, true
+	m.x, m.y, m.wrap, m.pen = w.x, w.y, w.wrapNext, w.pen
+	t.cx, t.cy, t.wrapNext, t.curValid = w.x, w.y, w.wrapNext, true
 	t.touchedLocked()
 }
 
-// lineFeed is vt10x's line feed at the bottom of the screen.
-func (w *fastWalk) lineFeed() {
-	w.wrapNext = false
-	if w.crlf {
-		w.x = 0
+// stretchOf returns where the stretch of input the walk may take from p[i]
+// ends (it may end earlier: a backspace from column 0 below the top row) and
+// how many line feeds it holds.
+func stretchOf(p []byte, i int, tabs bool) (end, lfs int) {
+	for i < len(p) {
+		b := p[i]
+		switch {
+		case b >= 0x20 && b < 0x7f:
+		case b == '\n' || b == 0x0b || b == 0x0c:
+			lfs++
+		case b == '\t' && !tabs:
+			return i, lfs
+		case b == 0x1b:
+			n, _ := csiLen(p[i:])
+			if n <= 0 {
+				return i, lfs
+			}
+			i += n
+			continue
+		case b < 0x20 || b == 0x7f:
+		default:
+			if !utf8.FullRune(p[i:]) {
+				return i, lfs
+			}
+			r, size := utf8.DecodeRune(p[i:])
+			if r == zwj {
+				return i, lfs
+			}
+			i += size
+			continue
+		}
+		i++
 	}
-	w.forget()
-	w.advance(advFeed)
+	return i, lfs
 }
 
-// walk goes over simple content from p[i] and returns where it ends, and
-// whether it ended because p ended inside an element it would take.
+// walk goes over the input from p[i] for as long as the model handles it
+// and returns where it stopped, and whether it stopped because p ended
+// inside an element it would take.
 func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 	t := w.t
 	for i < len(p) {
@@ -240,28 +267,31 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
 				j++
 			}
-			if w.m == nil {
-				w.skipASCII(j - i)
-			} else {
-				w.drawASCII(p[i:j])
-			}
+			w.drawASCII(p[i:j])
 			i = j
 			continue
 		case b == '\n' || b == 0x0b || b == 0x0c:
-			w.lineFeed()
+			w.wrapNext = false
+			if w.crlf {
+				w.x = 0
+			}
+			w.lineFeed(false)
+			t.lastPrint = 0
 		case b == '\r':
 			w.x, w.wrapNext = 0, false
-			w.forget()
+			t.lastPrint = 0
 		case b == '\b':
 			switch {
 			case w.wrapNext:
 				w.wrapNext = false // onto the last column
 			case w.x > 0:
 				w.x--
-			case w.prevWrapped && w.rows > 1:
-				return i, false // back onto the line above: not modelled
+			case w.y > 0:
+				// Onto the end of the line above if it wrapped: the scanner
+				// decides that from vt10x's cells.
+				return i, false
 			}
-			w.forget()
+			t.lastPrint = 0
 		case b == '\t':
 			if !w.tabs {
 				return i, false
@@ -269,20 +299,16 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			if !w.wrapNext && w.x < w.cols-1 {
 				w.x = min((w.x/8+1)*8, w.cols-1)
 			}
-			w.forget()
+			t.lastPrint = 0
 		case b == 0x07:
-			if w.m != nil {
-				t.bells++
-			}
-			w.forget()
+			t.bells++
+			t.lastPrint = 0
 		case b == 0x1b:
-			n := sgrLen(p[i:])
+			n, final := csiLen(p[i:])
 			if n <= 0 {
 				return i, n < 0
 			}
-			if w.m != nil {
-				w.sgr(p[i : i+n])
-			}
+			w.csi(p[i:i+n], final)
 			i += n
 			continue
 		case b < 0x20 || b == 0x7f:
@@ -298,15 +324,9 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			case r == zwj:
 				return i, false
 			case runeWidth(r) == 0:
-				if w.m != nil {
-					w.combine(r)
-				}
+				w.combine(r)
 			default:
-				code := r
-				if w.m != nil {
-					code = t.clusters.code(r)
-				}
-				w.place(code, runeWidth(r))
+				w.place(t.clusters.code(r), runeWidth(r))
 			}
 			i += size
 			continue
@@ -316,51 +336,31 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 	return i, false
 }
 
-// sgrLen returns the length of the SGR at the start of p (ESC [ digits,
-// semicolons and colons, m) that the walk takes in, 0 when p does not start
-// with one, -1 when p ends before telling.
-func sgrLen(p []byte) int {
+// csiLen returns the length and final byte of the sequence at the start of p
+// (ESC [ digits, semicolons and colons, a final byte the walk handles), 0
+// when p does not start with one, -1 when p ends before telling.
+func csiLen(p []byte) (int, byte) {
 	if len(p) >= 2 && p[1] != '[' {
-		return 0
+		return 0, 0
 	}
 	for k := 2; k < len(p); k++ {
-		switch b := p[k]; {
-		case k >= maxFastSGR+3:
-			return 0
-		case b == 'm':
-			return k + 1
+		b := p[k]
+		switch {
+		case k >= maxFastCSI+3:
+			return 0, 0
 		case b >= '0' && b <= '9', b == ';', b == ':':
-		default:
-			return 0
+			continue
 		}
-	}
-	if len(p) >= maxFastSGR+3 {
-		return 0
-	}
-	return -1
-}
-
-// forget is what a control does to the character REP would repeat.
-func (w *fastWalk) forget() {
-	if w.m != nil {
-		w.t.lastPrint = 0
-	}
-}
-
-// skipASCII lays out n printable ASCII characters without drawing them.
-func (w *fastWalk) skipASCII(n int) {
-	for n > 0 {
-		if w.wrapNext {
-			w.x = 0
-			w.advance(advAutoWrap)
+		switch b {
+		case 'm', 'H', 'f', 'A', 'B', 'e', 'C', 'a', 'D', 'E', 'F', 'G', '`', 'd', 'K', 'X':
+			return k + 1, b
 		}
-		m := min(w.cols-w.x, n)
-		w.x += m
-		n -= m
-		if w.x == w.cols {
-			w.x, w.wrapNext = w.cols-1, true
-		}
+		return 0, 0
 	}
+	if len(p) >= maxFastCSI+3 {
+		return 0, 0
+	}
+	return -1, 0
 }
 
 // drawASCII draws a run of printable ASCII: place for each byte, a row's
@@ -369,8 +369,7 @@ func (w *fastWalk) drawASCII(b []byte) {
 	w.t.lastPrint, w.t.lastWidth = rune(b[len(b)-1]), 1
 	for len(b) > 0 {
 		if w.wrapNext {
-			w.x = 0
-			w.advance(advAutoWrap)
+			w.autoWrap()
 		}
 		n := min(w.cols-w.x, len(b))
 		row := w.cur[w.x : w.x+n]
@@ -395,29 +394,25 @@ func (w *fastWalk) place(code rune, width int) {
 	}
 	switch {
 	case w.wrapNext:
-		w.x = 0
-		w.advance(advAutoWrap)
+		w.autoWrap()
 	case width == 2 && w.x == w.cols-1:
+		// The scanner's "\n\r" before a wide character that does not fit.
+		w.lineFeed(true)
 		w.x = 0
-		w.advance(advWideWrap)
 	}
 	w.put(code)
 	if width == 2 {
 		w.put(contRune)
 	}
-	if w.m != nil {
-		w.t.lastPrint, w.t.lastWidth = code, width
-	}
+	w.t.lastPrint, w.t.lastWidth = code, width
 }
 
 // put is vt10x writing one rune at the cursor (no wrap pending).
 func (w *fastWalk) put(c rune) {
-	if w.m != nil {
-		w.cur[w.x] = w.stored
-		w.cur[w.x].Char = c
-		w.info.used = max(w.info.used, w.x+1)
-		w.info.fancy = w.info.fancy || !w.plain || c >= 0x7f
-	}
+	w.cur[w.x] = w.stored
+	w.cur[w.x].Char = c
+	w.info.used = max(w.info.used, w.x+1)
+	w.info.fancy = w.info.fancy || !w.plain || c >= 0x7f
 	if w.x+1 < w.cols {
 		w.x++
 	} else {
@@ -425,74 +420,169 @@ func (w *fastWalk) put(c rune) {
 	}
 }
 
-// Kinds of line advance.
-const (
-	advFeed     = iota // a line feed
-	advAutoWrap        // vt10x's auto-wrap before a character
-	advWideWrap        // the scanner's "\n\r" before a wide character that does not fit
-)
+// autoWrap is vt10x's wrap before a character written with a wrap pending:
+// the row is marked wrapped and the cursor goes to the start of the next.
+func (w *fastWalk) autoWrap() {
+	w.cur[w.cols-1].Mode |= vtAttrWrap
+	w.info.used = w.cols
+	w.x = 0
+	w.lineFeed(false)
+}
 
-// advance moves to a new line. Drawing, the model scrolls and its top row
-// goes to history, unless history already has it (a ghost).
-func (w *fastWalk) advance(kind int) {
-	w.adv++
-	w.prevWrapped = kind == advAutoWrap
+// lineFeed is vt10x's line feed (the column is the caller's): on the bottom
+// row the model scrolls and its top row goes to history, as the plain path
+// saves it; one-row screens get the plain path's wrap mark for a wide
+// character's wrap (wideWrap: captureWrapLocked marks what it saves).
+func (w *fastWalk) lineFeed(wideWrap bool) {
 	w.wrapNext = false
-	m := w.m
-	if m == nil {
+	if w.y < w.rows-1 {
+		w.y++
+		w.row()
 		return
 	}
-	t := w.t
-	if kind == advAutoWrap {
-		w.cur[w.cols-1].Mode |= vtAttrWrap
-		w.info.used = w.cols
-	}
+	t, m := w.t, w.m
 	s := m.top
-	row := m.ring[s]
-	switch {
-	case m.ghosts > 0:
-		m.ghosts--
-	case t.h.limit > 0:
+	row := m.ring[s][:m.info[s].used]
+	if t.h.limit > 0 {
 		var l histLine
 		if m.info[s].fancy {
-			l = t.encodeGlyphsLocked(row[:m.info[s].used], w.cols)
+			l = t.encodeGlyphsLocked(row, w.cols)
 		} else {
-			l = t.encodePlainLocked(row[:m.info[s].used], w.cols)
+			l = t.encodePlainLocked(row, w.cols)
 		}
-		// On a one-row screen the plain path saves the row before either
-		// wrap and marks it wrapped itself (captureWrapLocked).
-		l.wrapped = l.wrapped || (kind == advWideWrap && w.rows == 1)
+		l.wrapped = l.wrapped || (wideWrap && w.rows == 1)
 		t.h.push(l)
-		t.fastLines++
-	default:
-		t.fastLines++
 	}
-	for x := range row[:m.info[s].used] {
+	t.fastLines++
+	for x := range row {
 		row[x] = blankVTGlyph
 	}
 	m.info[s] = rowInfo{}
 	m.top = (m.top + 1) % len(m.ring)
-	w.cur, w.info = row, &m.info[s]
+	w.row()
 }
 
 // setPen sets vt10x's pen and what it stores for a character (vt10x's
 // setChar: bold brightens colours 0-7, reverse swaps the colours).
 func (w *fastWalk) setPen(pen vt10x.Glyph) {
 	w.pen = pen
-	w.plain = pen == vt10x.Glyph{FG: vt10x.DefaultFG, BG: vt10x.DefaultBG}
-	w.stored = pen
+	w.plain = pen == defaultPen
+	w.stored = storedOf(pen)
+}
+
+// storedOf is the glyph vt10x stores for a character written with pen
+// (setChar, without the character set, which the model never has).
+func storedOf(pen vt10x.Glyph) vt10x.Glyph {
+	g := pen
 	if pen.Mode&vtBold != 0 && pen.FG < 8 {
-		w.stored.FG = pen.FG + 8
+		g.FG = pen.FG + 8
 	}
 	if pen.Mode&vtReverse != 0 {
-		w.stored.FG, w.stored.BG = pen.BG, pen.FG
+		g.FG, g.BG = pen.BG, pen.FG
+	}
+	return g
+}
+
+// writable reports whether writing g's character with the pen
+// penFromStored derives from it (and g's character set) makes g, its wrap
+// mark aside: true for every glyph a character made, and for what a clear
+// left unless the pen had bold with colours 0-7 (which a character
+// brightens).
+func writable(g vt10x.Glyph) bool {
+	want := g
+	want.Mode &^= vtAttrWrap
+	got := storedOf(penFromStored(g))
+	got.Mode |= g.Mode & vtGfx
+	got.Char = g.Char
+	return got == want
+}
+
+// csi runs a sequence the walk handles through the scanner's own parser and
+// dispatch, then applies what the scanner would send vt10x as vt10x would.
+func (w *fastWalk) csi(seq []byte, final byte) {
+	if final == 'm' {
+		w.sgr(seq)
+		return
+	}
+	t := w.t
+	mark := len(t.out)
+	t.sc.state = stEsc
+	t.escByteLocked('[')
+	for _, b := range seq[2:] {
+		t.csiByteLocked(b)
+	}
+	out := t.out[mark:]
+	t.out = t.out[:mark]
+	if len(out) == 0 {
+		return // dropped (an overflowing parameter, EL 3 and up)
+	}
+	a := vtArgs(out[2:len(out)-1], w.args[:0])
+	w.args = a
+	arg := func(i, def int) int {
+		if i < len(a) {
+			return a[i]
+		}
+		return def
+	}
+	n := max(arg(0, 1), 1) // vt10x's maxarg(0, 1) for the relative moves
+	switch out[len(out)-1] {
+	case 'H':
+		w.moveTo(arg(1, 1)-1, arg(0, 1)-1)
+	case 'A':
+		w.moveTo(w.x, w.y-n)
+	case 'B', 'e':
+		w.moveTo(w.x, w.y+n)
+	case 'C', 'a':
+		w.moveTo(w.x+n, w.y)
+	case 'D':
+		w.moveTo(w.x-n, w.y)
+	case 'E':
+		w.moveTo(0, w.y+arg(0, 1))
+	case 'F':
+		w.moveTo(0, w.y-arg(0, 1))
+	case 'G', '`':
+		w.moveTo(arg(0, 1)-1, w.y)
+	case 'd':
+		w.moveTo(w.x, arg(0, 1)-1)
+	case 'K':
+		switch arg(0, 0) {
+		case 0:
+			w.clear(w.x, w.cols-1)
+		case 1:
+			w.clear(0, w.x)
+		case 2:
+			w.clear(0, w.cols-1)
+		}
+	case 'X':
+		w.clear(w.x, min(w.x+arg(0, 1)-1, w.cols-1))
 	}
 }
 
-// sgr runs an SGR through the scanner's own parser and normalisation, then
-// applies what it would send vt10x to the pen as vt10x would. What the
-// scanner makes of an SGR depends on its bytes alone, so that is remembered
-// (sgrMemo) and a flood of colours is parsed once per distinct sequence.
+// moveTo is vt10x's moveTo: clamped to the screen, no wrap pending.
+func (w *fastWalk) moveTo(x, y int) {
+	w.x = min(max(x, 0), w.cols-1)
+	w.y = min(max(y, 0), w.rows-1)
+	w.wrapNext = false
+	w.row()
+}
+
+// clear is vt10x's clear of columns x0..x1 of the cursor's row: the pen as
+// it is, with a space. The cursor and a pending wrap stay.
+func (w *fastWalk) clear(x0, x1 int) {
+	g := w.pen
+	g.Char = ' '
+	for x := x0; x <= x1; x++ {
+		w.cur[x] = g
+	}
+	if g != blankVTGlyph {
+		w.info.used = max(w.info.used, x1+1)
+		w.info.fancy = true
+	}
+}
+
+// sgr applies an SGR: what the scanner makes of one depends on its bytes
+// alone, so that is remembered (sgrMemo) and a flood of colours is parsed
+// once per distinct sequence.
 func (w *fastWalk) sgr(seq []byte) {
 	t := w.t
 	body := seq[2 : len(seq)-1]
@@ -575,7 +665,7 @@ func (w *fastWalk) sgrParse(seq []byte) (string, bool) {
 }
 
 // combine joins a zero-width rune to the cell before the cursor as
-// combineLocked does, on the row being drawn.
+// combineLocked does, on the model.
 func (w *fastWalk) combine(r rune) {
 	t := w.t
 	px := w.x - 1
@@ -599,207 +689,17 @@ func (w *fastWalk) combine(r rune) {
 	}
 	// combineLocked rewrites the cell with a pen made from the cell
 	// (appendSGRForGlyph), then puts the pen back.
-	pen, stored, plain := w.pen, w.stored, w.plain
-	w.setPen(penFromStored(g))
-	w.cur[px] = w.stored
+	stored := storedOf(penFromStored(g))
+	w.cur[px] = stored
 	w.cur[px].Char = code
 	w.info.used = max(w.info.used, px+1)
 	w.info.fancy = true
 	if runeWidth(t.clusters.base(code)) == 2 && w.wrapNext && px == w.cols-2 {
-		w.cur[w.cols-1] = w.stored
+		w.cur[w.cols-1] = stored
 		w.cur[w.cols-1].Char = contRune
 		w.info.used = w.cols
 	}
-	w.pen, w.stored, w.plain = pen, stored, plain
 	if t.lastPrint != 0 {
 		t.lastPrint = code
 	}
-}
-
-// penFromStored is the pen appendSGRForGlyph(g, true) gives vt10x: the
-// colours swapped back for reverse video, the attributes SGR can set, and no
-// character set change (the walk runs only with US-ASCII selected).
-func penFromStored(g vt10x.Glyph) vt10x.Glyph {
-	fg, bg := g.FG, g.BG
-	if g.Mode&vtReverse != 0 {
-		fg, bg = bg, fg
-	}
-	pen := vt10x.Glyph{Mode: g.Mode & (vtBold | vtItalic | vtUnderline | vtBlink | vtReverse), FG: vt10x.DefaultFG, BG: vt10x.DefaultBG}
-	if fg < vt10x.DefaultFG {
-		pen.FG = fg
-	}
-	if bg < vt10x.DefaultFG {
-		pen.BG = bg
-	}
-	return pen
-}
-
-// vtArgs parses CSI parameters as vt10x does: split at ';', stop at the
-// first that is not a number.
-func vtArgs(body []byte, args []int) []int {
-	if len(body) == 0 {
-		return args
-	}
-	n, digits := 0, 0
-	for k := 0; k <= len(body); k++ {
-		if k == len(body) || body[k] == ';' {
-			if digits == 0 {
-				return args
-			}
-			args = append(args, n)
-			n, digits = 0, 0
-			continue
-		}
-		if body[k] < '0' || body[k] > '9' {
-			return args
-		}
-		n = n*10 + int(body[k]-'0')
-		digits++
-	}
-	return args
-}
-
-// vtSetAttr is vt10x's setAttr (state.go of the pinned version) on a pen.
-func vtSetAttr(pen vt10x.Glyph, attr []int) vt10x.Glyph {
-	if len(attr) == 0 {
-		attr = []int{0}
-	}
-	color := func(i int) (vt10x.Color, int, bool) {
-		switch {
-		case i+2 < len(attr) && attr[i+1] == 5:
-			c := attr[i+2]
-			return vt10x.Color(c), i + 2, c >= 0 && c <= 255
-		case i+4 < len(attr) && attr[i+1] == 2:
-			r, g, b := attr[i+2], attr[i+3], attr[i+4]
-			ok := r >= 0 && r <= 255 && g >= 0 && g <= 255 && b >= 0 && b <= 255
-			return vt10x.Color(r<<16 | g<<8 | b), i + 4, ok
-		}
-		return 0, i, false
-	}
-	for i := 0; i < len(attr); i++ {
-		switch a := attr[i]; {
-		case a == 0:
-			pen.Mode &^= vtReverse | vtUnderline | vtBold | vtItalic | vtBlink
-			pen.FG, pen.BG = vt10x.DefaultFG, vt10x.DefaultBG
-		case a == 1:
-			pen.Mode |= vtBold
-		case a == 3:
-			pen.Mode |= vtItalic
-		case a == 4:
-			pen.Mode |= vtUnderline
-		case a == 5 || a == 6:
-			pen.Mode |= vtBlink
-		case a == 7:
-			pen.Mode |= vtReverse
-		case a == 21 || a == 22:
-			pen.Mode &^= vtBold
-		case a == 23:
-			pen.Mode &^= vtItalic
-		case a == 24:
-			pen.Mode &^= vtUnderline
-		case a == 25 || a == 26:
-			pen.Mode &^= vtBlink
-		case a == 27:
-			pen.Mode &^= vtReverse
-		case a == 38 || a == 48:
-			c, next, ok := color(i)
-			i = next
-			if ok && a == 38 {
-				pen.FG = c
-			} else if ok {
-				pen.BG = c
-			}
-		case a == 39:
-			pen.FG = vt10x.DefaultFG
-		case a == 49:
-			pen.BG = vt10x.DefaultBG
-		case a >= 30 && a <= 37:
-			pen.FG = vt10x.Color(a - 30)
-		case a >= 40 && a <= 47:
-			pen.BG = vt10x.Color(a - 40)
-		case a >= 90 && a <= 97:
-			pen.FG = vt10x.Color(a - 90 + 8)
-		case a >= 100 && a <= 107:
-			pen.BG = vt10x.Color(a - 100 + 8)
-		}
-	}
-	return pen
-}
-
-// materializeLocked writes the model of the screen into vt10x and drops it:
-// vt10x then holds exactly what the plain path would have left. Every cell
-// the model holds was written by a pen without a character set, so the pen
-// penFromStored derives from it writes it again; a row's wrap mark is made
-// as vt10x makes it, by writing on past the row's end (the bottom row never
-// has one: a wrap from it scrolls); a pending wrap by writing the last
-// column again. Blank cells are skipped (the clear left them) or written as
-// spaces, whichever costs vt10x fewer runes.
-func (t *Terminal) materializeLocked() {
-	m := t.model
-	t.model = nil
-	b := append(t.matBuf[:0], "\x1b[0m\x1b[2J"...)
-	def := vt10x.Glyph{FG: vt10x.DefaultFG, BG: vt10x.DefaultBG}
-	pen := def
-	write := func(g vt10x.Glyph) {
-		if p := penFromStored(g); p != pen {
-			pen = p
-			b = appendSGRForGlyph(b, g, true)
-		}
-		b = utf8.AppendRune(b, g.Char)
-	}
-	joined := false // the row above wrapped: the next character goes to column 0 of this one
-	for y := 0; y < t.rows; y++ {
-		s := m.slot(y)
-		row := m.ring[s][:m.info[s].used]
-		x, at := 0, -1 // at: the cursor's column on this row, -1 when elsewhere
-		if joined {
-			write(m.ring[s][0]) // the wrap lands here, blank or not
-			x, at = 1, 1
-		}
-		for x < len(row) {
-			if row[x] != blankVTGlyph {
-				if at != x {
-					b = appendCUP(b, y, x)
-				}
-				write(row[x])
-				x++
-				at = x
-				continue
-			}
-			k := x + 1
-			for k < len(row) && row[k] == blankVTGlyph {
-				k++
-			}
-			if k == len(row) {
-				break // the clear left the rest blank
-			}
-			if at == x && (k-x)+4*b2i(pen != def) < 8 {
-				for ; x < k; x++ {
-					write(row[x])
-				}
-				at = x
-			} else {
-				x = k
-			}
-		}
-		joined = len(row) == t.cols && row[t.cols-1].Mode&vtAttrWrap != 0
-	}
-	if m.wrap {
-		b = appendCUP(b, t.rows-1, t.cols-1)
-		write(m.ring[m.slot(t.rows-1)][t.cols-1])
-	} else {
-		b = appendCUP(b, t.rows-1, m.x)
-	}
-	if pen != m.pen {
-		b = appendSGRForGlyph(b, m.pen, false)
-	}
-	t.matBuf = b
-	t.guardLocked(func() { _, _ = t.vt.Write(b) })
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -74,11 +74,10 @@ func (s *scanner) csiStart() {
 // itself, and returns how many bytes it consumed. The scroll-off fast path
 // may look at, and consume, all of all.
 func (t *Terminal) scanLocked(all []byte, limit int) int {
-	if t.model != nil {
-		// A flood goes on where the last write left it: on the model.
-		if end := t.continueLocked(all, 0); end > 0 {
-			return end
-		}
+	// A long stretch the model of the screen handles (fast.go) goes around
+	// the scanner and vt10x.
+	if end, ok := t.modelLocked(all, 0); ok {
+		return end
 	}
 	p := all[:min(limit, len(all))]
 	s := &t.sc
@@ -107,6 +106,13 @@ func (t *Terminal) scanLocked(all []byte, limit int) int {
 		b := p[i]
 		switch s.state {
 		case stGround:
+			if (t.model != nil || t.resume) && i >= t.noFast {
+				// The model goes on after what the scanner took, or starts
+				// again after what made the scanner write it into vt10x.
+				if end, ok := t.modelLocked(all, i); ok {
+					return end
+				}
+			}
 			if b >= 0x20 && b < 0x7f {
 				// A run of ASCII text: the common case, kept tight.
 				j := i + 1
@@ -118,11 +124,6 @@ func (t *Terminal) scanLocked(all []byte, limit int) int {
 				continue
 			}
 			if b < 0x20 || b == 0x7f {
-				if (b == '\n' || b == 0x0b || b == 0x0c) && i >= t.noFast && !t.fastOff {
-					if next, ok := t.scrollOffLocked(all, i); ok {
-						return next
-					}
-				}
 				t.controlLocked(b)
 				i++
 				continue

@@ -86,18 +86,22 @@ type Terminal struct {
 	// fast path lays out tabs only then.
 	tabsDefault bool
 
-	// The scroll-off fast path (fast.go). fastOff keeps to the plain path
+	// The model of the screen (fast.go). fastOff keeps to the plain path
 	// (tests compare the two); noFast is the offset in the current write
-	// before which the fast path is known not to apply; model, when set, is
-	// the screen as vt10x would hold it, vt10x being behind; fastLines
-	// counts the lines sent to history without vt10x.
+	// before which the model is known not to apply; importMin the stretch
+	// that starts one; model, when set, is the screen as vt10x would hold
+	// it, vt10x being behind; fastLines counts the lines sent to history
+	// from the model, fastBytes the input the model took.
 	fastOff   bool
 	noFast    int
+	importMin int
+	resume    bool // the model was written into vt10x: try a new one after what did it
 	model     *screenModel
 	matBuf    []byte            // scratch for materializeLocked
-	tail      []byte            // the start of an element the input ended in, kept for the next write (keepTailLocked)
+	tail      []byte            // the start of an element the input ended in, kept for the next write (modelLocked)
 	sgrMemo   map[string]string // what the scanner makes of an SGR's parameter bytes (fastWalk.sgr)
 	fastLines uint64
+	fastBytes uint64
 
 	insert     bool
 	bracketed  bool
@@ -139,6 +143,7 @@ func New(cols, rows int, opts Options) *Terminal {
 		limit = 0
 	}
 	t.h.limit = limit
+	t.importMin = importMin
 	t.clusters.reclaim = t.reclaimClustersLocked
 	t.cols, t.rows = t.clampSizeLocked(cols, rows)
 	t.newEmulatorLocked()
@@ -176,8 +181,8 @@ func (t *Terminal) newEmulatorLocked() {
 
 // Write feeds program output to the terminal. It consumes all of p and always
 // returns len(p), nil: malformed input is repaired or dropped, never refused.
-// The whole of p is lookahead for the scroll-off fast path, so a caller
-// should pass what it has in one call rather than in small pieces.
+// The whole of p is lookahead for the model of the screen (fast.go), so a
+// caller should pass what it has in one call rather than in small pieces.
 func (t *Terminal) Write(p []byte) (int, error) {
 	n := len(p)
 	t.wmu.Lock()
@@ -337,7 +342,7 @@ func (t *Terminal) cursorLocked() Cursor {
 		vis = t.vt.CursorVisible()
 	})
 	if m := t.model; m != nil {
-		c.X, c.Y = m.x, t.rows-1
+		c.X, c.Y = m.x, m.y
 	}
 	return Cursor{
 		X:       min(max(c.X, 0), t.cols-1),
