@@ -26,7 +26,9 @@
 #
 # Usage: bench/pane_throughput.sh
 #   environment: RUNS=3 SIZE_MB=20 KINDS="plain sgr cursor ink" FLOOD=8
-#   CLEARS=1000000 KEEP=0 (KEEP=1 keeps the temporary directory); a test is
+#   CLEARS=1000000 KEEP=0 (KEEP=1 keeps the temporary directory)
+#   MELMUX_BIN=PATH (measure that binary instead of building this checkout,
+#   e.g. an older commit's, for bench/changes.sh); a test is
 #   left out with FLOOD=0 or CLEARS=0 or KINDS=""
 # Needs: go, tmux, awk, seq. Exit status 1 if a correctness check failed.
 set -euo pipefail
@@ -147,11 +149,17 @@ until_screen_shows() {
 }
 
 echo "== setup"
-echo "building melmux from $repo"
-(cd "$repo" && go build -o "$M" ./cmd/melmux)
+if [ -n "${MELMUX_BIN:-}" ]; then
+	[ -x "$MELMUX_BIN" ] || die "MELMUX_BIN=$MELMUX_BIN: not an executable file"
+	echo "melmux: $MELMUX_BIN"
+	cp "$MELMUX_BIN" "$M"
+else
+	echo "building melmux from $repo"
+	(cd "$repo" && go build -o "$M" ./cmd/melmux)
+fi
 echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(uname -sr)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews both tools alike only if it stays steady)"
-echo "tmux: $(tmux -V); go: $(go env GOVERSION); melmux at $(cd "$repo" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "tmux: $(tmux -V); go: $(go env GOVERSION); melmux at ${MELMUX_REV:-$(cd "$repo" && git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 
 # tmux gets the same pane content size (a detached tmux window is exactly
 # -x by -y: the status line belongs to a client, and there is none), the
