@@ -1,6 +1,7 @@
 package term
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,17 +11,26 @@ import (
 
 // histLine is one line of scrollback, stored compactly: the text of its cells
 // (a wide character once, its continuation implied; combining marks after
-// their base) and run-length styles instead of one 32-byte Cell per column.
+// their base) and run-length styles instead of one 32-byte Cell per column,
+// all in one string (data) so that a line costs one allocation and a
+// 24-byte slot in the ring. data holds, in order:
+//
+//   - the text (textLen bytes);
+//   - when hasStarts: the number of cells, then each cell's length in bytes
+//     (uvarints), only for a line that the widths of its runes would split
+//     wrongly: one with a cell holding characters joined by a zero width
+//     joiner (👨‍👩‍👧 is one cell, not three);
+//   - the style runs to the end, none when every cell has the default
+//     style: each is uvarints n, attr, fg, bg (colours as packColor).
+//
+// The encoding is canonical (the same line gives the same bytes), so lines
+// compare with ==.
 type histLine struct {
-	text string
-	runs []styleRun // nil when every cell has default style
-	// starts holds the byte offset in text where each cell (a wide one
-	// counted once) begins, only for a line that the widths of its runes
-	// would split wrongly: one with a cell holding characters joined by a
-	// zero width joiner (👨‍👩‍👧 is one cell, not three). nil otherwise.
-	starts  []uint16
-	cols    uint16 // screen width when the line was saved
-	wrapped bool   // the line continued on the next one (auto-wrap)
+	data      string
+	textLen   uint32
+	cols      uint16 // screen width when the line was saved
+	wrapped   bool   // the line continued on the next one (auto-wrap)
+	hasStarts bool
 }
 
 // styleRun gives n consecutive cells (continuations counted) one style.
@@ -28,6 +38,83 @@ type styleRun struct {
 	n      uint16
 	attr   Attr
 	fg, bg Color
+}
+
+// packLine builds a line from its text, the offsets in text where its cells
+// begin (nil when the widths of its runes split it right) and its runs.
+// dst is scratch to build in.
+func packLine(dst []byte, text []byte, starts []uint16, runs []styleRun, cols uint16, wrapped bool) (histLine, []byte) {
+	b := append(dst[:0], text...)
+	if starts != nil {
+		b = binary.AppendUvarint(b, uint64(len(starts)))
+		for i, from := range starts {
+			to := len(text)
+			if i+1 < len(starts) {
+				to = int(starts[i+1])
+			}
+			b = binary.AppendUvarint(b, uint64(to-int(from)))
+		}
+	}
+	for _, r := range runs {
+		b = binary.AppendUvarint(b, uint64(r.n))
+		b = binary.AppendUvarint(b, uint64(r.attr))
+		b = binary.AppendUvarint(b, packColor(r.fg))
+		b = binary.AppendUvarint(b, packColor(r.bg))
+	}
+	return histLine{data: string(b), textLen: uint32(len(text)), cols: cols, wrapped: wrapped, hasStarts: starts != nil}, b
+}
+
+// packColor numbers a colour small-first: 0 the default, 1..256 the
+// palette, then 24-bit values; one byte for the default and the 16 ANSI
+// colours.
+func packColor(c Color) uint64 {
+	if i, ok := c.Index(); ok {
+		return uint64(i) + 1
+	}
+	if r, g, b, ok := c.RGB(); ok {
+		return 257 + (uint64(r)<<16 | uint64(g)<<8 | uint64(b))
+	}
+	return 0
+}
+
+func unpackColor(v uint64) Color {
+	switch {
+	case v == 0:
+		return ColorDefault
+	case v <= 256:
+		return Indexed(uint8(v - 1))
+	}
+	v -= 257
+	return RGB(uint8(v>>16), uint8(v>>8), uint8(v))
+}
+
+// text is the line's text.
+func (l *histLine) text() string { return l.data[:l.textLen] }
+
+// lineReader reads the sections of data after the text.
+type lineReader struct{ s string }
+
+func (r *lineReader) uvarint() uint64 {
+	var v uint64
+	for shift := 0; len(r.s) > 0; shift += 7 {
+		c := r.s[0]
+		r.s = r.s[1:]
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			break
+		}
+	}
+	return v
+}
+
+// sections returns a reader positioned at the cell lengths (when hasStarts)
+// and the number of cells they give (0 without).
+func (l *histLine) sections() (lineReader, int) {
+	r := lineReader{l.data[l.textLen:]}
+	if !l.hasStarts {
+		return r, 0
+	}
+	return r, int(r.uvarint())
 }
 
 // history is a ring of at most limit lines; limit 0 keeps none.
@@ -85,23 +172,24 @@ func (h *history) pop(n int) []histLine {
 }
 
 func (l *histLine) textTrimmed() string {
-	return strings.TrimRight(l.text, " ")
+	return strings.TrimRight(l.text(), " ")
 }
 
 // cells expands the line to at least width cells.
 func (l *histLine) cells(width int) []Cell {
 	width = max(width, int(l.cols))
 	out := make([]Cell, 0, width)
-	if l.starts != nil {
-		for i, from := range l.starts {
-			to := len(l.text)
-			if i+1 < len(l.starts) {
-				to = int(l.starts[i+1])
-			}
-			out = appendCluster(out, l.text[from:to])
+	text := l.text()
+	r, ncells := l.sections()
+	if l.hasStarts {
+		from := 0
+		for range ncells {
+			to := from + int(r.uvarint())
+			out = appendCluster(out, text[from:to])
+			from = to
 		}
 	} else {
-		s := l.text
+		s := text
 		for len(s) > 0 {
 			r, n := utf8.DecodeRuneInString(s)
 			s = s[n:]
@@ -120,9 +208,11 @@ func (l *histLine) cells(width int) []Cell {
 		out = append(out, Cell{Rune: ' ', Width: 1})
 	}
 	x := 0
-	for _, run := range l.runs {
-		for i := 0; i < int(run.n) && x < len(out); i++ {
-			out[x].Attr, out[x].FG, out[x].BG = run.attr, run.fg, run.bg
+	for len(r.s) > 0 {
+		n := int(r.uvarint())
+		attr, fg, bg := Attr(r.uvarint()), unpackColor(r.uvarint()), unpackColor(r.uvarint())
+		for i := 0; i < n && x < len(out); i++ {
+			out[x].Attr, out[x].FG, out[x].BG = attr, fg, bg
 			x++
 		}
 	}
@@ -253,16 +343,12 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
 		x += cells - 1
 	}
 	t.textBuf, t.runBuf = buf, runs
-	var kept []styleRun
-	if len(runs) > 0 {
-		kept = append([]styleRun(nil), runs...)
-	}
-	var keptStarts []uint16
 	if starts != nil {
-		keptStarts = append([]uint16(nil), starts...)
 		t.startBuf = starts
 	}
-	return histLine{text: string(buf), runs: kept, starts: keptStarts, cols: uint16(cols), wrapped: n == cols && n > 0 && g[n-1].Mode&vtAttrWrap != 0}
+	l, packed := packLine(t.packBuf, buf, starts, runs, uint16(cols), n == cols && n > 0 && g[n-1].Mode&vtAttrWrap != 0)
+	t.packBuf = packed
+	return l
 }
 
 // encodePlainLocked is encodeGlyphsLocked for a row whose cells all hold
@@ -277,7 +363,7 @@ func (t *Terminal) encodePlainLocked(g []vt10x.Glyph, cols int) histLine {
 		buf = append(buf, byte(g[i].Char))
 	}
 	t.textBuf = buf
-	return histLine{text: string(buf), cols: uint16(cols), wrapped: wrapped}
+	return histLine{data: string(buf), textLen: uint32(len(buf)), cols: uint16(cols), wrapped: wrapped}
 }
 
 // pullHistoryLocked brings the newest n lines of history back to the top of

@@ -126,6 +126,7 @@ type Terminal struct {
 	textBuf  []byte
 	runBuf   []styleRun
 	startBuf []uint16
+	packBuf  []byte
 
 	replies []byte   // replies produced during a Write, delivered after unlock
 	logs    []string // log lines produced during a Write, delivered after unlock

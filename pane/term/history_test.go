@@ -1,0 +1,133 @@
+package term
+
+import (
+	"testing"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// unpackRuns is the runs section of l, decoded.
+func unpackRuns(l *histLine) []styleRun {
+	r, n := l.sections()
+	for range n {
+		r.uvarint()
+	}
+	var out []styleRun
+	for len(r.s) > 0 {
+		out = append(out, styleRun{n: uint16(r.uvarint()), attr: Attr(r.uvarint()), fg: unpackColor(r.uvarint()), bg: unpackColor(r.uvarint())})
+	}
+	return out
+}
+
+// unpackStarts is where each cell of l begins in its text, nil when l keeps
+// no such list.
+func unpackStarts(l *histLine) []uint16 {
+	if !l.hasStarts {
+		return nil
+	}
+	r, n := l.sections()
+	out := []uint16{}
+	at := 0
+	for range n {
+		out = append(out, uint16(at))
+		at += int(r.uvarint())
+	}
+	return out
+}
+
+// checkPacked packs a line and reads every part of it back.
+func checkPacked(t *testing.T, text string, starts []uint16, runs []styleRun) {
+	t.Helper()
+	l, _ := packLine(nil, []byte(text), starts, runs, 80, true)
+	if l.text() != text || l.cols != 80 || !l.wrapped {
+		t.Fatalf("text %q cols %d wrapped %v, want %q 80 true", l.text(), l.cols, l.wrapped, text)
+	}
+	if got := unpackStarts(&l); !equalSlices(got, starts) {
+		t.Fatalf("starts %v, want %v", got, starts)
+	}
+	if got := unpackRuns(&l); !equalSlices(got, runs) {
+		t.Fatalf("runs %v, want %v", got, runs)
+	}
+	again, _ := packLine(make([]byte, 3, 100), []byte(text), starts, runs, 80, true)
+	if again != l {
+		t.Fatalf("packing twice gave %+v and %+v: the encoding must be canonical", l, again)
+	}
+}
+
+func equalSlices[T comparable](a, b []T) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPackedLine(t *testing.T) {
+	if size := unsafe.Sizeof(histLine{}); size > 24 {
+		t.Errorf("a ring slot is %d bytes, want at most 24", size)
+	}
+	checkPacked(t, "", nil, nil)
+	checkPacked(t, "plain text", nil, nil)
+	checkPacked(t, "ab👨\u200d👩\u200d👧c", []uint16{0, 1, 2, 20}, []styleRun{{n: 2, attr: AttrBold, fg: Indexed(1)}, {n: 0xfff0, fg: Indexed(255), bg: RGB(1, 2, 3)}})
+	checkPacked(t, "x", nil, []styleRun{{n: 1, attr: AttrStrike | AttrReverse, fg: RGB(255, 255, 255), bg: RGB(0, 0, 0)}})
+	for _, c := range []Color{ColorDefault, Indexed(0), Indexed(126), Indexed(127), Indexed(255), RGB(0, 0, 0), RGB(255, 0, 128)} {
+		if got := unpackColor(packColor(c)); got != c {
+			t.Errorf("colour %#x came back as %#x", c, got)
+		}
+	}
+	// A coloured word per few cells, the benchmark's SGR line: a run costs
+	// 4 bytes, not 12.
+	var runs []styleRun
+	for i := range 20 {
+		runs = append(runs, styleRun{n: 10, attr: Attr(i % 2), fg: Indexed(uint8(i))})
+	}
+	if l, _ := packLine(nil, make([]byte, 100), nil, runs, 200, false); len(l.data) != 100+4*20 {
+		t.Errorf("100 bytes of text and 20 runs packed into %d bytes, want %d", len(l.data), 180)
+	}
+}
+
+// FuzzPackedLine packs arbitrary text, cell starts and runs and reads them
+// back.
+//
+// Run: go test ./pane/term -run '^$' -fuzz FuzzPackedLine -fuzztime 1m
+func FuzzPackedLine(f *testing.F) {
+	f.Add("ab👨\u200d👩c", []byte{1, 2}, []byte{3, 1, 9, 0, 200, 7, 7, 7, 7, 7})
+	f.Add("", []byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, text string, cuts, style []byte) {
+		if !utf8.ValidString(text) || len(text) > 0xffff {
+			return
+		}
+		// Cells begin at the cuts (as offsets into text, increasing), the
+		// first at 0; no cuts: no list.
+		var starts []uint16
+		if len(cuts) > 0 && len(text) > 0 {
+			starts = []uint16{0}
+			for _, c := range cuts {
+				at := int(starts[len(starts)-1]) + int(c)
+				if c == 0 || at >= len(text) {
+					break
+				}
+				starts = append(starts, uint16(at))
+			}
+		}
+		var runs []styleRun
+		for len(style) >= 5 {
+			b := style[:5]
+			style = style[5:]
+			fg := Color(b[2]) | Color(b[3]%3)<<24
+			if fg.IsDefault() {
+				fg = ColorDefault // the one default colour convColor makes
+			}
+			bg := RGB(b[4], b[0], b[2])
+			if b[3]%2 == 0 {
+				bg = ColorDefault
+			}
+			runs = append(runs, styleRun{n: uint16(b[0])<<8 | uint16(b[1]), attr: Attr(b[1]), fg: fg, bg: bg})
+		}
+		checkPacked(t, text, starts, runs)
+	})
+}
