@@ -103,6 +103,7 @@ type Server struct {
 	doneOnce sync.Once
 	conns    sync.WaitGroup
 	nconns   atomic.Int64 // connections being served, for debug_stats
+	quiet    *quietRelease
 
 	mu       sync.Mutex // guards everything below
 	panes    map[int]*paneEntry
@@ -220,6 +221,7 @@ func New(cfg Config) *Server {
 		cols:        cfg.Cols,
 		rows:        cfg.Rows,
 		clients:     map[*client]struct{}{},
+		quiet:       newQuietRelease(releaseIfWorth),
 	}
 }
 

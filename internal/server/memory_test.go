@@ -1,0 +1,63 @@
+package server
+
+import (
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// TestQuietReleaseOncePerBurst: output arms the release, more output while
+// armed does not add wake-ups, and once the release ran after the burst the
+// timer is disarmed, so an idle server is woken by nothing.
+func TestQuietReleaseOncePerBurst(t *testing.T) {
+	fired := make(chan struct{}, 10)
+	q := newQuietRelease(func() { fired <- struct{}{} })
+	for range 3 {
+		for range 100 {
+			q.output()
+		}
+		select {
+		case <-fired:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no release 30 s after the output stopped")
+		}
+		if !waitFor(func() bool { return !q.armed.Load() }) {
+			t.Fatal("the timer is still armed after the release: an idle server would wake")
+		}
+		if n := len(fired); n != 0 {
+			t.Fatalf("%d more releases after one burst, want none", n)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, up to 30 s.
+func waitFor(cond func() bool) bool {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
+}
+
+var sink [][]byte
+
+// TestWorthReleasing: 32 MiB of garbage is worth returning; right after it
+// was returned, nothing is.
+func TestWorthReleasing(t *testing.T) {
+	debug.FreeOSMemory()
+	// No collection while the garbage is made: one would count the garbage
+	// as live (it still was) until the next.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	for range 32 << 10 {
+		sink = append(sink, make([]byte, 1024))
+	}
+	sink = nil
+	if !worthReleasing() {
+		t.Error("32 MiB of garbage: not worth releasing")
+	}
+	debug.FreeOSMemory()
+	if worthReleasing() {
+		t.Error("worth releasing right after FreeOSMemory")
+	}
+}
