@@ -4,12 +4,13 @@
 //
 // The program is the user's terminal. It starts each multiplexer with private
 // sockets (melmux under its own XDG_RUNTIME_DIR, tmux with -S and -f
-// /dev/null), lays out one 120x40 window with two panes side by side, and
-// runs the attach command inside a PTY it owns, sized 120x40 with
+// /dev/null), lays out one 120x40 window with the same splits under both,
+// and runs the attach command inside a PTY it owns, sized 120x40 with
 // TERM=xterm-256color and a UTF-8 locale. The focused pane runs the same
-// raw-mode echo (`stty raw -echo; exec cat`) under both; its neighbour either
-// floods numbered coloured lines (an awk loop; every line differs, so every
-// frame has changes to send) or sleeps.
+// raw-mode echo (`stty raw -echo; exec cat`) under both. Its neighbour, the
+// other half of the window, either floods numbered coloured lines (an awk
+// loop; every line differs, so every frame has changes to send) or sleeps;
+// in the case flood4 four flooding panes share the window with it.
 //
 // Each key is one character typed into the PTY, and its echo is recognised in
 // the client's output by that character's UTF-8 bytes. The keys are distinct

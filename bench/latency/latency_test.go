@@ -234,7 +234,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.keys != 300 || c.idlePanes != 20 || c.cols != 120 || c.rows != 40 || strings.Join(c.cases, ",") != "idle,flood" ||
+	if c.keys != 300 || c.idlePanes != 20 || c.cols != 120 || c.rows != 40 || strings.Join(c.cases, ",") != "idle,flood,flood4" ||
 		strings.Join(c.muxes, ",") != "melmux,tmux" {
 		t.Errorf("defaults: %+v", c)
 	}
@@ -299,5 +299,36 @@ func TestReportVerdicts(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Every case opens the typed-into pane last (so it has the focus), splits
+// only panes already open, and runs the same programs in the same places
+// whichever multiplexer lays it out.
+func TestCaseLayouts(t *testing.T) {
+	layouts := caseLayouts("/w")
+	for _, cs := range caseNames {
+		steps, ok := layouts[cs]
+		if !ok {
+			t.Errorf("case %s has no layout", cs)
+			continue
+		}
+		if last := steps[len(steps)-1].cmd; strings.Join(last, " ") != "sh /w/echo.sh" {
+			t.Errorf("case %s: the last pane runs %q, want the echo", cs, last)
+		}
+		for i, st := range steps[1:] {
+			if st.split < 0 || st.split > i || (st.dir != "right" && st.dir != "down") {
+				t.Errorf("case %s step %d: split %d %q, want an earlier step and right or down", cs, i+1, st.split, st.dir)
+			}
+		}
+	}
+	floods := 0
+	for _, st := range layouts["flood4"] {
+		if strings.Join(st.cmd, " ") == "sh /w/flood.sh" {
+			floods++
+		}
+	}
+	if floods != 4 {
+		t.Errorf("flood4 has %d flooding panes, want 4", floods)
 	}
 }

@@ -37,7 +37,7 @@ type config struct {
 }
 
 // caseNames are the neighbour cases a latency run can use.
-var caseNames = []string{"idle", "flood"}
+var caseNames = []string{"idle", "flood", "flood4"}
 
 // muxNames are the multiplexers in the order tables list them.
 var muxNames = []string{"melmux", "tmux"}
@@ -54,7 +54,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.jitter, "jitter", 10*time.Millisecond, "random extra time added to each gap, so keys do not lock onto a frame clock")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Second, "a key whose echo takes longer counts as lost")
 	fs.IntVar(&c.rounds, "rounds", 2, "rounds; each runs every case on both multiplexers, alternating which goes first")
-	casesFlag := fs.String("cases", "idle,flood", "neighbour cases to run, comma-separated: idle, flood")
+	casesFlag := fs.String("cases", "idle,flood,flood4", "neighbour cases to run, comma-separated: idle, flood, flood4")
 	fs.IntVar(&c.idlePanes, "idle-panes", 20, "panes in the idle CPU test (0 skips it)")
 	fs.DurationVar(&c.idleWindow, "idle-window", 10*time.Second, "quiet time over which idle CPU is measured")
 	fs.DurationVar(&c.settle, "settle", 3*time.Second, "least wait after attaching before the idle window opens")
@@ -180,6 +180,23 @@ var scripts = map[string]string{
 	"quiet.sh": "printf 'idle neighbour\\r\\n'\nexec sleep 1000000\n",
 }
 
+// caseLayouts are the panes of each neighbour case, the pane typed into
+// last (so focused). idle and flood: the neighbour on the left half, the
+// typed-into pane on the right. flood4: four flooding panes and the
+// typed-into one, from a window split in two rows, each row in two, and the
+// bottom right quarter in two again (the typed-into pane its right half).
+func caseLayouts(work string) map[string][]paneStep {
+	sh := func(script string) []string { return []string{"sh", filepath.Join(work, script)} }
+	echo := sh("echo.sh")
+	flood := sh("flood.sh")
+	return map[string][]paneStep{
+		"idle":  {{cmd: sh("quiet.sh")}, {cmd: echo, split: 0, dir: "right"}},
+		"flood": {{cmd: flood}, {cmd: echo, split: 0, dir: "right"}},
+		"flood4": {{cmd: flood}, {cmd: flood, split: 0, dir: "down"}, {cmd: flood, split: 0, dir: "right"},
+			{cmd: flood, split: 1, dir: "right"}, {cmd: echo, split: 3, dir: "right"}},
+	}
+}
+
 // benchEnv is the environment every multiplexer command runs with: private
 // directories, a UTF-8 locale, the same TERM and shell for both, and nothing
 // that would make a client think it is nested.
@@ -242,11 +259,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 		"tmux":   &tmuxDriver{bin: tmuxBin, dir: work, env: env, cols: cfg.cols, rows: cfg.rows},
 	}
 	rep := newReport(cfg, melmuxBin, melmuxRoot, tmuxBin)
-	neighbours := map[string][]string{
-		"idle":  {"sh", filepath.Join(work, "quiet.sh")},
-		"flood": {"sh", filepath.Join(work, "flood.sh")},
-	}
-	echo := []string{"sh", filepath.Join(work, "echo.sh")}
+	layouts := caseLayouts(work)
 	var csv *os.File
 	if cfg.csv != "" {
 		if csv, err = os.Create(cfg.csv); err != nil {
@@ -266,7 +279,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 		}
 		for _, cs := range cfg.cases {
 			for _, name := range order {
-				res, err := latencyRun(ctx, cfg, drivers[name], neighbours[cs], echo)
+				res, err := latencyRun(ctx, cfg, drivers[name], layouts[cs])
 				if err != nil {
 					return fmt.Errorf("%s, neighbour %s, round %d: %w", name, cs, round, err)
 				}
@@ -277,7 +290,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 					}
 				}
 				s := summarize(res.lat, res.lost)
-				fmt.Fprintf(stderr, "round %d %-6s neighbour %-5s p50 %s p90 %s p99 %s max %s ms, lost %d, server CPU %.2fs\n",
+				fmt.Fprintf(stderr, "round %d %-6s neighbour %-6s p50 %s p90 %s p99 %s max %s ms, lost %d, server CPU %.2fs\n",
 					round, name, cs, ms(s.P50), ms(s.P90), ms(s.P99), ms(s.Max), s.Lost, res.server.RunTime.Seconds())
 			}
 		}
@@ -334,8 +347,8 @@ type keyRecord struct {
 
 // latencyRun starts a session, attaches, types cfg.keys keys and times each
 // echo. Its session and client are gone when it returns.
-func latencyRun(ctx context.Context, cfg config, m mux, neighbour, echo []string) (res latencyResult, err error) {
-	if err := m.startSplit(ctx, neighbour, echo); err != nil {
+func latencyRun(ctx context.Context, cfg config, m mux, steps []paneStep) (res latencyResult, err error) {
+	if err := m.startPanes(ctx, steps); err != nil {
 		_ = m.stop()
 		return res, fmt.Errorf("start the session: %w", err)
 	}

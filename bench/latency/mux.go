@@ -18,10 +18,10 @@ import (
 type mux interface {
 	// name is how the tables call it.
 	name() string
-	// startSplit starts a session of the benchmark size whose window holds
-	// two panes side by side, left running left and right running right;
-	// the right one is focused. The commands are shell words, run as argv.
-	startSplit(ctx context.Context, left, right []string) error
+	// startPanes starts a session of the benchmark size whose one window
+	// holds panes laid out as the steps say (see paneStep); the last pane
+	// opened is focused.
+	startPanes(ctx context.Context, steps []paneStep) error
 	// startMany starts a session with n panes running cmd and says how they
 	// were laid out.
 	startMany(ctx context.Context, cmd []string, n int) (string, error)
@@ -33,6 +33,16 @@ type mux interface {
 	serverPID(ctx context.Context) (int, error)
 	// stop ends the server and every pane it holds.
 	stop() error
+}
+
+// paneStep opens one pane: the first step starts the session with cmd, each
+// later one splits the pane of an earlier step (split, an index into the
+// steps) to the right or down, halving it, as melmux's open-pane and tmux's
+// split-window both do. The commands are shell words, run as argv.
+type paneStep struct {
+	cmd   []string
+	split int    // index of the step whose pane is split; ignored for the first
+	dir   string // "right" or "down"; ignored for the first
 }
 
 // runCmd runs a multiplexer CLI command with the benchmark's environment and
@@ -80,15 +90,19 @@ func (m *melmuxDriver) newSession(ctx context.Context, cmd []string) error {
 	return nil
 }
 
-func (m *melmuxDriver) startSplit(ctx context.Context, left, right []string) error {
-	if err := m.newSession(ctx, left); err != nil {
+func (m *melmuxDriver) startPanes(ctx context.Context, steps []paneStep) error {
+	if err := m.newSession(ctx, steps[0].cmd); err != nil {
 		return err
 	}
-	out, err := m.run(ctx, append([]string{"open-pane", "--layout", "right", "--"}, right...)...)
-	if err != nil {
-		return err
+	ids := []string{"1"} // melmux numbers a session's panes from 1
+	for _, st := range steps[1:] {
+		out, err := m.run(ctx, append([]string{"open-pane", "-t", ids[st.split], "--layout", st.dir, "--"}, st.cmd...)...)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, strings.TrimSpace(out))
 	}
-	m.focused = strings.TrimSpace(out)
+	m.focused = ids[len(ids)-1]
 	return nil
 }
 
@@ -228,12 +242,23 @@ func (t *tmuxDriver) newSession(ctx context.Context, cmd []string) error {
 	return err
 }
 
-func (t *tmuxDriver) startSplit(ctx context.Context, left, right []string) error {
-	if err := t.newSession(ctx, left); err != nil {
+func (t *tmuxDriver) startPanes(ctx context.Context, steps []paneStep) error {
+	if err := t.newSession(ctx, steps[0].cmd); err != nil {
 		return err
 	}
-	_, err := t.run(ctx, "split-window", "-h", "-t", "bench", shellLine(right))
-	return err
+	ids := []string{"%0"} // a new server numbers its panes from %0
+	for _, st := range steps[1:] {
+		dir := "-h"
+		if st.dir == "down" {
+			dir = "-v"
+		}
+		out, err := t.run(ctx, "split-window", dir, "-P", "-F", "#{pane_id}", "-t", ids[st.split], shellLine(st.cmd))
+		if err != nil {
+			return err
+		}
+		ids = append(ids, strings.TrimSpace(out))
+	}
+	return nil
 }
 
 func (t *tmuxDriver) startMany(ctx context.Context, cmd []string, n int) (string, error) {

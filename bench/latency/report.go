@@ -68,7 +68,7 @@ func (r *report) write(w io.Writer) {
 	fmt.Fprintf(w, "Run on %s UTC, %s; %s.\n", r.started.Format("2006-01-02 15:04"), r.machine, r.versions)
 	fmt.Fprintf(w, "Load average %s at the start, %s at the end.\n\n", r.loadStart, r.loadAfter)
 	if len(cfg.cases) > 0 {
-		fmt.Fprintf(w, "Keystroke to echo, %dx%d terminal, two panes side by side, %d keys per multiplexer and case in each of %d rounds (after %d warm-up keys), gap %v + up to %v jitter; ms:\n\n",
+		fmt.Fprintf(w, "Keystroke to echo, %dx%d terminal (neighbour idle or flood: two panes side by side; flood4: four flooding panes and the typed-into one), %d keys per multiplexer and case in each of %d rounds (after %d warm-up keys), gap %v + up to %v jitter; ms:\n\n",
 			cfg.cols, cfg.rows, cfg.keys, cfg.rounds, cfg.warmup, cfg.gap, cfg.jitter)
 		fmt.Fprintln(w, "| neighbour | multiplexer | keys | lost | p50 | p90 | p99 | max | mean | server CPU per key | client CPU per key | drawn bytes/s |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
