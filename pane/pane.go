@@ -44,6 +44,12 @@ type Config struct {
 	// OnOutput is called after each chunk of output reached the emulator. It
 	// runs on the reader goroutine and must not block.
 	OnOutput func()
+	// Feed, when set, is called on the reader goroutine with each chunk of
+	// output and must call apply, which feeds it to the emulator, once. It
+	// may wait before it does: the server bounds how many panes parse at once
+	// and holds other panes' floods back while a typed key's echo is on its
+	// way.
+	Feed func(apply func())
 	// OnExit is called once when the process has ended and its status is known.
 	OnExit func()
 	Logf   func(format string, args ...any)
@@ -89,6 +95,8 @@ type Pane struct {
 	changed  chan struct{} // closed and replaced on every output
 	onOutput func()
 	onExit   func()
+
+	feed func(apply func()) // set once by Start, read by the reader only
 }
 
 // Start runs cfg.Argv in a new PTY of exactly cfg.Cols x cfg.Rows.
@@ -115,6 +123,8 @@ func Start(cfg Config) (*Pane, error) {
 		changed:  make(chan struct{}),
 		onOutput: cfg.OnOutput,
 		onExit:   cfg.OnExit,
+
+		feed: cfg.Feed,
 	}
 	p.term = term.New(cfg.Cols, cfg.Rows, term.Options{
 		Scrollback: cfg.Scrollback,
@@ -190,9 +200,12 @@ func (p *Pane) readLoop() {
 		}
 	}()
 	buf := make([]byte, readChunk+readMin)
+	var n int
+	apply := func() { p.term.Write(buf[:n]) }
 	for {
 		p.reading.Store(true)
-		n, err := p.ptmx.Read(buf)
+		var err error
+		n, err = p.ptmx.Read(buf)
 		p.reading.Store(false)
 		p.reads.Add(1)
 		for err == nil && n > 0 && n < readChunk && p.pendingInput() > 0 {
@@ -202,7 +215,11 @@ func (p *Pane) readLoop() {
 			n += more
 		}
 		if n > 0 {
-			p.term.Write(buf[:n])
+			if p.feed != nil {
+				p.feed(apply)
+			} else {
+				apply()
+			}
 			p.lastOutput.Store(time.Now().UnixNano())
 			p.printed.Store(true)
 			p.mu.Lock()
