@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 
 	"github.com/melmux/melmux/internal/config"
@@ -42,6 +43,10 @@ func init() {
 					ready = nil
 				}
 			}
+			// One P more than the CPUs: the server parses panes' output on
+			// one goroutine fewer than it has Ps, so floods use every CPU and
+			// a typed key still finds a P at once (server's feedSlots).
+			runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 			logger, closeLog, err := openLog(name)
 			if err != nil {
 				tell(err.Error())

@@ -314,6 +314,9 @@ func (c *client) readFrames(lr *proto.LineReader) {
 		switch typ {
 		case proto.FrameInput:
 			c.holdTyping()
+			// Most likely for the pane typed into last; the loop says which
+			// once the input is parsed.
+			c.s.echo.begin(int(c.typedPane.Load()))
 			if err := c.tty.feed(payload); err != nil {
 				c.exit("client gone")
 				return
@@ -398,6 +401,7 @@ func (c *client) loop() (reason string) {
 			}
 			if !onlySend {
 				pending = true
+				c.s.echo.end() // no pane will answer this input
 			}
 		case <-c.dirty:
 			pending = true
@@ -414,6 +418,7 @@ func (c *client) loop() (reason string) {
 			timer.Reset(wait)
 			continue
 		}
+		drewEcho := urgent
 		if urgent {
 			c.typedAt.Store(0)
 		}
@@ -421,6 +426,9 @@ func (c *client) loop() (reason string) {
 		last = time.Now()
 		if next := c.draw(); next > 0 {
 			settle.Reset(next + time.Millisecond)
+		}
+		if drewEcho {
+			c.s.echo.end() // the answer is out: the other panes go on
 		}
 		if err := c.tty.writeErr(); errors.Is(err, ErrSlowClient) {
 			return "detached: too slow to keep up"
@@ -464,6 +472,7 @@ func (c *client) do(a ui.Action) {
 		if e, err := s.lookup(a.Pane); err == nil {
 			c.typedPane.Store(int64(a.Pane))
 			c.typedAt.Store(time.Now().UnixNano())
+			s.echo.begin(a.Pane)
 			if err := e.p.Type(a.Bytes); err != nil {
 				c.say("pane %d: %v", a.Pane, err)
 			}

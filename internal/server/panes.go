@@ -214,6 +214,7 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 			outputs.note()
 			s.paneOutput(id)
 		},
+		Feed: func(apply func()) { s.feed(id, apply) },
 		OnExit: func() {
 			s.paneExited(id)
 			close(exitDone)

@@ -97,6 +97,8 @@ type Server struct {
 	notifySlots chan struct{}
 
 	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
+	echo       echoFirst                 // holds other panes' output back while a typed key's echo is on its way
+	feedSlots  chan struct{}             // one per pane reader feeding its emulator (see feed)
 
 	ln       net.Listener
 	done     chan struct{} // closed when the session ends
@@ -197,6 +199,7 @@ func New(cfg Config) *Server {
 		cfg.AgentReadWait = config.DefaultReadWait
 	}
 	return &Server{
+		feedSlots:   make(chan struct{}, feedSlots()),
 		name:        cfg.Name,
 		sock:        cfg.SocketPath,
 		log:         cfg.Log,
