@@ -424,11 +424,22 @@ func (c *client) loop() (reason string) {
 		}
 		pending, urgent = false, false
 		last = time.Now()
-		if next := c.draw(); next > 0 {
+		fresh := 0
+		if drewEcho {
+			fresh = int(c.typedPane.Load())
+		}
+		next, stale := c.draw(fresh)
+		if next > 0 {
 			settle.Reset(next + time.Millisecond)
 		}
 		if drewEcho {
 			c.s.echo.end() // the answer is out: the other panes go on
+		}
+		if stale {
+			// The echo's frame showed the other panes as they were drawn
+			// last; the next frame, at the cap, shows them as they are.
+			pending = true
+			timer.Reset(frameInterval)
 		}
 		if err := c.tty.writeErr(); errors.Is(err, ErrSlowClient) {
 			return "detached: too slow to keep up"
@@ -438,9 +449,11 @@ func (c *client) loop() (reason string) {
 	}
 }
 
-// draw renders one frame and returns when the scene changes by itself next.
-func (c *client) draw() time.Duration {
-	sc, next := c.s.scene(c)
+// draw renders one frame, with only pane fresh's screen taken anew when it
+// is not 0 (see sceneFresh), and returns when the scene changes by itself
+// next and whether a pane has more to show than was drawn.
+func (c *client) draw(fresh int) (next time.Duration, stale bool) {
+	sc, next, stale := c.s.sceneFresh(c, fresh)
 	c.tty.fit(sc.Cols, sc.Rows)
 	c.takeOutput(sc)
 	c.msgMu.Lock()
@@ -452,7 +465,7 @@ func (c *client) draw() time.Duration {
 	c.scene = sc
 	ui.Draw(c.screen, sc)
 	c.flushNotes()
-	return next
+	return next, stale
 }
 
 func (c *client) say(format string, args ...any) {

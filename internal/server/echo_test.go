@@ -1,8 +1,12 @@
 package server
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/melmux/melmux/internal/proto"
 )
 
 // waitDone runs h.wait(id) on its own goroutine and returns a channel closed
@@ -76,5 +80,47 @@ func TestFeedLeavesAPFree(t *testing.T) {
 	}
 	if n := feedSlots(); n < 1 {
 		t.Errorf("feedSlots() = %d, want at least 1", n)
+	}
+}
+
+// The frame of a typed key's echo takes only the typed-into pane's screen
+// anew: a neighbour that printed since it was drawn keeps the screen drawn
+// last, and the frame says so, so that a full frame follows.
+func TestEchoFrameTakesOnlyTheTypedPane(t *testing.T) {
+	s, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo one; read x; echo two; exec sleep 600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "right", Argv: []string{"sh", "-c", "echo typed; exec cat"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for pane, want := range map[int]string{1: "^one$", 2: "^typed$"} {
+		if err := c.Call(ctx, "wait", proto.WaitParams{Pane: pane, Match: want, Screen: true, TimeoutMS: 10000}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	viewer := &client{tty: newConnTty(nil, nil, 120, 40)}
+	full, _ := s.scene(viewer)
+	if err := c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 1, Text: "\n"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^two$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	echo, _, stale := s.sceneFresh(viewer, 2)
+	if echo.Panes[0].Screen != full.Panes[0].Screen || !stale {
+		t.Fatalf("the echo's frame renewed the neighbour's screen (%v) or did not say it is stale (%v)",
+			echo.Panes[0].Screen != full.Panes[0].Screen, stale)
+	}
+	if echo.Panes[1].ID != 2 || !strings.Contains(snapshotText(echo.Panes[1].Screen), "typed") {
+		t.Fatal("the echo's frame lacks the typed-into pane")
+	}
+	next, _, stale := s.sceneFresh(viewer, 0)
+	if stale || !strings.Contains(snapshotText(next.Panes[0].Screen), "two") {
+		t.Fatalf("the full frame after it does not show the neighbour as it is (stale %v)", stale)
+	}
+	if _, _, stale := s.sceneFresh(viewer, 2); stale {
+		t.Error("an echo frame with nothing new beside it says a full frame must follow")
 	}
 }

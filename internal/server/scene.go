@@ -24,13 +24,23 @@ func uiRect(r layout.Rect) ui.Rect { return ui.Rect{X: r.X, Y: r.Y, W: r.W, H: r
 // also says when the scene will change without any event (a busy pane turning
 // idle), so the client can redraw then instead of polling; 0 means never.
 func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
+	sc, next, _ := s.sceneFresh(c, 0)
+	return sc, next
+}
+
+// sceneFresh is scene with only pane fresh's screen taken anew (0: every
+// pane's); the others show the screen last drawn of them, when there is one
+// of their size. It is the frame of a typed key's echo: it costs no parse of
+// the floods beside it and carries none of their rows. stale says a pane
+// has printed since the screen shown of it, so a full frame must follow.
+func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Duration, stale bool) {
 	cols, rows := c.tty.size()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, h := s.paneAreaLocked()
 	// The client draws no more than the session: the rest of a larger
 	// terminal stays blank and costs nothing.
-	sc := &ui.Scene{Cols: min(cols, s.cols), Rows: min(rows, s.rows), Session: s.name, StatusStyle: s.ui.Status}
+	sc = &ui.Scene{Cols: min(cols, s.cols), Rows: min(rows, s.rows), Session: s.name, StatusStyle: s.ui.Status}
 	if cols > s.cols || rows > s.rows {
 		sc.SizeNote = fmt.Sprintf("%dx%d (smallest client)", s.cols, s.rows)
 	}
@@ -71,7 +81,6 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		sc.Tabs = append(sc.Tabs, tv)
 	}
 	focused := s.layout.Focused()
-	var next time.Duration
 	for _, pl := range s.layout.Place(active, w, h) {
 		e, ok := s.panes[pl.Pane]
 		if !ok {
@@ -81,7 +90,13 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 		pv := ui.PaneView{
 			ID: pl.Pane, Frame: uiRect(pl.Frame), Content: uiRect(pl.Content),
 			Title: e.title, Command: s.runningLocked(e), Focused: pl.Pane == focused,
-			Exited: !st.Running, ExitCode: st.ExitCode, Screen: e.screenLocked(),
+			Exited: !st.Running, ExitCode: st.ExitCode,
+		}
+		if last := e.lastFull; fresh != 0 && pl.Pane != fresh && last != nil && last.Cols == pl.Content.W && last.Rows == pl.Content.H {
+			pv.Screen = last
+			stale = stale || e.printedSinceLocked(last)
+		} else {
+			pv.Screen = e.screenLocked()
 		}
 		if pv.Title == "" {
 			pv.Title = e.p.Term().Title()
@@ -118,7 +133,22 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 			sc.Separators = append(sc.Separators, ui.Rect{X: b.X, Y: b.Y, W: 1, H: b.Len})
 		}
 	}
-	return sc, next
+	return sc, next, stale
+}
+
+// printedSinceLocked reports whether the pane may show more than screen, a
+// screen taken of it before: it printed since the last snapshot, or that
+// snapshot is not screen.
+func (e *paneEntry) printedSinceLocked(screen *term.Screen) bool {
+	if e.snap != screen {
+		return true
+	}
+	select {
+	case <-e.snapCh:
+		return true
+	default:
+		return false
+	}
 }
 
 // screenLocked is the pane's screen to draw: the live one, or while the
