@@ -87,6 +87,7 @@ type Pane struct {
 	printed    atomic.Bool  // the program has written something
 	reading    atomic.Bool  // the reader is inside Read, having applied all it read before
 	reads      atomic.Int64 // Read calls that returned
+	untrimmed  atomic.Bool  // output reached the emulator since the last Trim
 
 	mu       sync.Mutex // guards the fields below
 	status   Status
@@ -178,16 +179,20 @@ func (p *Pane) ID() int { return p.id }
 // Term is the pane's emulator, for snapshots.
 func (p *Pane) Term() *term.Terminal { return p.term }
 
-// Sizes of the reader's buffer. A PTY read returns at most a few KB; under a
-// flood the reader keeps reading what the PTY already holds (FIONREAD) until
-// it has readChunk bytes, then feeds the emulator all of it at once: the
-// emulator's scroll-off fast path needs that lookahead, and every wake-up of
-// the pane's watchers is paid per chunk. Output that arrives in a trickle is
-// fed as soon as it is read: nothing waits for more.
+// Sizes of the reader's buffers. A PTY read returns at most a few KB; under
+// a flood the reader keeps reading what the PTY already holds (FIONREAD)
+// until it has readChunk bytes, then feeds the emulator all of it at once:
+// the emulator's scroll-off fast path needs that lookahead, and every
+// wake-up of the pane's watchers is paid per chunk. Output that arrives in a
+// trickle is fed as soon as it is read: nothing waits for more. A pane waits
+// in Read with a buffer of readMin; the big one is taken from chunkPool only
+// while output is pending, so a quiet pane does not hold one.
 const (
 	readChunk = 64 << 10
 	readMin   = 4 << 10 // room the next read needs
 )
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, readChunk+readMin); return &b }}
 
 // readLoop feeds the emulator until the PTY reports the other side gone. A
 // panic here is confined to this pane: the emulator already recovers its own,
@@ -199,20 +204,31 @@ func (p *Pane) readLoop() {
 			p.logf("pane %d: reader panic: %v", p.id, r)
 		}
 	}()
-	buf := make([]byte, readChunk+readMin)
+	small := make([]byte, readMin)
+	var buf []byte // small, or a chunk from chunkPool while output is pending
 	var n int
 	apply := func() { p.term.Write(buf[:n]) }
 	for {
 		p.reading.Store(true)
 		var err error
-		n, err = p.ptmx.Read(buf)
+		n, err = p.ptmx.Read(small)
 		p.reading.Store(false)
 		p.reads.Add(1)
-		for err == nil && n > 0 && n < readChunk && p.pendingInput() > 0 {
-			// Already there: this read cannot block.
-			var more int
-			more, err = p.ptmx.Read(buf[n:])
-			n += more
+		buf = small
+		var chunk *[]byte
+		if err == nil && n > 0 && p.pendingInput() > 0 {
+			chunk = chunkPool.Get().(*[]byte)
+			buf = *chunk
+			copy(buf, small[:n])
+			for {
+				// Already there: this read cannot block.
+				var more int
+				more, err = p.ptmx.Read(buf[n:])
+				n += more
+				if err != nil || n >= readChunk || p.pendingInput() == 0 {
+					break
+				}
+			}
 		}
 		if n > 0 {
 			if p.feed != nil {
@@ -220,6 +236,7 @@ func (p *Pane) readLoop() {
 			} else {
 				apply()
 			}
+			p.untrimmed.Store(true)
 			p.lastOutput.Store(time.Now().UnixNano())
 			p.printed.Store(true)
 			p.mu.Lock()
@@ -231,10 +248,22 @@ func (p *Pane) readLoop() {
 				cb()
 			}
 		}
+		if chunk != nil {
+			chunkPool.Put(chunk)
+		}
 		if err != nil {
 			// EIO once every slave descriptor is closed: the normal end.
 			return
 		}
+	}
+}
+
+// Trim lets go of what the pane's emulator grew to take in output fast
+// (term.Terminal.Trim), if it had output since the last Trim. The server
+// calls it once output has gone quiet.
+func (p *Pane) Trim() {
+	if p.untrimmed.Swap(false) {
+		p.term.Trim()
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/melmux/melmux/pane"
 )
 
 // Returning a burst's memory to the system. A flood of output makes
@@ -13,16 +15,18 @@ import (
 // a rate that lets Go's heap grow to twice what is live before it collects,
 // and the runtime gives pages back only slowly, over minutes: a server that
 // took in a build log sat at twice the memory its history needs. So once
-// output has been quiet for outputQuiet after a burst that left at least
-// releaseMin (and an eighth of the live heap) of collectable or free heap
-// behind, the server collects and returns the free pages at once.
+// output has been quiet for outputQuiet, the panes that printed let go of
+// what they held only to take output in fast (Pane.Trim), and if at least
+// releaseMin (and an eighth of the live heap) of the heap is collectable or
+// free, the server collects and returns the free pages at once (a few ms
+// for a heap of tens of MB).
 //
 // Nothing ticks while the server is idle: the timer is armed by output and
 // fires once after it stops (during steady output about once per
 // outputQuiet, which costs a look at three runtime metrics).
 const (
 	outputQuiet = 200 * time.Millisecond
-	releaseMin  = 4 << 20
+	releaseMin  = 1 << 20
 )
 
 // quietRelease watches the panes' output for quiet after a burst.
@@ -30,7 +34,7 @@ type quietRelease struct {
 	last    atomic.Int64 // when output last came, unix nanoseconds
 	armed   atomic.Bool  // the timer is pending (or its function running)
 	timer   *time.Timer
-	release func() // runs after each quiet stretch: releaseIfWorth but in tests
+	release func() // runs after each quiet stretch: Server.afterOutput but in tests
 }
 
 func newQuietRelease(release func()) *quietRelease {
@@ -73,6 +77,22 @@ var heapSamples = []metrics.Sample{
 }
 
 var heapMu sync.Mutex // guards heapSamples
+
+// afterOutput runs once output has been quiet: the panes that printed let go
+// of what they grew to take it in, then the memory goes back if that is
+// worth it.
+func (s *Server) afterOutput() {
+	s.mu.Lock()
+	panes := make([]*pane.Pane, 0, len(s.panes))
+	for _, e := range s.panes {
+		panes = append(panes, e.p)
+	}
+	s.mu.Unlock()
+	for _, p := range panes {
+		p.Trim()
+	}
+	releaseIfWorth()
+}
 
 // releaseIfWorth collects and returns free pages to the system when that is
 // worth it.

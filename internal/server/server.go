@@ -198,7 +198,7 @@ func New(cfg Config) *Server {
 	if cfg.AgentReadWait <= 0 {
 		cfg.AgentReadWait = config.DefaultReadWait
 	}
-	return &Server{
+	s := &Server{
 		feedSlots:   make(chan struct{}, feedSlots()),
 		name:        cfg.Name,
 		sock:        cfg.SocketPath,
@@ -224,8 +224,9 @@ func New(cfg Config) *Server {
 		cols:        cfg.Cols,
 		rows:        cfg.Rows,
 		clients:     map[*client]struct{}{},
-		quiet:       newQuietRelease(releaseIfWorth),
 	}
+	s.quiet = newQuietRelease(s.afterOutput)
+	return s
 }
 
 // Listen creates the socket (0600), and its directory (0700) when there is
