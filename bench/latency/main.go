@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/melmux/melmux/bench/internal/muxenv"
 )
 
 // config is the run as the flags set it.
@@ -197,32 +199,10 @@ func caseLayouts(work string) map[string][]paneStep {
 	}
 }
 
-// benchEnv is the environment every multiplexer command runs with: private
-// directories, a UTF-8 locale, the same TERM and shell for both, and nothing
-// that would make a client think it is nested.
-func benchEnv(work string) []string {
-	drop := []string{"TMUX", "TMUX_PANE", "MELMUX_SOCKET", "MELMUX_PANE", "MELMUX_SESSION", "TERM", "COLORTERM",
-		"LANG", "LANGUAGE", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "SHELL"}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if contains(drop, k) || strings.HasPrefix(k, "LC_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"TERM=xterm-256color", "LC_ALL=C.UTF-8", "SHELL=/bin/sh",
-		"XDG_RUNTIME_DIR="+filepath.Join(work, "run"),
-		"XDG_STATE_HOME="+filepath.Join(work, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(work, "config"),
-		"XDG_DATA_HOME="+filepath.Join(work, "data"))
-}
-
 func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) {
-	work, err := os.MkdirTemp("", "melmux-latency.")
+	work, err := muxenv.Work("melmux-latency.")
 	if err != nil {
-		return fmt.Errorf("temporary directory: %w", err)
+		return err
 	}
 	defer func() {
 		if cfg.keep {
@@ -231,11 +211,6 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 		}
 		os.RemoveAll(work)
 	}()
-	for _, d := range []string{"run", "state", "config", "data"} {
-		if err := os.Mkdir(filepath.Join(work, d), 0o700); err != nil {
-			return fmt.Errorf("temporary directory: %w", err)
-		}
-	}
 	for name, body := range scripts {
 		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)
@@ -247,13 +222,13 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 	}
 	melmuxBin, melmuxRoot := cfg.melmux, ""
 	if melmuxBin == "" {
-		if melmuxBin, melmuxRoot, err = buildMelmux(ctx, work); err != nil {
+		if melmuxBin, melmuxRoot, _, err = muxenv.BuildMelmux(ctx, work); err != nil {
 			return err
 		}
 	} else if melmuxBin, err = exec.LookPath(melmuxBin); err != nil {
 		return fmt.Errorf("-melmux: %w", err)
 	}
-	env := benchEnv(work)
+	env := muxenv.Env(work)
 	drivers := map[string]mux{
 		"melmux": &melmuxDriver{bin: melmuxBin, env: env, cols: cfg.cols, rows: cfg.rows},
 		"tmux":   &tmuxDriver{bin: tmuxBin, dir: work, env: env, cols: cfg.cols, rows: cfg.rows},
@@ -309,23 +284,6 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 	rep.loadAfter = loadAvg()
 	rep.write(stdout)
 	return nil
-}
-
-// buildMelmux builds ./cmd/melmux of the module this program belongs to and
-// returns the binary and the module directory.
-func buildMelmux(ctx context.Context, work string) (string, string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	gomod := strings.TrimSpace(string(out))
-	if err != nil || gomod == "" || gomod == os.DevNull {
-		return "", "", fmt.Errorf("find the melmux module (go env GOMOD gave %q): run from the checkout or pass -melmux PATH", gomod)
-	}
-	bin := filepath.Join(work, "melmux")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/melmux")
-	cmd.Dir = filepath.Dir(gomod)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("go build ./cmd/melmux in %s: %w\n%s", cmd.Dir, err, b)
-	}
-	return bin, cmd.Dir, nil
 }
 
 // latencyResult is one latency run: one multiplexer, one neighbour case.
