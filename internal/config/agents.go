@@ -15,16 +15,19 @@ type Agents struct {
 	Bell          bool   // ring attached terminals when an agent waits on a person or finishes a turn
 	OSC9          bool   // and send them an OSC 9 notification
 	NotifyCommand string // run with /bin/sh -c on those changes; "" for none
-	// Rules are the built-in kinds and rules with the table's over them.
+	// Rules are the built-in kinds and rules with the table's over them;
+	// nil when the table has none, meaning agentstate.Default(), so that a
+	// process that only reads the config does not compile the built-in
+	// rules.
 	Rules *agentstate.Rules
 }
 
 const agentsKeyList = "bell, osc9, notify_command, launchers, [agents.kinds.NAME], [[agents.rules]]"
 
 // defaultAgents are the [agents] defaults: bell and OSC 9 on, the built-in
-// rules.
+// rules (nil Rules).
 func defaultAgents() Agents {
-	return Agents{Bell: true, OSC9: true, Rules: agentstate.Default()}
+	return Agents{Bell: true, OSC9: true}
 }
 
 // parseAgents reads the [agents] table into a, reporting each bad key

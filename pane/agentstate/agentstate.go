@@ -50,7 +50,7 @@ const activityWrites = 2
 // waiting, a busy marker is working, recent output is working, else idle.
 // The Engine weighs every signal; Detect is for callers that only have a
 // screen.
-func Detect(s Screen, quiet time.Duration) State { return defaultRules.Detect("", s, quiet) }
+func Detect(s Screen, quiet time.Duration) State { return defaultRules().Detect("", s, quiet) }
 
 // Detect is the package's Detect under r, for a kind ("" for every kind's
 // rules).

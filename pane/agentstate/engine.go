@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -460,8 +461,11 @@ func (e *Engine) freshReport(s Signals, busy bool, bm Match) (*Report, []Verdict
 }
 
 // asksPerson finds a notification that asks for the person rather than
-// saying the work is done.
-var asksPerson = regexp.MustCompile(`(?i)permission|approv|confirm|allow|needs? (your )?(input|attention|you)`)
+// saying the work is done. Compiled when first needed, not at package init
+// (see defaultRules).
+var asksPerson = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)permission|approv|confirm|allow|needs? (your )?(input|attention|you)`)
+})
 
 // terminalSignals weighs the signals that say no state by themselves. A
 // notification or bell counts when it came after the last input and the
@@ -477,7 +481,7 @@ func (e *Engine) terminalSignals(v *verdicts, s Signals, bellAt time.Time, anima
 		v.add("notification", "", "none (OSC 9, OSC 777)")
 	case fresh(s.Notify.At):
 		st := Idle
-		if asksPerson.MatchString(s.Notify.Text) {
+		if asksPerson().MatchString(s.Notify.Text) {
 			st = Waiting
 		}
 		detail := fmt.Sprintf("OSC %q %s ago", clip(s.Notify.Text, 60), round(now.Sub(s.Notify.At)))

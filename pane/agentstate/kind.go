@@ -122,6 +122,6 @@ func (r *Rules) KindOfScreen(lines []string) (string, string) {
 // or /proc/PID/comm) under the built-in rules, or "" when it is not a known
 // coding agent.
 func Kind(program string) string {
-	k, _ := defaultRules.kindOfProc(Proc{Argv: []string{strings.TrimSpace(program)}})
+	k, _ := defaultRules().kindOfProc(Proc{Argv: []string{strings.TrimSpace(program)}})
 	return k
 }

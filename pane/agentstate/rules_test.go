@@ -96,3 +96,22 @@ func TestCompileErrors(t *testing.T) {
 		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Names are ASCII letters, digits, '-' and '_' (rules also '.'): a letter
+// outside ASCII, a space, a newline or nothing at all is refused.
+func TestNames(t *testing.T) {
+	for _, c := range []struct {
+		s          string
+		kind, rule bool
+	}{
+		{"claude", true, true}, {"my_agent-2", true, true}, {"claude.permission", false, true},
+		{"", false, false}, {"café", false, false}, {"a b", false, false}, {"a\n", false, false}, {"a/b", false, false},
+	} {
+		if got := validName(c.s); got != c.kind {
+			t.Errorf("validName(%q) = %v, want %v", c.s, got, c.kind)
+		}
+		if got := validRuleName(c.s); got != c.rule {
+			t.Errorf("validRuleName(%q) = %v, want %v", c.s, got, c.rule)
+		}
+	}
+}
