@@ -185,14 +185,47 @@ func (p *Pane) Term() *term.Terminal { return p.term }
 // the emulator's scroll-off fast path needs that lookahead, and every
 // wake-up of the pane's watchers is paid per chunk. Output that arrives in a
 // trickle is fed as soon as it is read: nothing waits for more. A pane waits
-// in Read with a buffer of readMin; the big one is taken from chunkPool only
+// in Read with a buffer of readMin; the big one is taken from chunks only
 // while output is pending, so a quiet pane does not hold one.
 const (
 	readChunk = 64 << 10
 	readMin   = 4 << 10 // room the next read needs
 )
 
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, readChunk+readMin); return &b }}
+// chunks are the big read buffers no reader is using. Not a sync.Pool: that
+// keeps what it holds across one collection, and the quiet after a burst
+// sees only one, so a burst's chunks would stay resident while the server
+// idles; ReleaseChunks drops them at once.
+var chunks struct {
+	mu   sync.Mutex // guards free
+	free []*[]byte
+}
+
+func getChunk() *[]byte {
+	chunks.mu.Lock()
+	defer chunks.mu.Unlock()
+	if n := len(chunks.free); n > 0 {
+		b := chunks.free[n-1]
+		chunks.free = chunks.free[:n-1]
+		return b
+	}
+	b := make([]byte, readChunk+readMin)
+	return &b
+}
+
+func putChunk(b *[]byte) {
+	chunks.mu.Lock()
+	chunks.free = append(chunks.free, b)
+	chunks.mu.Unlock()
+}
+
+// ReleaseChunks lets go of the read buffers no pane is reading into; the
+// server calls it once output has gone quiet.
+func ReleaseChunks() {
+	chunks.mu.Lock()
+	chunks.free = nil
+	chunks.mu.Unlock()
+}
 
 // readLoop feeds the emulator until the PTY reports the other side gone. A
 // panic here is confined to this pane: the emulator already recovers its own,
@@ -205,7 +238,7 @@ func (p *Pane) readLoop() {
 		}
 	}()
 	small := make([]byte, readMin)
-	var buf []byte // small, or a chunk from chunkPool while output is pending
+	var buf []byte // small, or one of chunks while output is pending
 	var n int
 	apply := func() { p.term.Write(buf[:n]) }
 	for {
@@ -217,7 +250,7 @@ func (p *Pane) readLoop() {
 		buf = small
 		var chunk *[]byte
 		if err == nil && n > 0 && p.pendingInput() > 0 {
-			chunk = chunkPool.Get().(*[]byte)
+			chunk = getChunk()
 			buf = *chunk
 			copy(buf, small[:n])
 			for {
@@ -249,7 +282,7 @@ func (p *Pane) readLoop() {
 			}
 		}
 		if chunk != nil {
-			chunkPool.Put(chunk)
+			putChunk(chunk)
 		}
 		if err != nil {
 			// EIO once every slave descriptor is closed: the normal end.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -177,5 +178,28 @@ func TestPrefaceShowsAboveTheProgram(t *testing.T) {
 	}
 	if c := p.Term().Snapshot().Cells[0][0]; c.FG == p.Term().Snapshot().Cells[1][0].FG {
 		t.Errorf("the preface should be drawn in its own colour: %+v", c)
+	}
+}
+
+// TestReleaseChunks: a chunk given back is kept for the next read until
+// ReleaseChunks, which lets the idle ones go.
+func TestReleaseChunks(t *testing.T) {
+	a := getChunk()
+	if len(*a) != readChunk+readMin {
+		t.Fatalf("a chunk of %d bytes, want %d", len(*a), readChunk+readMin)
+	}
+	putChunk(a)
+	chunks.mu.Lock()
+	kept := slices.Contains(chunks.free, a)
+	chunks.mu.Unlock()
+	if !kept {
+		t.Fatal("a chunk given back was not kept")
+	}
+	ReleaseChunks()
+	chunks.mu.Lock()
+	n := len(chunks.free)
+	chunks.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d idle chunks kept after ReleaseChunks", n)
 	}
 }

@@ -91,6 +91,7 @@ func (s *Server) afterOutput() {
 	for _, p := range panes {
 		p.Trim()
 	}
+	pane.ReleaseChunks()
 	releaseIfWorth()
 }
 
