@@ -151,7 +151,7 @@ func Start(cfg Config) (*Pane, error) {
 		return nil, fmt.Errorf("pane %d: start %q: %w", cfg.ID, cfg.Argv[0], err)
 	}
 	p.cmd = cmd
-	p.ptmx = ptmx
+	p.ptmx = pollable(ptmx)
 	p.status = Status{Running: true, PID: cmd.Process.Pid}
 	p.lastOutput.Store(time.Now().UnixNano())
 
@@ -159,6 +159,20 @@ func Start(cfg Config) (*Pane, error) {
 	go p.writeLoop()
 	go p.waitLoop()
 	return p, nil
+}
+
+// setSize sets the PTY's window size through the poller's fd, not Fd
+// (pty.Setsize), which would put the master back in blocking mode.
+func (p *Pane) setSize(cols, rows int) error {
+	raw, err := p.ptmx.SyscallConn()
+	if err != nil {
+		return err
+	}
+	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
+	if cerr := raw.Control(func(fd uintptr) { err = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); cerr != nil {
+		return cerr
+	}
+	return err
 }
 
 func withTermEnv(env []string) []string {
@@ -301,6 +315,7 @@ func (p *Pane) Trim() {
 }
 
 func (p *Pane) waitLoop() {
+	awaitExit(p.cmd.Process.Pid)
 	err := p.cmd.Wait()
 	st := Status{PID: p.cmd.Process.Pid}
 	var ee *exec.ExitError
@@ -470,7 +485,7 @@ func (p *Pane) Resize(cols, rows int) error {
 		return nil
 	}
 	p.term.Resize(cols, rows)
-	if err := pty.Setsize(p.ptmx, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}); err != nil {
+	if err := p.setSize(cols, rows); err != nil {
 		select {
 		case <-p.exited:
 			return nil // the size of a finished program's PTY no longer matters
