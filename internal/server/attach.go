@@ -68,7 +68,7 @@ func (s *Server) invalidateLocked() {
 // that pane within the last 250 ms draws at once, past its frame cap.
 func (s *Server) paneOutput(id int) {
 	s.stateOutput()
-	s.quiet.output()
+	s.quiet.note()
 	if list := s.clientList.Load(); list != nil {
 		for _, c := range *list {
 			if at := c.typedAt.Load(); at != 0 && c.typedPane.Load() == int64(id) && time.Since(time.Unix(0, at)) < 250*time.Millisecond {

@@ -21,9 +21,11 @@ import (
 // free, the server collects and returns the free pages at once (a few ms
 // for a heap of tens of MB).
 //
-// Nothing ticks while the server is idle: the timer is armed by output and
-// fires once after it stops (during steady output about once per
-// outputQuiet, which costs a look at three runtime metrics).
+// Nothing ticks while the server is idle: the timer is armed by output (and
+// by the state file's write, which reads every pane's screen and follows
+// output by up to seconds) and fires once after it stops (during steady
+// output about once per outputQuiet, which costs a look at three runtime
+// metrics).
 const (
 	outputQuiet = 200 * time.Millisecond
 	releaseMin  = 1 << 20
@@ -44,8 +46,9 @@ func newQuietRelease(release func()) *quietRelease {
 	return q
 }
 
-// output notes that a pane printed. Cheap enough for every chunk read.
-func (q *quietRelease) output() {
+// note says that work which allocates happened: a pane printed (cheap enough
+// for every chunk read), the state file was written.
+func (q *quietRelease) note() {
 	q.last.Store(time.Now().UnixNano())
 	if q.armed.Load() || !q.armed.CompareAndSwap(false, true) {
 		return

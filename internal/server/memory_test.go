@@ -14,7 +14,7 @@ func TestQuietReleaseOncePerBurst(t *testing.T) {
 	q := newQuietRelease(func() { fired <- struct{}{} })
 	for range 3 {
 		for range 100 {
-			q.output()
+			q.note()
 		}
 		select {
 		case <-fired:

@@ -114,6 +114,7 @@ func (s *Server) saveLoop() {
 			due = time.Time{}
 			lastWrite = time.Now()
 			s.saveState(false)
+			s.quiet.note() // what building the state took goes back once all is quiet
 		}
 	}
 }
