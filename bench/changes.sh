@@ -48,7 +48,7 @@ for arg in "$@"; do
 	git -C "$repo" worktree add --detach "$tree" "$rev" >/dev/null 2>&1
 	trees+=("$tree")
 	echo "== building $rev ($label)"
-	(cd "$tree" && go build -o "$work/melmux-$rev" ./cmd/melmux)
+	(cd "$tree" && CGO_ENABLED=0 go build -o "$work/melmux-$rev" ./cmd/melmux)
 	labels+=("$rev=$label")
 done
 

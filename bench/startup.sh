@@ -19,7 +19,7 @@
 #      session.
 #
 # Usage: bench/startup.sh [BINARY...]
-#   With no BINARY it builds melmux from this checkout (plain `go build`, as
+#   With no BINARY it builds melmux from this checkout (`CGO_ENABLED=0 go build`, as
 #   README says); give several binaries to compare builds (for instance one
 #   built at an older commit). Environment: RUNS=15.
 # Needs: go, tmux, awk; perf for part 2.
@@ -44,7 +44,7 @@ T() { tmux -S "$TSOCK" "$@"; }
 
 bins=()
 if [ $# -eq 0 ]; then
-	(cd "$repo" && go build -o "$work/melmux" ./cmd/melmux)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$work/melmux" ./cmd/melmux)
 	bins=("$work/melmux")
 else
 	for b in "$@"; do

@@ -48,7 +48,7 @@ func Env(work string) []string {
 		"XDG_CONFIG_HOME="+filepath.Join(work, "config"), "XDG_DATA_HOME="+filepath.Join(work, "data"))
 }
 
-// BuildMelmux builds ./cmd/melmux of the module the current directory is in,
+// BuildMelmux builds ./cmd/melmux (without cgo, as README does) of the module the current directory is in,
 // into work, and returns the binary, the module's directory and its commit
 // ("unknown" outside git).
 func BuildMelmux(ctx context.Context, work string) (bin, dir, commit string, err error) {
@@ -61,6 +61,7 @@ func BuildMelmux(ctx context.Context, work string) (bin, dir, commit string, err
 	bin = filepath.Join(work, "melmux")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/melmux")
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as README builds it
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", "", "", fmt.Errorf("go build ./cmd/melmux in %s: %w\n%s", dir, err, b)
 	}
