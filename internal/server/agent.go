@@ -308,7 +308,7 @@ func (s *Server) watchAgent(id int, e *paneEntry) {
 			next = agentKindTTL - since
 		}
 		s.mu.Unlock()
-		s.quiet.note() // a decision reads the screen: its garbage goes back once all is quiet
+		s.quiet.later() // a decision reads the screen: its garbage goes back once all is quiet
 		t := time.NewTimer(next)
 		if next <= 0 {
 			t.Stop()

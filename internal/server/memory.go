@@ -21,11 +21,13 @@ import (
 // free, the server collects and returns the free pages at once (a few ms
 // for a heap of tens of MB).
 //
-// Nothing ticks while the server is idle: the timer is armed by output (and
-// by the state file's write, which reads every pane's screen and follows
-// output by up to seconds) and fires once after it stops (during steady
-// output about once per outputQuiet, which costs a look at three runtime
-// metrics).
+// Nothing ticks while the server is idle: the timer is armed by output and
+// by what follows output by up to seconds and allocates for every pane (the
+// state file's write, agent-state decisions), and fires once after they
+// stop (during steady activity about once per outputQuiet, which costs a
+// look at three runtime metrics). Only output holds a release off; requests
+// do not even arm it (a client polling read_pane would hold it off for as
+// long as it polls).
 const (
 	outputQuiet = 200 * time.Millisecond
 	releaseMin  = 1 << 20
@@ -46,10 +48,19 @@ func newQuietRelease(release func()) *quietRelease {
 	return q
 }
 
-// note says that work which allocates happened: a pane printed (cheap enough
-// for every chunk read), the state file was written.
+// note says that a pane printed. Cheap enough for every chunk read.
 func (q *quietRelease) note() {
 	q.last.Store(time.Now().UnixNano())
+	q.arm()
+}
+
+// later says that work which allocates for every pane and follows output by
+// up to seconds happened (the state file was written, an agent state was
+// decided): it arms the timer if it is not pending, but unlike output does
+// not hold off a release already due.
+func (q *quietRelease) later() { q.arm() }
+
+func (q *quietRelease) arm() {
 	if q.armed.Load() || !q.armed.CompareAndSwap(false, true) {
 		return
 	}

@@ -30,6 +30,26 @@ func TestQuietReleaseOncePerBurst(t *testing.T) {
 	}
 }
 
+// TestQuietReleaseNotHeldOffByLaterWork: work that follows output (state
+// saves, agent-state decisions) arms the release but does not postpone one
+// that output made due.
+func TestQuietReleaseNotHeldOffByLaterWork(t *testing.T) {
+	fired := make(chan struct{}, 10)
+	q := newQuietRelease(func() { fired <- struct{}{} })
+	q.note()
+	deadline := time.After(30 * time.Second)
+	for {
+		q.later()
+		select {
+		case <-fired:
+			return
+		case <-deadline:
+			t.Fatal("no release 30 s after the output stopped: later work held it off")
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
 // waitFor polls cond until it holds, up to 30 s.
 func waitFor(cond func() bool) bool {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {

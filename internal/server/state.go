@@ -114,7 +114,7 @@ func (s *Server) saveLoop() {
 			due = time.Time{}
 			lastWrite = time.Now()
 			s.saveState(false)
-			s.quiet.note() // what building the state took goes back once all is quiet
+			s.quiet.later() // what building the state took goes back once all is quiet
 		}
 	}
 }
