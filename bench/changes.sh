@@ -48,7 +48,7 @@ for arg in "$@"; do
 	git -C "$repo" worktree add --detach "$tree" "$rev" >/dev/null 2>&1
 	trees+=("$tree")
 	echo "== building $rev ($label)"
-	(cd "$tree" && CGO_ENABLED=0 go build -o "$work/melmux-$rev" ./cmd/melmux)
+	(cd "$tree" && CGO_ENABLED=0 go build -o "$work/bin-$rev/" ./cmd/...)
 	labels+=("$rev=$label")
 done
 
@@ -57,7 +57,7 @@ for entry in "${labels[@]}"; do
 	rev=${entry%%=*}
 	label=${entry#*=}
 	echo "== $rev ($label)"
-	if ! MELMUX_BIN=$work/melmux-$rev MELMUX_REV=$rev "$script" >"$work/out-$rev" 2>&1; then
+	if ! MELMUX_BIN=$work/bin-$rev/melmux MELMUX_REV=$rev "$script" >"$work/out-$rev" 2>&1; then
 		failed=$((failed + 1))
 		echo "   pane_throughput.sh failed for $rev; the end of its output:"
 		tail -n 20 "$work/out-$rev" | sed 's/^/   /'

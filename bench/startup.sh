@@ -44,7 +44,7 @@ T() { tmux -S "$TSOCK" "$@"; }
 
 bins=()
 if [ $# -eq 0 ]; then
-	(cd "$repo" && CGO_ENABLED=0 go build -o "$work/melmux" ./cmd/melmux)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent)
 	bins=("$work/melmux")
 else
 	for b in "$@"; do

@@ -8,21 +8,22 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 )
 
 func init() {
-	register(&verb{
-		name:    "attach",
-		usage:   "",
-		summary: "attach this terminal to the session (`melmux` alone also creates it)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "attach")
-			if err := parseFlags(fs, args); err != nil {
+	cli.Register(&cli.Verb{
+		Name:    "attach",
+		Usage:   "",
+		Summary: "attach this terminal to the session (`melmux` alone also creates it)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "attach")
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("attach takes no arguments, got %q", strings.Join(fs.Args(), " "))
+				return cli.Usagef("attach takes no arguments, got %q", strings.Join(fs.Args(), " "))
 			}
 			return attach(g)
 		},
@@ -31,7 +32,7 @@ func init() {
 
 // attachOrCreate is `melmux` with no verb: attach, creating the session first
 // when there is none.
-func attachOrCreate(g *globals) error {
+func attachOrCreate(g *cli.Globals) error {
 	if err := needTerminal(); err != nil {
 		return err // before creating a session nobody could see
 	}
@@ -56,8 +57,8 @@ func attachOrCreate(g *globals) error {
 	return attach(g)
 }
 
-func attach(g *globals) error {
-	if id := envPane(g); id > 0 {
+func attach(g *cli.Globals) error {
+	if id := cli.EnvPane(g); id > 0 {
 		return fmt.Errorf("already inside pane %d of this session: attaching here would nest the session in itself (use -s NAME for another session)", id)
 	}
 	if err := needTerminal(); err != nil {
@@ -69,7 +70,7 @@ func attach(g *globals) error {
 	}
 	reason, err := client.Attach(sock, os.Stdin, os.Stdout)
 	if reason != "" {
-		fmt.Fprintf(g.stdout, "[%s]\n", reason)
+		fmt.Fprintf(g.Stdout, "[%s]\n", reason)
 	}
 	return err
 }

@@ -3,31 +3,32 @@ package main
 import (
 	"fmt"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "debug",
-		usage:   "[--json]",
-		summary: "for diagnosis: the server's open fds, goroutines, memory and connections",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "debug")
+	cli.Register(&cli.Verb{
+		Name:    "debug",
+		Usage:   "[--json]",
+		Summary: "for diagnosis: the server's open fds, goroutines, memory and connections",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "debug")
 			asJSON := fs.Bool("json", false, "print the JSON object")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("debug takes no arguments, got %q", fs.Arg(0))
+				return cli.Usagef("debug takes no arguments, got %q", fs.Arg(0))
 			}
 			var st proto.DebugStats
 			if err := call(g, "debug_stats", nil, &st); err != nil {
 				return err
 			}
 			if *asJSON {
-				return printJSON(g.stdout, st)
+				return printJSON(g.Stdout, st)
 			}
-			fmt.Fprintf(g.stdout, "pid %d  fds %d (limit %d)  goroutines %d  rss %s  heap %s  panes %d  clients %d  connections %d\n",
+			fmt.Fprintf(g.Stdout, "pid %d  fds %d (limit %d)  goroutines %d  rss %s  heap %s  panes %d  clients %d  connections %d\n",
 				st.PID, st.FDs, st.FDLimit, st.Goroutines, mib(st.RSSBytes), mib(int64(st.HeapBytes)), st.Panes, st.Clients, st.Conns)
 			return nil
 		},

@@ -3,21 +3,22 @@ package main
 import (
 	"fmt"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "detach",
-		usage:   "",
-		summary: "detach every client attached to the session",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "detach")
-			if err := parseFlags(fs, args); err != nil {
+	cli.Register(&cli.Verb{
+		Name:    "detach",
+		Usage:   "",
+		Summary: "detach every client attached to the session",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "detach")
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("detach takes no arguments, got %q", fs.Arg(0))
+				return cli.Usagef("detach takes no arguments, got %q", fs.Arg(0))
 			}
 			var res proto.DetachResult
 			if err := call(g, "detach", nil, &res); err != nil {

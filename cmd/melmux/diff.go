@@ -8,32 +8,33 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/worktree"
 )
 
 func init() {
-	register(&verb{
-		name:    "diff",
-		usage:   "-t PANE [--stat] [--color auto|always|never] [--json]",
-		summary: "what a worktree pane changed since its worktree was made, committed or not",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "diff")
+	cli.Register(&cli.Verb{
+		Name:    "diff",
+		Usage:   "-t PANE [--stat] [--color auto|always|never] [--json]",
+		Summary: "what a worktree pane changed since its worktree was made, committed or not",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "diff")
 			target := fs.String("t", "", "the pane (default: this pane inside melmux)")
 			stat := fs.Bool("stat", false, "the files changed and their counts (git's --stat) instead of the patch")
 			color := fs.String("color", "auto", "auto (when stdout is a terminal and $NO_COLOR is unset), always or never")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("diff takes no arguments besides flags, got %q", strings.Join(fs.Args(), " "))
+				return cli.Usagef("diff takes no arguments besides flags, got %q", strings.Join(fs.Args(), " "))
 			}
 			pane, err := paneFlag(g, "diff", *target)
 			if err != nil {
 				return err
 			}
-			tty, width := terminalOut(g.stdout)
+			tty, width := terminalOut(g.Stdout)
 			colored := false
 			switch *color {
 			case "auto":
@@ -42,28 +43,28 @@ func init() {
 				colored = true
 			case "never":
 			default:
-				return usagef("diff: --color %q: use auto, always or never", *color)
+				return cli.Usagef("diff: --color %q: use auto, always or never", *color)
 			}
 			var res proto.DiffResult
 			if err := call(g, "diff", proto.DiffParams{Pane: pane, Stat: *stat, StatWidth: width}, &res); err != nil {
 				return err
 			}
 			if *asJSON {
-				return printJSON(g.stdout, res)
+				return printJSON(g.Stdout, res)
 			}
 			if len(res.Files) == 0 {
-				fmt.Fprintf(g.stderr, "melmux: pane %d's worktree (%s) has no changes since %.12s\n", pane, res.Branch, res.Base)
+				fmt.Fprintf(g.Stderr, "melmux: pane %d's worktree (%s) has no changes since %.12s\n", pane, res.Branch, res.Base)
 				return nil
 			}
 			text := res.Text
 			if colored {
 				text = coloredDiff(text)
 			}
-			if _, err := io.WriteString(g.stdout, text); err != nil {
+			if _, err := io.WriteString(g.Stdout, text); err != nil {
 				return err
 			}
 			if res.Truncated {
-				fmt.Fprintf(g.stderr, "melmux: the diff is cut at 2 MiB; `git -C %s diff %s` shows it all\n", res.Worktree, res.Base)
+				fmt.Fprintf(g.Stderr, "melmux: the diff is cut at 2 MiB; `git -C %s diff %s` shows it all\n", res.Worktree, res.Base)
 			}
 			return nil
 		},

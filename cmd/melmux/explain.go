@@ -6,23 +6,24 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "explain",
-		usage:   "-t PANE [--json]",
-		summary: "show how a pane's agent state is decided: its kind, every signal and rule with its verdict, and the last changes",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "explain")
+	cli.Register(&cli.Verb{
+		Name:    "explain",
+		Usage:   "-t PANE [--json]",
+		Summary: "show how a pane's agent state is decided: its kind, every signal and rule with its verdict, and the last changes",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "explain")
 			target := fs.String("t", "", "the pane")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("explain takes no arguments besides flags, got %q", strings.Join(fs.Args(), " "))
+				return cli.Usagef("explain takes no arguments besides flags, got %q", strings.Join(fs.Args(), " "))
 			}
 			id, err := paneFlag(g, "explain", *target)
 			if err != nil {
@@ -33,9 +34,9 @@ func init() {
 				return err
 			}
 			if *asJSON {
-				return printJSON(g.stdout, res)
+				return printJSON(g.Stdout, res)
 			}
-			fmt.Fprint(g.stdout, explainText(res))
+			fmt.Fprint(g.Stdout, explainText(res))
 			return nil
 		},
 	})

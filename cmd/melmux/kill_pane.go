@@ -3,22 +3,23 @@ package main
 import (
 	"context"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "kill-pane",
-		usage:   "-t PANE",
-		summary: "end a pane's process and remove the pane (the last one ends the session)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "kill-pane")
+	cli.Register(&cli.Verb{
+		Name:    "kill-pane",
+		Usage:   "-t PANE",
+		Summary: "end a pane's process and remove the pane (the last one ends the session)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "kill-pane")
 			target := fs.String("t", "", "the pane")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("kill-pane takes no arguments besides -t, got %q", fs.Arg(0))
+				return cli.Usagef("kill-pane takes no arguments besides -t, got %q", fs.Arg(0))
 			}
 			id, err := paneFlag(g, "kill-pane", *target)
 			if err != nil {

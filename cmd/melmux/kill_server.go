@@ -4,20 +4,22 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/melmux/melmux/internal/cli"
 )
 
 func init() {
-	register(&verb{
-		name:    "kill-server",
-		usage:   "",
-		summary: "end the session and its panes",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "kill-server")
-			if err := parseFlags(fs, args); err != nil {
+	cli.Register(&cli.Verb{
+		Name:    "kill-server",
+		Usage:   "",
+		Summary: "end the session and its panes",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "kill-server")
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("kill-server takes no arguments, got %q", fs.Arg(0))
+				return cli.Usagef("kill-server takes no arguments, got %q", fs.Arg(0))
 			}
 			c, err := dial(g)
 			if err != nil {

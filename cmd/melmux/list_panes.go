@@ -6,32 +6,33 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "list-panes",
-		usage:   "[--json] [--resources]",
-		summary: "list every pane (--resources: with the CPU and memory of each pane's processes)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "list-panes")
+	cli.Register(&cli.Verb{
+		Name:    "list-panes",
+		Usage:   "[--json] [--resources]",
+		Summary: "list every pane (--resources: with the CPU and memory of each pane's processes)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "list-panes")
 			asJSON := fs.Bool("json", false, "print a JSON array")
 			withRes := fs.Bool("resources", false, "add cpu and rss: what each pane's process tree uses")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("list-panes takes no arguments, got %q", strings.Join(fs.Args(), " "))
+				return cli.Usagef("list-panes takes no arguments, got %q", strings.Join(fs.Args(), " "))
 			}
 			var panes []proto.PaneInfo
 			if err := call(g, "list_panes", proto.ListPanesParams{Resources: *withRes}, &panes); err != nil {
 				return err
 			}
 			if *asJSON {
-				return printJSON(g.stdout, panes)
+				return printJSON(g.Stdout, panes)
 			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 			res := ""
 			if *withRes {
 				res = "CPU%\tMEM\t"

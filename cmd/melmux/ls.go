@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -22,14 +23,14 @@ import (
 var lsTimeout = 3 * time.Second
 
 func init() {
-	register(&verb{
-		name:    "ls",
-		usage:   "[--json]",
-		summary: "list sessions: name, panes, attached clients, created",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "ls")
+	cli.Register(&cli.Verb{
+		Name:    "ls",
+		Usage:   "[--json]",
+		Summary: "list sessions: name, panes, attached clients, created",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "ls")
 			asJSON := fs.Bool("json", false, "print a JSON array")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if err := proto.CheckSocketDir(proto.SocketDir()); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -38,12 +39,12 @@ func init() {
 			sessions := askSessions(sessionSockets())
 			sort.Slice(sessions, func(i, j int) bool { return sessions[i].Name < sessions[j].Name })
 			if *asJSON {
-				return printJSON(g.stdout, sessions)
+				return printJSON(g.Stdout, sessions)
 			}
 			if len(sessions) == 0 {
 				return fmt.Errorf("no sessions in %s (start one with `melmux new -d`)", proto.SocketDir())
 			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tPANES\tCLIENTS\tSIZE\tCREATED")
 			for _, s := range sessions {
 				if s.Error != "" {

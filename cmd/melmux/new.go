@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
@@ -19,20 +20,20 @@ import (
 )
 
 func init() {
-	register(&verb{
-		name:    "new",
-		usage:   "[-d] [-x COLS -y ROWS] [-- CMD...]",
-		summary: "start a session (-d: stay detached, default size 200x50)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "new")
+	cli.Register(&cli.Verb{
+		Name:    "new",
+		Usage:   "[-d] [-x COLS -y ROWS] [-- CMD...]",
+		Summary: "start a session (-d: stay detached, default size 200x50)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "new")
 			detached := fs.Bool("d", false, "do not attach")
 			cols := fs.Int("x", 0, "columns (default 200 detached, else the terminal's)")
 			rows := fs.Int("y", 0, "rows (default 50 detached, else the terminal's)")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if !inRange(*cols, server.MinSessionCols, server.MaxSessionCols) || !inRange(*rows, server.MinSessionRows, server.MaxSessionRows) {
-				return usagef("new: -x must be %d-%d and -y %d-%d", server.MinSessionCols, server.MaxSessionCols, server.MinSessionRows, server.MaxSessionRows)
+				return cli.Usagef("new: -x must be %d-%d and -y %d-%d", server.MinSessionCols, server.MaxSessionCols, server.MinSessionRows, server.MaxSessionRows)
 			}
 			if !*detached && (*cols == 0 || *rows == 0) {
 				if c, r, err := terminalSize(); err == nil {
@@ -65,8 +66,8 @@ func init() {
 func inRange(v, lo, hi int) bool { return v == 0 || (v >= lo && v <= hi) }
 
 // startSession starts a daemon for the session and creates its first pane.
-func startSession(g *globals, argv []string, cols, rows int) error {
-	name := proto.SessionName(g.session)
+func startSession(g *cli.Globals, argv []string, cols, rows int) error {
+	name := proto.SessionName(g.Session)
 	sock, err := sessionSocket(g)
 	if err != nil {
 		return err
@@ -78,7 +79,7 @@ func startSession(g *globals, argv []string, cols, rows int) error {
 		return err
 	}
 	if _, err := config.Load(); err != nil {
-		fmt.Fprintf(g.stderr, "melmux: %v (starting with the defaults)\n", err)
+		fmt.Fprintf(g.Stderr, "melmux: %v (starting with the defaults)\n", err)
 	}
 	if err := spawnDaemon(name, sock); err != nil {
 		return err

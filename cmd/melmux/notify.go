@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -18,41 +19,41 @@ const maxHookPayload = 1 << 20
 const maxNotifyMessage = 500
 
 func init() {
-	register(&verb{
-		name:  "notify",
-		usage: "[-t PANE] --state working|waiting|idle [--message M] [--event NAME] [--kind KIND] | --from claude | --from codex JSON",
-		summary: "report an agent's state for the pane it runs in, from its own hooks (Claude Code's hooks read from stdin with --from claude, " +
+	cli.Register(&cli.Verb{
+		Name:  "notify",
+		Usage: "[-t PANE] --state working|waiting|idle [--message M] [--event NAME] [--kind KIND] | --from claude | --from codex JSON",
+		Summary: "report an agent's state for the pane it runs in, from its own hooks (Claude Code's hooks read from stdin with --from claude, " +
 			"Codex's notify program with --from codex)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "notify")
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "notify")
 			target := fs.String("t", "", "the pane (default: $MELMUX_PANE, the pane this runs in)")
 			state := fs.String("state", "", "working, waiting (on a person) or idle (the turn is done)")
 			message := fs.String("message", "", "what the agent says or asks")
 			event := fs.String("event", "", "the hook's event, shown as the evidence")
 			kind := fs.String("kind", "", "the agent's kind (claude, codex, ...)")
 			from := fs.String("from", "", "read the report from an agent's own hook: claude (its hook JSON on stdin) or codex (its notify JSON as the argument)")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			p := proto.NotifyParams{State: *state, Message: *message, Event: *event, Kind: *kind}
 			switch *from {
 			case "":
 				if fs.NArg() > 0 {
-					return usagef("notify takes no arguments besides flags (a payload goes with --from codex), got %q", strings.Join(fs.Args(), " "))
+					return cli.Usagef("notify takes no arguments besides flags (a payload goes with --from codex), got %q", strings.Join(fs.Args(), " "))
 				}
 				if p.State == "" {
-					return usagef("notify: --state is required: working, waiting or idle (or --from claude|codex to read an agent's hook)")
+					return cli.Usagef("notify: --state is required: working, waiting or idle (or --from claude|codex to read an agent's hook)")
 				}
 			case "claude":
 				if fs.NArg() > 0 {
-					return usagef("notify --from claude reads Claude Code's hook JSON on stdin and takes no arguments, got %q", strings.Join(fs.Args(), " "))
+					return cli.Usagef("notify --from claude reads Claude Code's hook JSON on stdin and takes no arguments, got %q", strings.Join(fs.Args(), " "))
 				}
-				raw, err := io.ReadAll(io.LimitReader(g.stdin, maxHookPayload+1))
+				raw, err := io.ReadAll(io.LimitReader(g.Stdin, maxHookPayload+1))
 				if err != nil {
 					return fmt.Errorf("notify: reading the hook's JSON from stdin: %w", err)
 				}
 				if len(raw) > maxHookPayload {
-					return usagef("notify --from claude: the hook's JSON on stdin is over %d bytes", maxHookPayload)
+					return cli.Usagef("notify --from claude: the hook's JSON on stdin is over %d bytes", maxHookPayload)
 				}
 				skip, err := fromClaudeHook(raw, &p)
 				if err != nil || skip {
@@ -60,19 +61,19 @@ func init() {
 				}
 			case "codex":
 				if fs.NArg() != 1 {
-					return usagef("notify --from codex takes Codex's notify JSON as its one argument (notify = [\"melmux\", \"notify\", \"--from\", \"codex\"] in Codex's config.toml), got %d arguments", fs.NArg())
+					return cli.Usagef("notify --from codex takes Codex's notify JSON as its one argument (notify = [\"melmux\", \"notify\", \"--from\", \"codex\"] in Codex's config.toml), got %d arguments", fs.NArg())
 				}
 				skip, err := fromCodexNotify([]byte(fs.Arg(0)), &p)
 				if err != nil || skip {
 					return err
 				}
 			default:
-				return usagef("notify: --from %q is not claude or codex", *from)
+				return cli.Usagef("notify: --from %q is not claude or codex", *from)
 			}
-			if *target == "" && envPane(g) == 0 {
+			if *target == "" && cli.EnvPane(g) == 0 {
 				// A hook set up for every session runs outside melmux too:
 				// say so, but do not fail the agent's hook.
-				fmt.Fprintln(g.stderr, "melmux notify: not in a melmux pane ($MELMUX_PANE is not set) and no -t PANE: nothing reported")
+				fmt.Fprintln(g.Stderr, "melmux notify: not in a melmux pane ($MELMUX_PANE is not set) and no -t PANE: nothing reported")
 				return nil
 			}
 			id, err := paneFlag(g, "notify", *target)
@@ -114,7 +115,7 @@ type claudeHook struct {
 func fromClaudeHook(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
 	var h claudeHook
 	if err := json.Unmarshal(raw, &h); err != nil {
-		return false, usagef("notify --from claude: stdin is not Claude Code's hook JSON: %v", err)
+		return false, cli.Usagef("notify --from claude: stdin is not Claude Code's hook JSON: %v", err)
 	}
 	state, event, msg := "", h.Event, ""
 	switch h.Event {
@@ -144,10 +145,10 @@ func fromClaudeHook(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
 	case "SubagentStop", "SessionEnd", "PreCompact":
 		return true, nil
 	case "":
-		return false, usagef("notify --from claude: the JSON on stdin has no hook_event_name; is this a Claude Code hook?")
+		return false, cli.Usagef("notify --from claude: the JSON on stdin has no hook_event_name; is this a Claude Code hook?")
 	default:
 		if p.State == "" {
-			return false, usagef("notify --from claude: hook event %q says no state (melmux maps UserPromptSubmit, PreToolUse, PostToolUse, Notification, Stop, SessionStart); give --state", h.Event)
+			return false, cli.Usagef("notify --from claude: hook event %q says no state (melmux maps UserPromptSubmit, PreToolUse, PostToolUse, Notification, Stop, SessionStart); give --state", h.Event)
 		}
 	}
 	fill(p, state, event, msg, "claude")
@@ -167,7 +168,7 @@ type codexNotify struct {
 func fromCodexNotify(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
 	var n codexNotify
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return false, usagef("notify --from codex: the argument is not Codex's notify JSON: %v", err)
+		return false, cli.Usagef("notify --from codex: the argument is not Codex's notify JSON: %v", err)
 	}
 	state := ""
 	switch n.Type {
@@ -182,10 +183,10 @@ func fromCodexNotify(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
 	case "approval-requested":
 		state = "waiting"
 	case "":
-		return false, usagef("notify --from codex: the JSON has no type; is this Codex's notify payload?")
+		return false, cli.Usagef("notify --from codex: the JSON has no type; is this Codex's notify payload?")
 	default:
 		if p.State == "" {
-			return false, usagef("notify --from codex: notification %q says no state (melmux maps agent-turn-complete, approval-requested); give --state", n.Type)
+			return false, cli.Usagef("notify --from codex: notification %q says no state (melmux maps agent-turn-complete, approval-requested); give --state", n.Type)
 		}
 	}
 	fill(p, state, n.Type, n.LastMessage, "codex")

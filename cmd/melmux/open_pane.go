@@ -1,16 +1,17 @@
 package main
 
 import (
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "open-pane",
-		usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--worktree [NAME]] [--json] [-- CMD...]",
-		summary: "open a pane running CMD (default $SHELL); prints the new pane id",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "open-pane")
+	cli.Register(&cli.Verb{
+		Name:    "open-pane",
+		Usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--worktree [NAME]] [--json] [-- CMD...]",
+		Summary: "open a pane running CMD (default $SHELL); prints the new pane id",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "open-pane")
 			lay := fs.String("layout", "", "right, down or tab (anything else means tab)")
 			target := fs.String("t", "", "the pane to split (default: this pane inside melmux, else the focused one)")
 			cwd := fs.String("cwd", "", "working directory (default: the current directory)")

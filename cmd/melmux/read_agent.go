@@ -5,25 +5,26 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "read-agent",
-		usage:   "-t PANE [--wait DUR] [--json]",
-		summary: "print an agent's state and latest reply, once its queued turns finished (bounded)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "read-agent")
+	cli.Register(&cli.Verb{
+		Name:    "read-agent",
+		Usage:   "-t PANE [--wait DUR] [--json]",
+		Summary: "print an agent's state and latest reply, once its queued turns finished (bounded)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "read-agent")
 			target := fs.String("t", "", "the agent's pane")
 			wait := durationFlag(fs, "wait", 0, "wait at most DUR for a melmux agent's queued turns (0: do not wait; default: the session's [agent] read_wait)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("read-agent takes no arguments besides flags, got %q", strings.Join(fs.Args(), " "))
+				return cli.Usagef("read-agent takes no arguments besides flags, got %q", strings.Join(fs.Args(), " "))
 			}
 			id, err := paneFlag(g, "read-agent", *target)
 			if err != nil {
@@ -33,7 +34,7 @@ func init() {
 			if flagSet(fs, "wait") {
 				switch {
 				case *wait < 0:
-					return usagef("read-agent: --wait %s: give a duration >= 0 (e.g. 30s, 5m; 0 does not wait)", *wait)
+					return cli.Usagef("read-agent: --wait %s: give a duration >= 0 (e.g. 30s, 5m; 0 does not wait)", *wait)
 				case *wait == 0:
 					p.WaitMS = -1
 				default:
@@ -45,9 +46,9 @@ func init() {
 				return err
 			}
 			if *asJSON {
-				return printJSON(g.stdout, res)
+				return printJSON(g.Stdout, res)
 			}
-			fmt.Fprint(g.stdout, client.ReadAgentText(res))
+			fmt.Fprint(g.Stdout, client.ReadAgentText(res))
 			return nil
 		},
 	})

@@ -3,48 +3,49 @@ package main
 import (
 	"fmt"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "read-pane",
-		usage:   "-t PANE [--scrollback N | --all] [--json]",
-		summary: "print a pane's screen as text, history first when asked",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "read-pane")
+	cli.Register(&cli.Verb{
+		Name:    "read-pane",
+		Usage:   "-t PANE [--scrollback N | --all] [--json]",
+		Summary: "print a pane's screen as text, history first when asked",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "read-pane")
 			target := fs.String("t", "", "the pane")
 			scroll := fs.Int("scrollback", 0, "also print this many history lines")
 			all := fs.Bool("all", false, "also print the whole history")
 			asJSON := fs.Bool("json", false, "print JSON")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("read-pane takes no arguments besides flags, got %q", fs.Arg(0))
+				return cli.Usagef("read-pane takes no arguments besides flags, got %q", fs.Arg(0))
 			}
 			id, err := paneFlag(g, "read-pane", *target)
 			if err != nil {
 				return err
 			}
 			if *scroll < 0 {
-				return usagef("read-pane: --scrollback %d: give a number of lines >= 0", *scroll)
+				return cli.Usagef("read-pane: --scrollback %d: give a number of lines >= 0", *scroll)
 			}
 			if *all && *scroll > 0 {
-				return usagef("read-pane: give --scrollback N or --all, not both")
+				return cli.Usagef("read-pane: give --scrollback N or --all, not both")
 			}
 			var res proto.ReadPaneResult
 			if err := call(g, "read_pane", proto.ReadPaneParams{Pane: id, Scrollback: *scroll, All: *all}, &res); err != nil {
 				return err
 			}
 			if *asJSON {
-				return printJSON(g.stdout, res)
+				return printJSON(g.Stdout, res)
 			}
 			for _, l := range res.History {
-				fmt.Fprintln(g.stdout, l)
+				fmt.Fprintln(g.Stdout, l)
 			}
 			for _, l := range res.Lines {
-				fmt.Fprintln(g.stdout, l)
+				fmt.Fprintln(g.Stdout, l)
 			}
 			return nil
 		},

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/server"
@@ -19,32 +20,32 @@ import (
 )
 
 func init() {
-	register(&verb{
-		name:    "restore",
-		usage:   "[-d] [-x COLS -y ROWS] [--discard] [NAME]",
-		summary: "rebuild a session that is gone from its saved state (--discard: forget it)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "restore")
+	cli.Register(&cli.Verb{
+		Name:    "restore",
+		Usage:   "[-d] [-x COLS -y ROWS] [--discard] [NAME]",
+		Summary: "rebuild a session that is gone from its saved state (--discard: forget it)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "restore")
 			detached := fs.Bool("d", false, "do not attach")
 			discard := fs.Bool("discard", false, "forget the saved state instead")
 			cols := fs.Int("x", 0, "columns (default: the terminal's, or as saved with -d)")
 			rows := fs.Int("y", 0, "rows (default: the terminal's, or as saved with -d)")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			switch {
 			case fs.NArg() > 1:
-				return usagef("restore takes one session name, got %q", strings.Join(fs.Args(), " "))
+				return cli.Usagef("restore takes one session name, got %q", strings.Join(fs.Args(), " "))
 			case fs.NArg() == 1:
-				if g.session != "" && g.session != fs.Arg(0) {
-					return usagef("restore: -s %s and NAME %s name two sessions; give one", g.session, fs.Arg(0))
+				if g.Session != "" && g.Session != fs.Arg(0) {
+					return cli.Usagef("restore: -s %s and NAME %s name two sessions; give one", g.Session, fs.Arg(0))
 				}
-				if err := setSession(g, fs.Arg(0)); err != nil {
+				if err := cli.SetSession(g, fs.Arg(0)); err != nil {
 					return err
 				}
 			}
 			if !inRange(*cols, server.MinSessionCols, server.MaxSessionCols) || !inRange(*rows, server.MinSessionRows, server.MaxSessionRows) {
-				return usagef("restore: -x must be %d-%d and -y %d-%d", server.MinSessionCols, server.MaxSessionCols, server.MinSessionRows, server.MaxSessionRows)
+				return cli.Usagef("restore: -x must be %d-%d and -y %d-%d", server.MinSessionCols, server.MaxSessionCols, server.MinSessionRows, server.MaxSessionRows)
 			}
 			st, path, err := savedState(g)
 			if err != nil {
@@ -54,7 +55,7 @@ func init() {
 				if err := sessionstate.Remove(path); err != nil {
 					return err
 				}
-				fmt.Fprintf(g.stdout, "forgot the saved state of session %q (%s)\n", sessionLabel(g), st.Summary(time.Now()))
+				fmt.Fprintf(g.Stdout, "forgot the saved state of session %q (%s)\n", sessionLabel(g), st.Summary(time.Now()))
 				return nil
 			}
 			if !*detached {
@@ -89,7 +90,7 @@ func or(v, def int) int {
 // savedState reads the state of the session named by -s that no server
 // answers for. The errors say what to do: attach to a session that runs,
 // start one that has no saved state.
-func savedState(g *globals) (*sessionstate.State, string, error) {
+func savedState(g *cli.Globals) (*sessionstate.State, string, error) {
 	name := sessionLabel(g)
 	sock, err := sessionSocket(g)
 	if err != nil {
@@ -115,8 +116,8 @@ func savedState(g *globals) (*sessionstate.State, string, error) {
 // restoreSession starts a server for the session and has it rebuild the
 // saved panes. If that fails the server is ended; it wrote nothing, so the
 // saved state stays for another try.
-func restoreSession(g *globals, cols, rows int) (*proto.RestoreResult, error) {
-	name := proto.SessionName(g.session)
+func restoreSession(g *cli.Globals, cols, rows int) (*proto.RestoreResult, error) {
+	name := proto.SessionName(g.Session)
 	sock, err := sessionSocket(g)
 	if err != nil {
 		return nil, err
@@ -139,9 +140,9 @@ func restoreSession(g *globals, cols, rows int) (*proto.RestoreResult, error) {
 }
 
 // printRestored lists what each pane became.
-func printRestored(g *globals, res *proto.RestoreResult) error {
-	fmt.Fprintf(g.stdout, "restored session %q as saved at %s\n", res.Session, res.Saved)
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+func printRestored(g *cli.Globals, res *proto.RestoreResult) error {
+	fmt.Fprintf(g.Stdout, "restored session %q as saved at %s\n", res.Session, res.Saved)
+	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTAB\tCOMMAND\tHOW")
 	for _, p := range res.Panes {
 		how := p.How
@@ -160,11 +161,11 @@ func printRestored(g *globals, res *proto.RestoreResult) error {
 // forget it, so a script never loses a session's state by starting afresh
 // over it. A state file that cannot be restored is said and left to be
 // replaced.
-func offerRestore(g *globals, detached bool, cols, rows int) (restored bool, err error) {
+func offerRestore(g *cli.Globals, detached bool, cols, rows int) (restored bool, err error) {
 	st, path, err := savedState(g)
 	if err != nil {
 		if errors.Is(err, sessionstate.ErrInvalid) {
-			fmt.Fprintf(g.stderr, "melmux: the saved state cannot be restored (%v); starting afresh\n", err)
+			fmt.Fprintf(g.Stderr, "melmux: the saved state cannot be restored (%v); starting afresh\n", err)
 			return false, nil
 		}
 		return false, nil // no saved state, or a running session: new says so itself
@@ -174,9 +175,9 @@ func offerRestore(g *globals, detached bool, cols, rows int) (restored bool, err
 	if detached || !isTerminal(os.Stdin) || !isTerminal(os.Stdout) {
 		return false, fmt.Errorf("%s; `melmux restore %s` brings it back, `melmux restore --discard %s` forgets it so that a new one can start", what, name, name)
 	}
-	in := bufio.NewReader(g.stdin)
+	in := bufio.NewReader(g.Stdin)
 	for {
-		fmt.Fprintf(g.stdout, "melmux: %s.\nRestore it? [Y/n] (n forgets it and starts a new session) ", what)
+		fmt.Fprintf(g.Stdout, "melmux: %s.\nRestore it? [Y/n] (n forgets it and starts a new session) ", what)
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
 			return false, fmt.Errorf("no answer: %w (nothing changed; `melmux restore %s` restores it)", err, name)
@@ -188,7 +189,7 @@ func offerRestore(g *globals, detached bool, cols, rows int) (restored bool, err
 		case "n", "no":
 			return false, sessionstate.Remove(path)
 		}
-		fmt.Fprintln(g.stdout, "Answer y or n.")
+		fmt.Fprintln(g.Stdout, "Answer y or n.")
 	}
 }
 

@@ -5,19 +5,20 @@ import (
 	"io"
 	"strings"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "send-agent",
-		usage:   "-t PANE [--json] TEXT... | -",
-		summary: "give the agent in a pane its next message (- reads it from stdin); prints the turn id",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "send-agent")
+	cli.Register(&cli.Verb{
+		Name:    "send-agent",
+		Usage:   "-t PANE [--json] TEXT... | -",
+		Summary: "give the agent in a pane its next message (- reads it from stdin); prints the turn id",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "send-agent")
 			target := fs.String("t", "", "the agent's pane")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			id, err := paneFlag(g, "send-agent", *target)
@@ -26,21 +27,21 @@ func init() {
 			}
 			text := strings.Join(fs.Args(), " ")
 			if fs.NArg() == 1 && fs.Arg(0) == "-" {
-				b, err := io.ReadAll(g.stdin)
+				b, err := io.ReadAll(g.Stdin)
 				if err != nil {
 					return fmt.Errorf("send-agent: reading the message from stdin: %w", err)
 				}
 				text = string(b)
 			}
 			if strings.TrimSpace(text) == "" {
-				return usagef("send-agent: TEXT is missing (usage: melmux send-agent -t PANE TEXT, or - to read it from stdin)")
+				return cli.Usagef("send-agent: TEXT is missing (usage: melmux send-agent -t PANE TEXT, or - to read it from stdin)")
 			}
 			var res proto.SendAgentResult
 			if err := call(g, "send_agent", proto.SendAgentParams{Pane: id, Text: text}, &res); err != nil {
 				return err
 			}
 			if *asJSON {
-				if err := printJSON(g.stdout, res); err != nil {
+				if err := printJSON(g.Stdout, res); err != nil {
 					return err
 				}
 			}
@@ -50,12 +51,12 @@ func init() {
 				if !*asJSON {
 					msg = "unsubmitted: " + res.Note
 				}
-				return &exitError{code: 1, msg: msg}
+				return &cli.ExitError{Code: 1, Msg: msg}
 			case *asJSON:
 			case res.Kind == "melmux":
-				fmt.Fprintln(g.stdout, res.Turn)
+				fmt.Fprintln(g.Stdout, res.Turn)
 			default:
-				fmt.Fprintln(g.stdout, "delivered")
+				fmt.Fprintln(g.Stdout, "delivered")
 			}
 			return nil
 		},

@@ -4,21 +4,22 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "send-keys",
-		usage:   "-t PANE [-l] [--screen] TEXT...",
-		summary: "type TEXT into a pane (\\n is Enter; <Up>, <C-c> ... are keys; -l types TEXT as it is)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "send-keys")
+	cli.Register(&cli.Verb{
+		Name:    "send-keys",
+		Usage:   "-t PANE [-l] [--screen] TEXT...",
+		Summary: "type TEXT into a pane (\\n is Enter; <Up>, <C-c> ... are keys; -l types TEXT as it is)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "send-keys")
 			target := fs.String("t", "", "the pane")
 			literal := fs.Bool("l", false, "type TEXT literally: no <key> names, no \\n escapes")
 			screen := fs.Bool("screen", false, "wait for the output to settle and print the screen")
 			asJSON := fs.Bool("json", false, "with --screen, print the result as JSON")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			id, err := paneFlag(g, "send-keys", *target)
@@ -26,12 +27,12 @@ func init() {
 				return err
 			}
 			if fs.NArg() == 0 {
-				return usagef("send-keys: TEXT is missing (usage: melmux send-keys -t PANE TEXT)")
+				return cli.Usagef("send-keys: TEXT is missing (usage: melmux send-keys -t PANE TEXT)")
 			}
 			text := strings.Join(fs.Args(), " ")
 			if !*literal {
 				if text, err = unescape(text); err != nil {
-					return usagef("send-keys: %v", err)
+					return cli.Usagef("send-keys: %v", err)
 				}
 			}
 			p := proto.SendKeysParams{Pane: id, Text: text, NoWait: !*screen, Literal: *literal}
@@ -41,10 +42,10 @@ func init() {
 			}
 			switch {
 			case *screen && *asJSON:
-				return printJSON(g.stdout, res)
+				return printJSON(g.Stdout, res)
 			case *screen:
 				for _, l := range res.Lines {
-					fmt.Fprintln(g.stdout, l)
+					fmt.Fprintln(g.Stdout, l)
 				}
 			}
 			return nil

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/server"
@@ -17,20 +18,20 @@ import (
 
 // __serve is the session daemon itself; `melmux new` starts it.
 func init() {
-	register(&verb{
-		name:    "__serve",
-		usage:   "-s NAME --socket PATH [--ready-fd N]",
-		summary: "run a session server in the foreground (started by `melmux new`)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "__serve")
+	cli.Register(&cli.Verb{
+		Name:    "__serve",
+		Usage:   "-s NAME --socket PATH [--ready-fd N]",
+		Summary: "run a session server in the foreground (started by `melmux new`)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "__serve")
 			sock := fs.String("socket", "", "socket path")
 			readyFD := fs.Int("ready-fd", -1, "write \"ok\" or the error to this fd once listening")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
-			name := proto.SessionName(g.session)
+			name := proto.SessionName(g.Session)
 			if *sock == "" {
-				*sock = proto.SocketPath(g.session)
+				*sock = proto.SocketPath(g.Session)
 			}
 			var ready *os.File
 			if *readyFD >= 0 {

@@ -7,42 +7,42 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 // sessionSocket is the socket of the session named by -s / $MELMUX_SESSION /
 // $MELMUX_SOCKET, once the name is known to be one a session may have.
-func sessionSocket(g *globals) (string, error) {
-	if err := proto.ValidateSessionName(proto.SessionName(g.session)); err != nil {
-		if g.session == "" {
-			return "", usagef("$MELMUX_SESSION: %v", err)
+func sessionSocket(g *cli.Globals) (string, error) {
+	if err := proto.ValidateSessionName(proto.SessionName(g.Session)); err != nil {
+		if g.Session == "" {
+			return "", cli.Usagef("$MELMUX_SESSION: %v", err)
 		}
-		return "", usagef("%v", err)
+		return "", cli.Usagef("%v", err)
 	}
-	return proto.SocketPath(g.session), nil
+	return proto.SocketPath(g.Session), nil
 }
 
 // dial connects to the session named by -s / $MELMUX_SESSION / $MELMUX_SOCKET.
-func dial(g *globals) (*client.Client, error) {
+func dial(g *cli.Globals) (*client.Client, error) {
 	sock, err := sessionSocket(g)
 	if err != nil {
 		return nil, err
 	}
 	c, err := client.Dial(sock)
 	if errors.Is(err, client.ErrNoServer) {
-		return nil, fmt.Errorf("no session %q: %w", proto.SessionName(g.session), err)
+		return nil, fmt.Errorf("no session %q: %w", proto.SessionName(g.Session), err)
 	}
 	return c, err
 }
 
 // call runs one command on the session and decodes its result.
-func call(g *globals, method string, params, result any) error {
+func call(g *cli.Globals, method string, params, result any) error {
 	c, err := dial(g)
 	if err != nil {
 		return err
@@ -52,31 +52,18 @@ func call(g *globals, method string, params, result any) error {
 }
 
 // paneFlag parses -t PANE: a pane id, optionally written %N as tmux users type.
-func paneFlag(g *globals, verb, s string) (int, error) {
+func paneFlag(g *cli.Globals, verb, s string) (int, error) {
 	if s == "" {
-		if id := envPane(g); id > 0 {
+		if id := cli.EnvPane(g); id > 0 {
 			return id, nil
 		}
-		return 0, usagef("%s: -t PANE is required (a pane id from `melmux list-panes`)", verb)
+		return 0, cli.Usagef("%s: -t PANE is required (a pane id from `melmux list-panes`)", verb)
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(s, "%"))
 	if err != nil || n <= 0 {
-		return 0, usagef("%s: -t %q is not a pane id (a positive integer from `melmux list-panes`)", verb, s)
+		return 0, cli.Usagef("%s: -t %q is not a pane id (a positive integer from `melmux list-panes`)", verb, s)
 	}
 	return n, nil
-}
-
-// envPane is the pane this command runs in, if it runs inside melmux and
-// addresses that pane's own session.
-func envPane(g *globals) int {
-	if g.session != "" && g.session != os.Getenv("MELMUX_SESSION") {
-		return 0
-	}
-	n, err := strconv.Atoi(os.Getenv("MELMUX_PANE"))
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
 }
 
 func printJSON(w io.Writer, v any) error {
@@ -135,7 +122,7 @@ func unescape(s string) (string, error) {
 	return b.String(), nil
 }
 
-func sessionLabel(g *globals) string { return proto.SessionName(g.session) }
+func sessionLabel(g *cli.Globals) string { return proto.SessionName(g.Session) }
 
 // durationValue is a DUR flag whose error says what a duration looks like,
 // and that a bare number needs its unit (`--idle 5` means 5s).

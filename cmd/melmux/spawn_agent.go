@@ -6,16 +6,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "spawn-agent",
-		usage:   "[--layout right|down|tab] [--model M] [--provider P] [--base-url U] [--key-env VAR] [--max-legs N] [-t PANE] [--cwd DIR] [--worktree [NAME]] [--json] --task TEXT",
-		summary: "open a pane running a melmux worker agent on TEXT; prints the new pane id",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "spawn-agent")
+	cli.Register(&cli.Verb{
+		Name:    "spawn-agent",
+		Usage:   "[--layout right|down|tab] [--model M] [--provider P] [--base-url U] [--key-env VAR] [--max-legs N] [-t PANE] [--cwd DIR] [--worktree [NAME]] [--json] --task TEXT",
+		Summary: "open a pane running a melmux worker agent on TEXT; prints the new pane id",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "spawn-agent")
 			lay := fs.String("layout", "", "right, down or tab (anything else means tab)")
 			task := fs.String("task", "", "the worker's task, self-contained (required)")
 			model := fs.String("model", "", "the worker's model (default: its provider's)")
@@ -32,13 +33,13 @@ func init() {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("spawn-agent takes no arguments besides flags, got %q (give the task with --task)", strings.Join(fs.Args(), " "))
+				return cli.Usagef("spawn-agent takes no arguments besides flags, got %q (give the task with --task)", strings.Join(fs.Args(), " "))
 			}
 			if strings.TrimSpace(*task) == "" {
-				return usagef("spawn-agent: --task TEXT is required (the worker's task)")
+				return cli.Usagef("spawn-agent: --task TEXT is required (the worker's task)")
 			}
 			if *maxLegs < 0 {
-				return usagef("spawn-agent: --max-legs %d: give a number of legs >= 1, or 0 for the default", *maxLegs)
+				return cli.Usagef("spawn-agent: --max-legs %d: give a number of legs >= 1, or 0 for the default", *maxLegs)
 			}
 			t, dir, err := placement(g, "spawn-agent", *target, *cwd)
 			if err != nil {
@@ -46,7 +47,7 @@ func init() {
 			}
 			p := proto.SpawnAgentParams{Layout: *lay, Task: *task, Model: *model, Target: t, Cwd: dir,
 				Provider: *provider, BaseURL: *baseURL, KeyEnv: *keyEnv, MaxLegs: *maxLegs,
-				Env: providerEnv(os.Environ(), *keyEnv), Worktree: wt.on, WorktreeName: wt.name}
+				Env: cli.ProviderEnv(os.Environ(), *keyEnv), Worktree: wt.on, WorktreeName: wt.name}
 			var res proto.SpawnAgentResult
 			if err := call(g, "spawn_agent", p, &res); err != nil {
 				return err
@@ -58,22 +59,22 @@ func init() {
 
 // printPlaced prints a new pane: its id (and the placement note on stderr),
 // or the whole result as JSON.
-func printPlaced(g *globals, asJSON bool, res any, id int, note string) error {
+func printPlaced(g *cli.Globals, asJSON bool, res any, id int, note string) error {
 	if asJSON {
-		return printJSON(g.stdout, res)
+		return printJSON(g.Stdout, res)
 	}
 	if note != "" {
-		fmt.Fprintf(g.stderr, "melmux: %s\n", note)
+		fmt.Fprintf(g.Stderr, "melmux: %s\n", note)
 	}
-	_, err := fmt.Fprintln(g.stdout, id)
+	_, err := fmt.Fprintln(g.Stdout, id)
 	return err
 }
 
 // placement resolves where a new pane goes: -t PANE, else the pane this runs
 // in, else the focused one (0); and its directory, a relative one being the
 // caller's.
-func placement(g *globals, verb, target, cwd string) (int, string, error) {
-	t := envPane(g)
+func placement(g *cli.Globals, verb, target, cwd string) (int, string, error) {
+	t := cli.EnvPane(g)
 	if target != "" {
 		id, err := paneFlag(g, verb, target)
 		if err != nil {
@@ -85,25 +86,4 @@ func placement(g *globals, verb, target, cwd string) (int, string, error) {
 		cwd = abs
 	}
 	return t, cwd, nil
-}
-
-// providerPrefixes are the variables a worker's provider may read: they go
-// with spawn-agent, so the worker talks to the model its caller would, even
-// when the session's daemon was started elsewhere.
-var providerPrefixes = []string{"MELMUX_RELAY_URL=", "MELMUX_RELAY_TOKEN=", "OPENAI_", "ANTHROPIC_", "OLLAMA_HOST=", "MELMUX_AGENT_"}
-
-// providerEnv picks the provider variables out of environ, and the one named
-// by keyEnv.
-func providerEnv(environ []string, keyEnv string) []string {
-	var out []string
-	for _, kv := range environ {
-		keep := keyEnv != "" && strings.HasPrefix(kv, keyEnv+"=")
-		for _, p := range providerPrefixes {
-			keep = keep || strings.HasPrefix(kv, p)
-		}
-		if keep {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

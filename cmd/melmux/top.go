@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -23,18 +24,18 @@ import (
 const topEvery = time.Second
 
 func init() {
-	register(&verb{
-		name:    "top",
-		usage:   "[--once]",
-		summary: "CPU, memory, legs, tokens and cost per pane, refreshed every second (q quits; --once, or no terminal: one table)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "top")
+	cli.Register(&cli.Verb{
+		Name:    "top",
+		Usage:   "[--once]",
+		Summary: "CPU, memory, legs, tokens and cost per pane, refreshed every second (q quits; --once, or no terminal: one table)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "top")
 			once := fs.Bool("once", false, "print one table and exit (for scripts)")
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("top takes no arguments, got %q", strings.Join(fs.Args(), " "))
+				return cli.Usagef("top takes no arguments, got %q", strings.Join(fs.Args(), " "))
 			}
 			c, err := dial(g)
 			if err != nil {
@@ -48,7 +49,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				_, err = g.stdout.Write([]byte(strings.Join(topTable(panes), "\n") + "\n"))
+				_, err = g.Stdout.Write([]byte(strings.Join(topTable(panes), "\n") + "\n"))
 				return err
 			}
 			return liveTop(g, c)
@@ -64,7 +65,7 @@ func topPanes(ctx context.Context, c *client.Client) ([]proto.PaneInfo, error) {
 
 // liveTop redraws the table every topEvery on the terminal's alternate
 // screen until q, Esc or Ctrl-C, or the session ends.
-func liveTop(g *globals, c *client.Client) error {
+func liveTop(g *cli.Globals, c *client.Client) error {
 	fd := int(os.Stdin.Fd())
 	old, err := term.MakeRaw(fd)
 	if err != nil {

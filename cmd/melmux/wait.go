@@ -4,16 +4,17 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
-	register(&verb{
-		name:    "wait",
-		usage:   "-t PANE (--exit | --idle DUR | --match REGEX [--screen] | --state S [--for-agent]) [--timeout DUR]",
-		summary: "block until the condition holds; exit 0, or 1 on timeout (default " + proto.DefaultWaitTimeout.String() + "; --timeout 0 waits without limit)",
-		run: func(g *globals, args []string) error {
-			fs := newFlags(g, "wait")
+	cli.Register(&cli.Verb{
+		Name:    "wait",
+		Usage:   "-t PANE (--exit | --idle DUR | --match REGEX [--screen] | --state S [--for-agent]) [--timeout DUR]",
+		Summary: "block until the condition holds; exit 0, or 1 on timeout (default " + proto.DefaultWaitTimeout.String() + "; --timeout 0 waits without limit)",
+		Run: func(g *cli.Globals, args []string) error {
+			fs := cli.NewFlags(g, "wait")
 			target := fs.String("t", "", "the pane")
 			exit := fs.Bool("exit", false, "until the pane's process exits")
 			idle := durationFlag(fs, "idle", 0, "until no output for DUR")
@@ -22,7 +23,7 @@ func init() {
 			state := fs.String("state", "", "until the pane is in state S (running, exited, busy, idle; for coding agents working, waiting, idle, exited)")
 			forAgent := fs.Bool("for-agent", false, "with --state working|waiting, wait for a coding agent to start in the pane too")
 			timeout := durationFlag(fs, "timeout", 0, "give up after DUR (exit 1); 0 waits without limit; default "+proto.DefaultWaitTimeout.String())
-			if err := parseFlags(fs, args); err != nil {
+			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
 			id, err := paneFlag(g, "wait", *target)
@@ -36,16 +37,16 @@ func init() {
 				}
 			}
 			if n != 1 {
-				return usagef("wait: give exactly one of --exit, --idle DUR, --match REGEX, --state S")
+				return cli.Usagef("wait: give exactly one of --exit, --idle DUR, --match REGEX, --state S")
 			}
 			if *idle < 0 || *timeout < 0 {
-				return usagef("wait: durations must be positive (e.g. 500ms, 10s, 2m)")
+				return cli.Usagef("wait: durations must be positive (e.g. 500ms, 10s, 2m)")
 			}
 			if *screen && *match == "" {
-				return usagef("wait: --screen goes with --match REGEX")
+				return cli.Usagef("wait: --screen goes with --match REGEX")
 			}
 			if *forAgent && *state != "working" && *state != "waiting" {
-				return usagef("wait: --for-agent goes with --state working or --state waiting")
+				return cli.Usagef("wait: --for-agent goes with --state working or --state waiting")
 			}
 			p := proto.WaitParams{Pane: id, Exit: *exit, IdleMS: idle.Milliseconds(), Match: *match, Screen: *screen,
 				State: *state, ForAgent: *forAgent, TimeoutMS: timeout.Milliseconds()}
@@ -60,13 +61,13 @@ func init() {
 			err = call(g, "wait", p, &res)
 			var pe *proto.Error
 			if errors.As(err, &pe) && pe.Code == proto.CodeTimeout {
-				return &exitError{code: 1, msg: pe.Message}
+				return &cli.ExitError{Code: 1, Msg: pe.Message}
 			}
 			if err != nil {
 				return err
 			}
 			if res.Line != "" {
-				fmt.Fprintln(g.stdout, res.Line)
+				fmt.Fprintln(g.Stdout, res.Line)
 			}
 			return nil
 		},

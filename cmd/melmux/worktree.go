@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/worktree"
@@ -48,7 +49,7 @@ func (f *worktreeFlag) Set(v string) error {
 // parseWorktreeFlags is parseFlags taking the word after a bare --worktree
 // as its NAME (unless it is a flag or `--`), then parsing on after it.
 func parseWorktreeFlags(fs *flag.FlagSet, wt *worktreeFlag, args []string) error {
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -57,28 +58,28 @@ func parseWorktreeFlags(fs *flag.FlagSet, wt *worktreeFlag, args []string) error
 		return nil
 	}
 	if err := wt.Set(rest[0]); err != nil {
-		return usagef("%s: --worktree: %v", fs.Name(), err)
+		return cli.Usagef("%s: --worktree: %v", fs.Name(), err)
 	}
-	return parseFlags(fs, rest[1:])
+	return cli.ParseFlags(fs, rest[1:])
 }
 
 func init() {
-	register(&verb{
-		name:    "worktree",
-		usage:   "clean [--dry-run] [--json]",
-		summary: "clean: remove the worktrees of panes that hold nothing unsaved",
-		run: func(g *globals, args []string) error {
+	cli.Register(&cli.Verb{
+		Name:    "worktree",
+		Usage:   "clean [--dry-run] [--json]",
+		Summary: "clean: remove the worktrees of panes that hold nothing unsaved",
+		Run: func(g *cli.Globals, args []string) error {
 			if len(args) == 0 || args[0] != "clean" {
-				return usagef("worktree: give a subcommand: clean (remove the worktrees whose branch is merged or that have no changes)")
+				return cli.Usagef("worktree: give a subcommand: clean (remove the worktrees whose branch is merged or that have no changes)")
 			}
-			fs := newFlags(g, "worktree")
+			fs := cli.NewFlags(g, "worktree")
 			dry := fs.Bool("dry-run", false, "say what would be removed, remove nothing")
 			asJSON := fs.Bool("json", false, "print a JSON array")
-			if err := parseFlags(fs, args[1:]); err != nil {
+			if err := cli.ParseFlags(fs, args[1:]); err != nil {
 				return err
 			}
 			if fs.NArg() > 0 {
-				return usagef("worktree clean takes no arguments, got %q", strings.Join(fs.Args(), " "))
+				return cli.Usagef("worktree clean takes no arguments, got %q", strings.Join(fs.Args(), " "))
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
@@ -91,10 +92,10 @@ func init() {
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 			if *asJSON {
-				return printJSON(g.stdout, cleanJSON(out))
+				return printJSON(g.Stdout, cleanJSON(out))
 			}
 			if len(out) == 0 {
-				fmt.Fprintf(g.stdout, "no worktrees in %s\n", worktree.Root())
+				fmt.Fprintf(g.Stdout, "no worktrees in %s\n", worktree.Root())
 				return nil
 			}
 			for _, o := range out {
@@ -111,7 +112,7 @@ func init() {
 				if o.Worktree != nil && o.Worktree.Branch != "" {
 					name += " (" + o.Worktree.Branch + ")"
 				}
-				fmt.Fprintf(g.stdout, "%s %s: %s\n", what, name, o.Why)
+				fmt.Fprintf(g.Stdout, "%s %s: %s\n", what, name, o.Why)
 			}
 			return nil
 		},

@@ -1,4 +1,4 @@
-package main
+package agentverbs
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/term"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
@@ -24,12 +25,7 @@ import (
 )
 
 func init() {
-	register(&verb{
-		name:    "agent",
-		usage:   "[--role lead|worker] [--provider P] [--model M] [--base-url URL] [--key-env VAR] [--task TEXT] [--once] [--max-legs N] [--resume ID]",
-		summary: "the Mel agent: a REPL in this pane (or, with --once, one task run to its end)",
-		run:     runAgent,
-	})
+	cli.Register(cli.AgentVerb("agent", runAgent, false))
 }
 
 // Exit statuses of `melmux agent --once` beyond 0 and 1.
@@ -48,8 +44,8 @@ type agentOpts struct {
 	modelSet bool
 }
 
-func parseAgentFlags(g *globals, args []string) (*agentOpts, error) {
-	fs := newFlags(g, "agent")
+func parseAgentFlags(g *cli.Globals, args []string) (*agentOpts, error) {
+	fs := cli.NewFlags(g, "agent")
 	role := fs.String("role", "lead", "lead or worker (base: file tools only)")
 	provider := fs.String("provider", "", "relay, openai or anthropic (default: from the environment, then [agent] in config.toml, then Ollama on localhost)")
 	model := fs.String("model", "", "the model (default: the provider's)")
@@ -60,25 +56,25 @@ func parseAgentFlags(g *globals, args []string) (*agentOpts, error) {
 	maxLegs := fs.Int("max-legs", 0, "legs (paid model calls) per turn (default max_legs in config.toml, else 50)")
 	resume := fs.String("resume", "", "continue the conversation of agent ID (its transcript)")
 	id := fs.String("id", "", "the agent id (given by spawn-agent; default a new uuid)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, usagef("agent: unexpected argument %q (give the first message with --task)", fs.Arg(0))
+		return nil, cli.Usagef("agent: unexpected argument %q (give the first message with --task)", fs.Arg(0))
 	}
 	r, err := toolexec.ParseRole(*role)
 	if err != nil {
-		return nil, usagef("agent: --role: %v", err)
+		return nil, cli.Usagef("agent: --role: %v", err)
 	}
 	if *maxLegs < 0 {
-		return nil, usagef("agent: --max-legs must be positive, got %d", *maxLegs)
+		return nil, cli.Usagef("agent: --max-legs must be positive, got %d", *maxLegs)
 	}
 	if *once && strings.TrimSpace(*task) == "" {
-		return nil, usagef("agent: --once needs --task TEXT (the job to run)")
+		return nil, cli.Usagef("agent: --once needs --task TEXT (the job to run)")
 	}
 	if *id != "" {
 		if _, err := uuid.Parse(*id); err != nil {
-			return nil, usagef("agent: --id %q is not a uuid", *id)
+			return nil, cli.Usagef("agent: --id %q is not a uuid", *id)
 		}
 	}
 	o := &agentOpts{role: r, task: *task, once: *once, maxLegs: *maxLegs, resume: *resume, id: *id,
@@ -97,7 +93,7 @@ func parseAgentFlags(g *globals, args []string) (*agentOpts, error) {
 // agentRun is one running agent: the loop, its tools, its transcript and,
 // inside a melmux pane, its registration with the session.
 type agentRun struct {
-	g        *globals
+	g        *cli.Globals
 	opts     *agentOpts
 	agent    *orchestrator.Agent
 	settings orchestrator.Settings
@@ -111,7 +107,7 @@ type agentRun struct {
 	taskQueued bool
 }
 
-func runAgent(g *globals, args []string) error {
+func runAgent(g *cli.Globals, args []string) error {
 	opts, err := parseAgentFlags(g, args)
 	if err != nil {
 		return err
@@ -126,7 +122,7 @@ func runAgent(g *globals, args []string) error {
 	if opts.once {
 		return r.runOnce(ctx)
 	}
-	if f, ok := g.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := g.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return r.repl(ctx, f)
 	}
 	return r.runLines(ctx)
@@ -134,10 +130,10 @@ func runAgent(g *globals, args []string) error {
 
 // startAgent resolves the provider, opens or resumes the transcript, and
 // joins the session when running in one of its panes.
-func startAgent(ctx context.Context, g *globals, o *agentOpts) (*agentRun, error) {
+func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, error) {
 	cfg, cfgErr := config.Load()
 	if cfgErr != nil {
-		fmt.Fprintf(g.stderr, "melmux: %v (using the defaults)\n", cfgErr)
+		fmt.Fprintf(g.Stderr, "melmux: %v (using the defaults)\n", cfgErr)
 	}
 	r := &agentRun{g: g, opts: o, id: o.id}
 	dir, err := orchestrator.TranscriptDir(os.Getenv)
@@ -191,7 +187,7 @@ func startAgent(ctx context.Context, g *globals, o *agentOpts) (*agentRun, error
 	if maxLegs == 0 {
 		maxLegs = cfg.Agent.MaxLegs
 	}
-	sock, pane := proto.SocketPath(g.session), envPane(g)
+	sock, pane := proto.SocketPath(g.Session), cli.EnvPane(g)
 	var panes *client.PaneTools
 	if _, err := os.Stat(sock); err == nil {
 		panes = &client.PaneTools{Socket: sock, Target: pane, Cwd: wd, Spawn: proto.SpawnAgentParams{
@@ -233,7 +229,7 @@ func startAgent(ctx context.Context, g *globals, o *agentOpts) (*agentRun, error
 		}
 		sess, err := orchestrator.JoinSession(ctx, sock, reg)
 		if err != nil {
-			fmt.Fprintf(g.stderr, "melmux: this agent runs unregistered (the session will not list it): %v\n", err)
+			fmt.Fprintf(g.Stderr, "melmux: this agent runs unregistered (the session will not list it): %v\n", err)
 		} else {
 			r.sess = sess
 			r.taskQueued = reg.Task != ""
@@ -262,9 +258,9 @@ func (r *agentRun) firstTask(ctx context.Context) (*message, error) {
 }
 
 // sessionName is the session the agent's pane tools act on.
-func sessionName(g *globals) string {
-	if g.session != "" {
-		return g.session
+func sessionName(g *cli.Globals) string {
+	if g.Session != "" {
+		return g.Session
 	}
 	if s := os.Getenv("MELMUX_SESSION"); s != "" {
 		return s
@@ -310,7 +306,7 @@ func (r *agentRun) report(state string, turn int, reply string, turnErr error) {
 		return
 	}
 	if err := r.sess.Report(context.Background(), state, turn, reply, turnErr, r.agent.Legs(), r.agent.Usage()); err != nil {
-		fmt.Fprintf(r.g.stderr, "melmux: reporting to the session: %v\n", err)
+		fmt.Fprintf(r.g.Stderr, "melmux: reporting to the session: %v\n", err)
 	}
 }
 
@@ -342,28 +338,28 @@ func (r *agentRun) runOnce(ctx context.Context) error {
 			return fmt.Errorf("agent: taking the task from the session: %w", err)
 		}
 	}
-	out := &lineObserver{w: r.g.stderr}
+	out := &lineObserver{w: r.g.Stderr}
 	res, err := r.turn(ictx, m, out)
 	out.end()
-	fmt.Fprintf(r.g.stderr, "[%s]\n", r.footer("done"))
+	fmt.Fprintf(r.g.Stderr, "[%s]\n", r.footer("done"))
 	if err != nil {
 		if errors.Is(err, orchestrator.ErrBudget) {
-			return &exitError{code: exitBudget, msg: err.Error()}
+			return &cli.ExitError{Code: exitBudget, Msg: err.Error()}
 		}
 		return fmt.Errorf("agent: %w", err)
 	}
-	fmt.Fprintln(r.g.stdout, strings.TrimRight(res.Reply, "\n"))
+	fmt.Fprintln(r.g.Stdout, strings.TrimRight(res.Reply, "\n"))
 	return nil
 }
 
 // runLines serves an agent whose stdin is not a terminal: every line read
 // is a message (and the session's messages too, when registered).
 func (r *agentRun) runLines(ctx context.Context) error {
-	out := &lineObserver{w: r.g.stdout}
+	out := &lineObserver{w: r.g.Stdout}
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
-		readLines(r.g.stdin, lines)
+		readLines(r.g.Stdin, lines)
 	}()
 	first, err := r.firstTask(ctx)
 	if err != nil {
@@ -381,12 +377,12 @@ func (r *agentRun) runLines(ctx context.Context) error {
 			return err
 		}
 		if m.from != "person" && m.from != "" {
-			fmt.Fprintf(r.g.stdout, "» turn %d (%s): %s\n", m.turn, m.from, m.text)
+			fmt.Fprintf(r.g.Stdout, "» turn %d (%s): %s\n", m.turn, m.from, m.text)
 		}
 		_, err = r.turn(ctx, *m, out)
 		out.end()
 		if err != nil {
-			fmt.Fprintf(r.g.stdout, "✗ %v\n", err)
+			fmt.Fprintf(r.g.Stdout, "✗ %v\n", err)
 		}
 	}
 }
@@ -483,7 +479,7 @@ func readLines(rd io.Reader, out chan<- string) {
 func (r *agentRun) footer(state string) string {
 	u := r.agent.Usage()
 	where := ""
-	if p := envPane(r.g); p > 0 && r.sess != nil {
+	if p := cli.EnvPane(r.g); p > 0 && r.sess != nil {
 		where = fmt.Sprintf(" · pane %d", p)
 	}
 	return fmt.Sprintf("mel %s · %s/%s · legs %d · tokens %s in, %s out%s · %s", r.opts.role, r.settings.Provider, r.settings.Model,

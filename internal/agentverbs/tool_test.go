@@ -1,4 +1,4 @@
-package main
+package agentverbs
 
 import (
 	"bytes"
@@ -10,16 +10,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/toolexec"
 )
 
-// runCLI runs melmux in-process in dir and returns the exit status and
+// runCLI runs melmux-agent's verbs in-process in dir and returns the exit status and
 // both outputs.
 func runCLI(t *testing.T, dir, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	t.Chdir(dir)
 	var out, errOut bytes.Buffer
-	code := run(args, strings.NewReader(stdin), &out, &errOut)
+	code := cli.Run(args, strings.NewReader(stdin), &out, &errOut, nil)
 	return code, out.String(), errOut.String()
 }
 
@@ -111,7 +112,7 @@ func TestToolPaneHook(t *testing.T) {
 		t.Errorf("without the hook: exit %d, %q", code, errOut)
 	}
 	stub := &stubPanes{}
-	paneTools = func(*globals) toolexec.PaneTools { return stub }
+	paneTools = func(*cli.Globals) toolexec.PaneTools { return stub }
 	code, out, _ := runCLI(t, dir, "", "tool", "open_pane", `{"layout":"right","command":"top"}`)
 	if code != 0 || out != "2\n" {
 		t.Errorf("open_pane through the hook: exit %d, %q", code, out)

@@ -1,4 +1,4 @@
-package main
+package agentverbs
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/toolexec"
 )
 
@@ -17,36 +18,31 @@ import (
 // (open_pane, send_keys, ...). It is left nil here and wired to the socket
 // client by the session code; nil makes those tools fail with a message
 // saying a melmux session is needed.
-var paneTools func(g *globals) toolexec.PaneTools
+var paneTools func(g *cli.Globals) toolexec.PaneTools
 
 func init() {
-	register(&verb{
-		name:    "tool",
-		usage:   "[--role base|worker|lead] [--command-timeout DUR] [--allow-outside] NAME [JSON|-]",
-		summary: "run one tool exactly as an agent would and print its result",
-		run:     runTool,
-	})
+	cli.Register(cli.AgentVerb("tool", runTool, false))
 }
 
-func runTool(g *globals, args []string) error {
-	fs := newFlags(g, "tool")
+func runTool(g *cli.Globals, args []string) error {
+	fs := cli.NewFlags(g, "tool")
 	roleName := fs.String("role", "lead", "tool role: base, worker, lead (or orchestrator)")
 	timeout := fs.Duration("command-timeout", 0, "run_command time limit (default $"+toolexec.CommandTimeoutEnv+", else 10m)")
 	outside := fs.Bool("allow-outside", false, "let paths resolve outside the current directory")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	role, err := toolexec.ParseRole(*roleName)
 	if err != nil {
-		return usagef("tool: %v", err)
+		return cli.Usagef("tool: %v", err)
 	}
 	if *timeout < 0 {
-		return usagef("tool: --command-timeout must be positive, got %s", *timeout)
+		return cli.Usagef("tool: --command-timeout must be positive, got %s", *timeout)
 	}
 	rest := fs.Args()
 	if len(rest) == 0 || len(rest) > 2 {
-		return usagef("tool: want NAME and optional JSON arguments, got %d arguments (usage: melmux tool %s; tools: %s)",
-			len(rest), verbs["tool"].usage, strings.Join(toolNamesFor(role), ", "))
+		return cli.Usagef("tool: want NAME and optional JSON arguments, got %d arguments (usage: melmux tool %s; tools: %s)",
+			len(rest), cli.Lookup("tool").Usage, strings.Join(toolNamesFor(role), ", "))
 	}
 	name, arguments := rest[0], ""
 	if len(rest) == 2 {
@@ -54,7 +50,7 @@ func runTool(g *globals, args []string) error {
 	}
 	if arguments == "-" {
 		// One byte over the limit is enough for the executor to refuse it.
-		data, err := io.ReadAll(io.LimitReader(g.stdin, toolexec.MaxArgumentsBytes+1))
+		data, err := io.ReadAll(io.LimitReader(g.Stdin, toolexec.MaxArgumentsBytes+1))
 		if err != nil {
 			return fmt.Errorf("tool: reading arguments from stdin: %w", err)
 		}
@@ -72,9 +68,9 @@ func runTool(g *globals, args []string) error {
 	ctx, caught, stop := cancelOnSignal()
 	defer stop()
 	res := ex.Run(ctx, name, arguments)
-	out := g.stdout
+	out := g.Stdout
 	if res.IsError {
-		out = g.stderr
+		out = g.Stderr
 	}
 	text := res.Text
 	if text != "" && !strings.HasSuffix(text, "\n") {
@@ -82,10 +78,10 @@ func runTool(g *globals, args []string) error {
 	}
 	io.WriteString(out, text)
 	if sig := caught(); sig != 0 {
-		return &exitError{code: 128 + int(sig)}
+		return &cli.ExitError{Code: 128 + int(sig)}
 	}
 	if res.IsError {
-		return &exitError{code: 1}
+		return &cli.ExitError{Code: 1}
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
-package main
+package agentverbs
 
 import (
 	"os"
 
+	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
@@ -12,7 +13,7 @@ import (
 // The pane tools of `melmux tool` run against the session over its socket;
 // new panes split the pane the tool runs in and start in its directory.
 func init() {
-	paneTools = func(g *globals) toolexec.PaneTools {
+	paneTools = func(g *cli.Globals) toolexec.PaneTools {
 		cwd, _ := os.Getwd()
 		return sessionPaneTools(g, cwd)
 	}
@@ -23,8 +24,8 @@ func init() {
 // spawn_agent get the provider variables of this process's environment and
 // with `[agent] worktrees = true` a worktree each. A config that does not
 // load is the server's to report; its defaults apply here.
-func sessionPaneTools(g *globals, cwd string) *client.PaneTools {
+func sessionPaneTools(g *cli.Globals, cwd string) *client.PaneTools {
 	cfg, _ := config.Load()
-	return &client.PaneTools{Socket: proto.SocketPath(g.session), Target: envPane(g), Cwd: cwd,
-		Spawn: proto.SpawnAgentParams{Env: providerEnv(os.Environ(), ""), Worktree: cfg.Agent.Worktrees}}
+	return &client.PaneTools{Socket: proto.SocketPath(g.Session), Target: cli.EnvPane(g), Cwd: cwd,
+		Spawn: proto.SpawnAgentParams{Env: cli.ProviderEnv(os.Environ(), ""), Worktree: cfg.Agent.Worktrees}}
 }

@@ -1,4 +1,4 @@
-package main
+package agentverbs
 
 import (
 	"context"
@@ -166,7 +166,7 @@ func (r *agentRun) repl(ctx context.Context, stdin *os.File) error {
 	if err != nil {
 		return fmt.Errorf("agent: terminal: %w", err)
 	}
-	s := &replState{r: r, fd: fd, out: &ttyOut{w: r.g.stdout}, in: newInputQueue()}
+	s := &replState{r: r, fd: fd, out: &ttyOut{w: r.g.Stdout}, in: newInputQueue()}
 	interrupts := make(chan struct{}, 4)
 	go pump(stdin, s.in, interrupts)
 	s.ed = term.NewTerminal(struct {
