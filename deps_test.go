@@ -6,6 +6,7 @@ package melmux_test
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,7 @@ var forbidden = map[string][]string{
 	"internal/mcpserver":    {mod + "internal/server", mod + "pane"},
 	"internal/sessionstate": {mod + "internal/server", "github.com/gdamore/tcell"},
 	"internal/procstat":     {"*"},
+	"internal/cli":          {mod + "toolexec", mod + "orchestrator", mod + "internal/mcpserver", mod + "internal/server", mod + "pane"},
 	"worktree":              {"*"},
 }
 
@@ -71,4 +73,51 @@ func TestImportDirection(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no package matched the rules: the module path or layout changed")
 	}
+}
+
+// agentOnly are the packages only melmux-agent may link: their package
+// inits and pages would otherwise be paid by every melmux process, the
+// session's server included (docs/benchmarks.md, "Session start and an idle
+// server").
+var agentOnly = []string{
+	mod + "toolexec", mod + "orchestrator", mod + "internal/mcpserver", mod + "internal/agentverbs",
+	"github.com/yuin/goldmark", "modernc.org/", "github.com/google/jsonschema-go",
+	"github.com/modelcontextprotocol/go-sdk", "github.com/go-pdf/fpdf", "encoding/gob",
+}
+
+func TestMelmuxLeavesTheAgentVerbsToMelmuxAgent(t *testing.T) {
+	melmux, agent := listDeps(t, "./cmd/melmux"), listDeps(t, "./cmd/melmux-agent")
+	for _, ban := range agentOnly {
+		for _, dep := range melmux {
+			if linksAs(dep, ban) {
+				t.Errorf("cmd/melmux links %s: it belongs to cmd/melmux-agent (the verbs agent, tool, tools, mcp)", dep)
+			}
+		}
+		// The check means something only while melmux-agent links it.
+		if !slices.ContainsFunc(agent, func(dep string) bool { return linksAs(dep, ban) }) {
+			t.Errorf("cmd/melmux-agent does not link %s: the list agentOnly is stale", ban)
+		}
+	}
+}
+
+// linksAs says dep is the package ban names, or one under it; a ban ending
+// in "/" names a module path prefix (modernc.org/).
+func linksAs(dep, ban string) bool {
+	if strings.HasSuffix(ban, "/") {
+		return strings.HasPrefix(dep, ban)
+	}
+	return dep == ban || strings.HasPrefix(dep, ban+"/")
+}
+
+func listDeps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatalf("go list -deps %s listed nothing", pkg)
+	}
+	return deps
 }

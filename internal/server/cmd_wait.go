@@ -217,8 +217,9 @@ func (s *Server) startsAgent(e *paneEntry) bool {
 	if len(argv) < 2 || argv[1] != "agent" {
 		return false
 	}
+	// melmux-agent holds the agent verb; `melmux agent` becomes it.
 	name := filepath.Base(argv[0])
-	return name == "melmux" || s.self != "" && (argv[0] == s.self || name == filepath.Base(s.self))
+	return name == "melmux" || name == "melmux-agent" || s.self != "" && (argv[0] == s.self || name == filepath.Base(s.self))
 }
 
 // waiter is one wait request's condition and what it has seen so far.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -74,6 +76,26 @@ func TestWaitForAnAgentStateNeedsAnAgent(t *testing.T) {
 	var pe *proto.Error
 	if !errors.As(err, &pe) || pe.Code != proto.CodeTimeout {
 		t.Fatalf("wait --for-agent should wait until its timeout: %v", err)
+	}
+}
+
+// A pane started as melmux-agent's agent verb (what `melmux agent` becomes)
+// runs a melmux agent that has not registered yet: a wait for its state
+// waits for it.
+func TestWaitForAStateOfMelmuxAgent(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	prog := filepath.Join(t.TempDir(), "melmux-agent")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{prog, "agent", "--task", "x"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, State: "waiting", TimeoutMS: 300}, nil)
+	var pe *proto.Error
+	if !errors.As(err, &pe) || pe.Code != proto.CodeTimeout {
+		t.Fatalf("wait --state waiting on melmux-agent agent should wait until its timeout: %v", err)
 	}
 }
 

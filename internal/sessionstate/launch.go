@@ -106,12 +106,14 @@ func agentIndex(argv []string) int {
 }
 
 // isMelAgent says argv is `melmux agent ...`: the melmux binary (self, or a
-// program named melmux) running its agent verb.
+// program named melmux) running its agent verb, or melmux-agent, which
+// `melmux agent` replaces itself with (so a foreground process shows it).
 func isMelAgent(argv []string, self string) bool {
 	if len(argv) < 2 || argv[1] != "agent" {
 		return false
 	}
-	return argv[0] == self || filepath.Base(argv[0]) == "melmux" || (self != "" && filepath.Base(argv[0]) == filepath.Base(self))
+	name := filepath.Base(argv[0])
+	return argv[0] == self || name == "melmux" || name == "melmux-agent" || (self != "" && name == filepath.Base(self))
 }
 
 // resumeArgv is `self agent` with the flags of the first start that still

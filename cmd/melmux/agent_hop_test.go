@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runBin runs a built binary with env and returns its exit status and
+// outputs.
+func runBin(t *testing.T, env []string, bin string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Dir = t.TempDir()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%s %q: %v", bin, args, err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+// envWithPath is the test's environment with $PATH replaced.
+func envWithPath(path string) []string {
+	env := []string{"PATH=" + path}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// The real melmux hands agent, tool, tools and mcp to melmux-agent beside
+// it: the answers are melmux-agent's, byte for byte, exit status included.
+func TestAgentVerbsHandOverToMelmuxAgent(t *testing.T) {
+	bin := melmuxBinary(t)
+	agent := filepath.Join(filepath.Dir(bin), "melmux-agent")
+	env := envWithPath("/usr/bin:/bin") // no melmux-agent on it
+	for _, args := range [][]string{
+		{"tools", "--role", "worker"},
+		{"tools", "lead"},
+		{"-s", "other", "tool", "--role", "base", "list_dir"},
+		{"tool", "read_file", `{"path":"gone.txt"}`},
+	} {
+		code, out, errOut := runBin(t, env, bin, args...)
+		wantCode, wantOut, wantErr := runBin(t, env, agent, args...)
+		if code != wantCode || out != wantOut || errOut != wantErr {
+			t.Errorf("melmux %q: exit %d, stdout %.80q, stderr %q\nmelmux-agent: exit %d, stdout %.80q, stderr %q",
+				args, code, out, errOut, wantCode, wantOut, wantErr)
+		}
+	}
+
+	// The same process carries on as melmux-agent with the verb as argv[1]
+	// (where restore and wait look for `agent`) and -s after it.
+	_, out, errOut := runBin(t, env, bin, "-s", "other", "tool", "run_command", `{"command":"tr '\\0' ' ' </proc/$PPID/cmdline"}`)
+	if !strings.Contains(out, "melmux-agent tool -s other run_command ") {
+		t.Errorf("the tool's parent is not melmux-agent: stdout %q stderr %q", out, errOut)
+	}
+
+	// A symlink to melmux finds the melmux-agent beside the file it links
+	// to.
+	link := filepath.Join(t.TempDir(), "mx")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runBin(t, env, link, "tools", "--role", "base"); code != 0 || !strings.Contains(out, `"name": "read_file"`) {
+		t.Errorf("through a symlink: exit %d, stdout %.80q, stderr %q", code, out, errOut)
+	}
+}
+
+// `melmux mcp` through the hand-over is an MCP server on melmux's own stdio.
+func TestMCPInitializeThroughTheHandOver(t *testing.T) {
+	bin := melmuxBinary(t)
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = envWithPath("/usr/bin:/bin")
+	cmd.Dir = t.TempDir()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"id":1`) || !strings.Contains(line, `"serverInfo":{"name":"melmux"`) {
+		t.Errorf("initialize answered %q (%v), stderr %q", line, err, errOut.String())
+	}
+	stdin.Close() // EOF ends the server
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("mcp at EOF: %v, stderr %q", err, errOut.String())
+	}
+}
+
+// Without melmux-agent beside melmux or on $PATH, the four verbs fail with
+// where melmux looked and how to build it; melmux-agent found on $PATH is
+// used.
+func TestAgentVerbsWithoutMelmuxAgent(t *testing.T) {
+	built := melmuxBinary(t)
+	alone := filepath.Join(t.TempDir(), "melmux")
+	data, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"agent", "tool", "tools", "mcp"} {
+		code, out, errOut := runBin(t, envWithPath("/usr/bin:/bin"), alone, verb)
+		want := "melmux: " + verb + ": melmux-agent not found (looked at " + filepath.Join(filepath.Dir(alone), "melmux-agent") + " and $PATH)"
+		if code != 1 || out != "" || !strings.Contains(errOut, want) || !strings.Contains(errOut, "go build -o "+filepath.Dir(alone)+" ./cmd/...") {
+			t.Errorf("melmux %s alone: exit %d, stdout %q, stderr %q", verb, code, out, errOut)
+		}
+	}
+	code, out, errOut := runBin(t, envWithPath(filepath.Dir(built)+":/usr/bin:/bin"), alone, "tools", "--role", "base")
+	if code != 0 || !strings.Contains(out, `"name": "read_file"`) {
+		t.Errorf("melmux-agent on $PATH: exit %d, stdout %.80q, stderr %q", code, out, errOut)
+	}
+}
