@@ -6,7 +6,9 @@
 #      the baseline row of bench/pane_throughput.sh; tmux: `new-session -d`
 #      whose pane runs `tmux wait-for -S CH`, then `tmux wait-for CH`, on a
 #      tmux server that is already up (a user's usually is; melmux starts one
-#      server per session by design, so its figure includes a server start).
+#      server per session by design, so its figure includes a server start),
+#      and the same with no tmux server running (a first session: tmux's
+#      figure then includes its server's start too, and kill-server after).
 #      Wall time, median and minimum of RUNS, the binaries and tmux taking
 #      turns so that the machine's other load falls on all of them alike.
 #   2. one process's start: the CPU time (user+system, from perf stat when
@@ -59,6 +61,8 @@ fi
 cleanup() {
 	pgrep -f "__serve -s .* --socket $XDG_RUNTIME_DIR/" | xargs -r kill 2>/dev/null || true
 	T kill-server >/dev/null 2>&1 || true
+	local c
+	for c in "$work"/cold*.sock; do [ -S "$c" ] && tmux -S "$c" kill-server >/dev/null 2>&1; done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -94,14 +98,24 @@ for ((r = 1; r <= RUNS; r++)); do
 	T wait-for "start$r-done"
 	t1=$(now_us)
 	start[tmux]+=" $((t1 - t0))"
+	cold=$work/cold$r.sock
+	t0=$(now_us)
+	tmux -S "$cold" -f /dev/null new-session -d -s "cold$r" -x 200 -y 50 "tmux -S '$cold' wait-for -S cold$r-done"
+	tmux -S "$cold" wait-for "cold$r-done"
+	t1=$(now_us)
+	start[tmuxcold]+=" $((t1 - t0))"
+	tmux -S "$cold" kill-server >/dev/null 2>&1 || true
 done
 echo
 echo "== session start until the pane has ended ($RUNS runs)"
 tmux_start=$(median ${start[tmux]})
+tmux_cold=$(median ${start[tmuxcold]})
 for i in "${!bins[@]}"; do
-	echo "melmux ${bins[i]}: $(printf '%s\n' ${start[$i]} | stats); median $(awk -v a="$(median ${start[$i]})" -v b="$tmux_start" 'BEGIN { printf "%.2f", a / b }') x tmux's"
+	m=$(median ${start[$i]})
+	echo "melmux ${bins[i]}: $(printf '%s\n' ${start[$i]} | stats); median $(awk -v a="$m" -v b="$tmux_start" 'BEGIN { printf "%.2f", a / b }') x tmux's with its server up, $(awk -v a="$m" -v b="$tmux_cold" 'BEGIN { printf "%.2f", a / b }') x tmux's starting its server"
 done
 echo "tmux (server already up): $(printf '%s\n' ${start[tmux]} | stats)"
+echo "tmux (no server yet: it starts one): $(printf '%s\n' ${start[tmuxcold]} | stats)"
 
 if perf stat -x, -e task-clock true >/dev/null 2>&1; then
 	echo
