@@ -313,10 +313,10 @@ func (c *client) readFrames(lr *proto.LineReader) {
 		}
 		switch typ {
 		case proto.FrameInput:
-			c.holdTyping()
 			// Most likely for the pane typed into last; the loop says which
 			// once the input is parsed.
 			c.s.echo.begin(int(c.typedPane.Load()))
+			c.holdTyping()
 			if err := c.tty.feed(payload); err != nil {
 				c.exit("client gone")
 				return
@@ -418,6 +418,12 @@ func (c *client) loop() (reason string) {
 			timer.Reset(wait)
 			continue
 		}
+		if wait := c.s.echo.keyHeld(); wait > 0 && !urgent {
+			// A key awaits its echo: a frame begun now would hold the echo
+			// back for as long as it takes to draw.
+			timer.Reset(wait)
+			continue
+		}
 		drewEcho := urgent
 		if urgent {
 			c.typedAt.Store(0)
@@ -451,8 +457,11 @@ func (c *client) loop() (reason string) {
 
 // draw renders one frame, with only pane fresh's screen taken anew when it
 // is not 0 (see sceneFresh), and returns when the scene changes by itself
-// next and whether a pane has more to show than was drawn.
+// next and whether a pane has more to show than was drawn. The panes'
+// readers wait while it draws (echoFirst).
 func (c *client) draw(fresh int) (next time.Duration, stale bool) {
+	c.s.echo.beginFrame()
+	defer c.s.echo.endFrame()
 	sc, next, stale := c.s.sceneFresh(c, fresh)
 	c.tty.fit(sc.Cols, sc.Rows)
 	c.takeOutput(sc)

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,6 +63,81 @@ func TestEchoFirstHoldEnds(t *testing.T) {
 	h.wait(2)
 	if h.active.Load() {
 		t.Error("a lapsed hold is still on")
+	}
+}
+
+// A frame being drawn holds every pane's output (the key's answer aside)
+// until it is out, or for frameHold at most.
+func TestAFrameBeingDrawnHoldsThePanes(t *testing.T) {
+	var h echoFirst
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) {
+		mu.Lock()
+		order = append(order, s)
+		mu.Unlock()
+	}
+	h.beginFrame()
+	fed := make(chan struct{})
+	go func() {
+		h.wait(1)
+		note("fed")
+		close(fed)
+	}()
+	note("drawn")
+	h.endFrame()
+	<-fed
+	if want := []string{"drawn", "fed"}; !slices.Equal(order, want) {
+		t.Fatalf("order %q, want %q: output was fed while a frame was drawn", order, want)
+	}
+	if h.active.Load() {
+		t.Error("the hold is still on after the frame")
+	}
+
+	h.begin(2)
+	h.beginFrame()
+	h.wait(2) // the answer a key awaits is not held by a frame
+	if h.keyHeld() <= 0 {
+		t.Error("keyHeld says no key awaits its answer")
+	}
+	h.mu.Lock()
+	h.frameEnd = time.Now() // a frame to a client that reads slowly
+	h.until = time.Now()
+	h.mu.Unlock()
+	h.wait(1)
+	if h.keyHeld() != 0 {
+		t.Error("keyHeld still counts a lapsed hold")
+	}
+	h.endFrame()
+	if h.active.Load() {
+		t.Error("the hold is still on after the frame and the key")
+	}
+}
+
+// The answer a typed key awaits is fed without a feed slot: readers of
+// floods that queued for one before the key arrived would go first.
+func TestTheAwaitedAnswerTakesNoFeedSlot(t *testing.T) {
+	s := &Server{feedSlots: make(chan struct{}, 1)}
+	s.feedSlots <- struct{}{} // a flood parses in the only slot
+	s.echo.begin(2)
+	done := make(chan struct{})
+	go func() {
+		s.feed(2, func() {})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the echo of a typed key waited for a feed slot")
+	}
+	if len(s.feedSlots) != 1 {
+		t.Errorf("%d slots taken, want the flood's 1", len(s.feedSlots))
+	}
+	s.echo.end()
+	<-s.feedSlots
+	s.feed(2, func() {}) // no key awaits it now: it takes a slot and gives it back
+	if len(s.feedSlots) != 0 {
+		t.Errorf("%d slots taken after a feed", len(s.feedSlots))
 	}
 }
 
