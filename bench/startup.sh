@@ -62,7 +62,9 @@ cleanup() {
 	pgrep -f "__serve -s .* --socket $XDG_RUNTIME_DIR/" | xargs -r kill 2>/dev/null || true
 	T kill-server >/dev/null 2>&1 || true
 	local c
-	for c in "$work"/cold*.sock; do [ -S "$c" ] && tmux -S "$c" kill-server >/dev/null 2>&1; done
+	for c in "$work"/cold*.sock; do
+		if [ -S "$c" ]; then tmux -S "$c" kill-server >/dev/null 2>&1 || true; fi
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -100,7 +102,7 @@ for ((r = 1; r <= RUNS; r++)); do
 	start[tmux]+=" $((t1 - t0))"
 	cold=$work/cold$r.sock
 	t0=$(now_us)
-	tmux -S "$cold" -f /dev/null new-session -d -s "cold$r" -x 200 -y 50 "tmux -S '$cold' wait-for -S cold$r-done"
+	tmux -S "$cold" -f /dev/null new-session -d -s "cold$r" -x 200 -y 50 "tmux -S '$cold' wait-for -S cold$r-done; exec sleep 1000"
 	tmux -S "$cold" wait-for "cold$r-done"
 	t1=$(now_us)
 	start[tmuxcold]+=" $((t1 - t0))"
