@@ -316,6 +316,7 @@ func (c *client) readFrames(lr *proto.LineReader) {
 			// Most likely for the pane typed into last; the loop says which
 			// once the input is parsed.
 			c.s.echo.begin(int(c.typedPane.Load()))
+			c.s.typing()
 			c.holdTyping()
 			if err := c.tty.feed(payload); err != nil {
 				c.exit("client gone")

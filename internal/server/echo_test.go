@@ -141,6 +141,41 @@ func TestTheAwaitedAnswerTakesNoFeedSlot(t *testing.T) {
 	}
 }
 
+// waitSlots waits until n of s's feed slots are taken.
+func waitSlots(t *testing.T, s *Server, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(s.feedSlots) != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d feed slots taken, want %d", len(s.feedSlots), n)
+		}
+	}
+}
+
+// While a person types, the floods parse in one slot fewer, and get it back
+// once the typing stops; with a single slot nothing is kept from them.
+func TestTypingKeepsAFeedSlotFromTheFloods(t *testing.T) {
+	s := &Server{feedSlots: make(chan struct{}, 2)}
+	s.typingReserve.window = time.Hour
+	s.typing()
+	waitSlots(t, s, 1)
+	s.typing() // more keys keep the one slot
+	s.feed(1, func() {})
+	if len(s.feedSlots) != 1 {
+		t.Fatalf("%d slots taken after more keys and a feed, want 1", len(s.feedSlots))
+	}
+	s.typingReserve.mu.Lock()
+	s.typingReserve.timer.Reset(0) // the typing stopped
+	s.typingReserve.mu.Unlock()
+	waitSlots(t, s, 0)
+
+	one := &Server{feedSlots: make(chan struct{}, 1)}
+	one.typing()
+	one.feed(1, func() {}) // would wait for ever were the only slot kept
+	if one.typingReserve.timer != nil {
+		t.Error("a reservation began with a single slot")
+	}
+}
+
 func TestFeedLeavesAPFree(t *testing.T) {
 	s := &Server{feedSlots: make(chan struct{}, 1)}
 	ran := false

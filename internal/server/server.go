@@ -96,9 +96,10 @@ type Server struct {
 	// notifySlots bounds the notify_commands running at once.
 	notifySlots chan struct{}
 
-	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
-	echo       echoFirst                 // holds other panes' output back while a typed key's echo is on its way
-	feedSlots  chan struct{}             // one per pane reader feeding its emulator (see feed)
+	clientList    atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
+	echo          echoFirst                 // holds other panes' output back while a typed key's echo is on its way
+	feedSlots     chan struct{}             // one per pane reader feeding its emulator (see feed)
+	typingReserve typingReserve             // one of feedSlots kept from the floods while a person types
 
 	ln       net.Listener
 	done     chan struct{} // closed when the session ends
