@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hinshun/vt10x"
 )
@@ -41,9 +42,15 @@ type styleRun struct {
 }
 
 // packLine builds a line from its text, the offsets in text where its cells
-// begin (nil when the widths of its runes split it right) and its runs.
-// dst is scratch to build in.
+// begin (nil when the widths of its runes split it right) and its runs, as a
+// line of its own (not in a history's blocks). dst is scratch to build in.
 func packLine(dst []byte, text []byte, starts []uint16, runs []styleRun, cols uint16, wrapped bool) (histLine, []byte) {
+	b := packBytes(dst, text, starts, runs)
+	return histLine{data: string(b), textLen: uint32(len(text)), cols: cols, wrapped: wrapped, hasStarts: starts != nil}, b
+}
+
+// packBytes appends the data of a line (see histLine) to dst[:0].
+func packBytes(dst []byte, text []byte, starts []uint16, runs []styleRun) []byte {
 	b := append(dst[:0], text...)
 	if starts != nil {
 		b = binary.AppendUvarint(b, uint64(len(starts)))
@@ -61,7 +68,7 @@ func packLine(dst []byte, text []byte, starts []uint16, runs []styleRun, cols ui
 		b = binary.AppendUvarint(b, packColor(r.fg))
 		b = binary.AppendUvarint(b, packColor(r.bg))
 	}
-	return histLine{data: string(b), textLen: uint32(len(text)), cols: cols, wrapped: wrapped, hasStarts: starts != nil}, b
+	return b
 }
 
 // packColor numbers a colour small-first: 0 the default, 1..256 the
@@ -127,6 +134,35 @@ type history struct {
 	// feed, SU, a shrink), as tmux's hscrolled: those a grow pulls back. A
 	// clear that scrolls the screen into history sets it to 0.
 	scrolled int
+	// block is where keep copies the next lines' data: lines are strings
+	// into shared blocks rather than an allocation each, so a line costs its
+	// bytes (not its size class) and the lines a flood saved do not lie
+	// scattered among the flood's garbage, holding half-empty spans. The
+	// bytes of a block are written once and never changed; a block is freed
+	// once the ring has let go of every line in it, which, as the ring drops
+	// its oldest lines first, happens in order.
+	block []byte
+}
+
+// Block sizes: a pane with little history takes little, a long one takes
+// blocks of blockMax.
+const (
+	blockMin = 512
+	blockMax = 16 << 10
+)
+
+// keep returns b's bytes as a string in the history's blocks.
+func (h *history) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(h.block)-len(h.block) < len(b) {
+		size := min(max(2*cap(h.block), blockMin), blockMax)
+		h.block = make([]byte, 0, max(size, len(b)))
+	}
+	off := len(h.block)
+	h.block = append(h.block, b...)
+	return unsafe.String(&h.block[off], len(b))
 }
 
 func (h *history) push(l histLine) {
@@ -154,7 +190,7 @@ func (h *history) at(i int) *histLine {
 }
 
 func (h *history) clear() {
-	h.lines = nil
+	h.lines, h.block = nil, nil
 	h.start, h.n, h.scrolled = 0, 0, 0
 }
 
@@ -273,7 +309,8 @@ func (t *Terminal) captureRowsLocked(y0, n int) {
 // straight from vt10x glyphs, g being the first of them (the rest are blank
 // as vt10x leaves them): trailing blank default cells are dropped, styles
 // become runs, and only rows with a non-default style allocate runs. It runs
-// once per scrolled line, so it avoids building Cells.
+// once per scrolled line, so it avoids building Cells. The line's data is
+// in the history's blocks (history.keep): it is for pushing there.
 func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
 	n := len(g)
 	end := n
@@ -346,9 +383,9 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
 	if starts != nil {
 		t.startBuf = starts
 	}
-	l, packed := packLine(t.packBuf, buf, starts, runs, uint16(cols), n == cols && n > 0 && g[n-1].Mode&vtAttrWrap != 0)
+	packed := packBytes(t.packBuf, buf, starts, runs)
 	t.packBuf = packed
-	return l
+	return histLine{data: t.h.keep(packed), textLen: uint32(len(buf)), cols: uint16(cols), wrapped: n == cols && n > 0 && g[n-1].Mode&vtAttrWrap != 0, hasStarts: starts != nil}
 }
 
 // encodePlainLocked is encodeGlyphsLocked for a row whose cells all hold
@@ -363,7 +400,7 @@ func (t *Terminal) encodePlainLocked(g []vt10x.Glyph, cols int) histLine {
 		buf = append(buf, byte(g[i].Char))
 	}
 	t.textBuf = buf
-	return histLine{data: string(buf), textLen: uint32(len(buf)), cols: uint16(cols), wrapped: wrapped}
+	return histLine{data: t.h.keep(buf), textLen: uint32(len(buf)), cols: uint16(cols), wrapped: wrapped}
 }
 
 // pullHistoryLocked brings the newest n lines of history back to the top of

@@ -131,3 +131,43 @@ func FuzzPackedLine(f *testing.F) {
 		checkPacked(t, text, starts, runs)
 	})
 }
+
+// TestHistoryBlocks: lines kept in the history's shared blocks read back as
+// they were pushed while the ring wraps many times over, lines of every size
+// (empty, a few bytes, more than a block) included, and scratch reused
+// between pushes does not show through.
+func TestHistoryBlocks(t *testing.T) {
+	h := history{limit: 300}
+	var want []string
+	scratch := make([]byte, 0, 64)
+	for i := range 5000 {
+		n := (i * 37) % 120
+		if i%997 == 0 {
+			n = blockMax + 100 // bigger than any block
+		}
+		scratch = scratch[:0]
+		for k := range n {
+			scratch = append(scratch, byte('a'+(i+k)%26))
+		}
+		want = append(want, string(scratch))
+		h.push(histLine{data: h.keep(scratch), textLen: uint32(len(scratch))})
+		for k := range scratch {
+			scratch[k] = '#' // the caller's scratch changes; the kept line must not
+		}
+	}
+	if h.n != h.limit {
+		t.Fatalf("ring holds %d lines, want %d", h.n, h.limit)
+	}
+	for i := range h.n {
+		if got, w := h.at(i).text(), want[len(want)-h.n+i]; got != w {
+			t.Fatalf("line %d of the ring: %q, want %q", i, got, w)
+		}
+	}
+	if cap(h.block) > blockMax+100 {
+		t.Errorf("block capacity %d: blocks grow to %d (or one line's size)", cap(h.block), blockMax)
+	}
+	h.clear()
+	if h.block != nil {
+		t.Error("clear kept the block")
+	}
+}
