@@ -196,12 +196,12 @@ func TestFeedLeavesAPFree(t *testing.T) {
 }
 
 // The frame of a typed key's echo takes only the typed-into pane's screen
-// anew: a neighbour that printed since it was drawn keeps the screen drawn
-// last, and the frame says so, so that a full frame follows.
+// anew: a neighbour that printed since it was drawn keeps the screen (and
+// title) drawn last, and the frame says so, so that a full frame follows.
 func TestEchoFrameTakesOnlyTheTypedPane(t *testing.T) {
 	s, c := startServer(t)
 	ctx := context.Background()
-	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo one; read x; echo two; exec sleep 600"}}, nil); err != nil {
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo one; read x; printf '\\033]0;second\\007'; echo two; exec sleep 600"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "right", Argv: []string{"sh", "-c", "echo typed; exec cat"}}, nil); err != nil {
@@ -225,12 +225,15 @@ func TestEchoFrameTakesOnlyTheTypedPane(t *testing.T) {
 		t.Fatalf("the echo's frame renewed the neighbour's screen (%v) or did not say it is stale (%v)",
 			echo.Panes[0].Screen != full.Panes[0].Screen, stale)
 	}
+	if echo.Panes[0].Title != full.Panes[0].Title {
+		t.Errorf("the echo's frame read the neighbour's title anew: %q, drawn last %q", echo.Panes[0].Title, full.Panes[0].Title)
+	}
 	if echo.Panes[1].ID != 2 || !strings.Contains(snapshotText(echo.Panes[1].Screen), "typed") {
 		t.Fatal("the echo's frame lacks the typed-into pane")
 	}
 	next, _, stale := s.sceneFresh(viewer, 0)
-	if stale || !strings.Contains(snapshotText(next.Panes[0].Screen), "two") {
-		t.Fatalf("the full frame after it does not show the neighbour as it is (stale %v)", stale)
+	if stale || !strings.Contains(snapshotText(next.Panes[0].Screen), "two") || next.Panes[0].Title != "second" {
+		t.Fatalf("the full frame after it does not show the neighbour as it is (stale %v, title %q)", stale, next.Panes[0].Title)
 	}
 	if _, _, stale := s.sceneFresh(viewer, 2); stale {
 		t.Error("an echo frame with nothing new beside it says a full frame must follow")

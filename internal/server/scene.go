@@ -28,6 +28,13 @@ func (s *Server) scene(c *client) (*ui.Scene, time.Duration) {
 	return sc, next
 }
 
+// agentView is what a frame says of a pane's agent: nil for none, and when
+// that could change with no output.
+type agentView struct {
+	info   *proto.AgentInfo
+	change time.Duration
+}
+
 // sceneFresh is scene with only pane fresh's screen taken anew (0: every
 // pane's); the others show the screen last drawn of them, when there is one
 // of their size. It is the frame of a typed key's echo: it costs no parse of
@@ -47,15 +54,20 @@ func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Durat
 	active := s.layout.ActiveTab()
 	// Each agent pane's state is worked out once per frame (it reads the
 	// screen), for the tab markers and the borders alike.
-	type agentView struct {
-		info   *proto.AgentInfo
-		change time.Duration
-	}
+	// A key's echo frame reads no pane but the typed one: the others show
+	// what the last frame read of them (an emulator parsing a flood is
+	// locked while it parses).
+	reuse := func(id int, e *paneEntry) bool { return fresh != 0 && id != fresh && e.drawn }
 	agents := map[int]agentView{}
 	agentOf := func(id int, e *paneEntry) agentView {
 		v, ok := agents[id]
 		if !ok {
-			v.info, v.change = s.agentLocked(id, e)
+			if reuse(id, e) {
+				v = e.drawnAgent
+			} else {
+				v.info, v.change = s.agentLocked(id, e)
+				e.drawnAgent = v
+			}
 			agents[id] = v
 		}
 		return v
@@ -99,7 +111,12 @@ func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Durat
 			pv.Screen = e.screenLocked()
 		}
 		if pv.Title == "" {
-			pv.Title = e.p.Term().Title()
+			if reuse(pl.Pane, e) {
+				pv.Title = e.drawnTitle
+			} else {
+				pv.Title = e.p.Term().Title()
+				e.drawnTitle = pv.Title
+			}
 		}
 		if st.Signal != nil {
 			pv.Signal = *st.Signal
@@ -126,6 +143,7 @@ func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Durat
 				pv.State = "idle"
 			}
 		}
+		e.drawn = true
 		sc.Panes = append(sc.Panes, pv)
 	}
 	for _, b := range s.layout.Borders(active, w, h) {

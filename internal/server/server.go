@@ -143,6 +143,12 @@ type paneEntry struct {
 	// output frame, and when the current frame began.
 	lastFull  *term.Screen
 	syncSince time.Time
+	// Guarded by Server.mu: what the last frame that read the pane said of
+	// its agent and title; a key's echo frame shows them again rather than
+	// wait for the pane's emulator while it parses (sceneFresh).
+	drawnAgent agentView
+	drawnTitle string
+	drawn      bool
 
 	// Guarded by Server.mu: the latest snapshot of the pane's screen and the
 	// pane's change channel when it was taken. Every client draws from it
