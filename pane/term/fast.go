@@ -497,13 +497,10 @@ func writable(g vt10x.Glyph) bool {
 	return got == want
 }
 
-// csi runs a sequence the walk handles through the scanner's own parser and
-// dispatch, then applies what the scanner would send vt10x as vt10x would.
-func (w *fastWalk) csi(seq []byte, final byte) {
-	if final == 'm' {
-		w.sgr(seq)
-		return
-	}
+// scan runs the CSI seq through the scanner's own parser and dispatch and
+// returns what the scanner would send vt10x for it, which stays in t.out's
+// spare capacity only until the next append: use it before writing more.
+func (w *fastWalk) scan(seq []byte) []byte {
 	t := w.t
 	mark := len(t.out)
 	t.sc.state = stEsc
@@ -513,6 +510,17 @@ func (w *fastWalk) csi(seq []byte, final byte) {
 	}
 	out := t.out[mark:]
 	t.out = t.out[:mark]
+	return out
+}
+
+// csi runs a sequence the walk handles through the scanner's own parser and
+// dispatch, then applies what the scanner would send vt10x as vt10x would.
+func (w *fastWalk) csi(seq []byte, final byte) {
+	if final == 'm' {
+		w.sgr(seq)
+		return
+	}
+	out := w.scan(seq)
 	if len(out) == 0 {
 		return // dropped (an overflowing parameter, EL 3 and up)
 	}
@@ -636,14 +644,7 @@ const maxSGRMemo = 1024
 // applies it and returns false when it cannot be remembered.
 func (w *fastWalk) sgrParse(seq []byte) (string, bool) {
 	t := w.t
-	mark := len(t.out)
-	t.sc.state = stEsc
-	t.escByteLocked('[')
-	for _, b := range seq[2:] {
-		t.csiByteLocked(b)
-	}
-	out := t.out[mark:]
-	t.out = t.out[:mark]
+	out := w.scan(seq)
 	switch {
 	case t.sc.overflow:
 		return string(rune(sgrDropped)), true
