@@ -166,13 +166,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cfg.keep {
-			fmt.Fprintln(stderr, "kept", work)
-			return
-		}
-		os.RemoveAll(work)
-	}()
+	defer muxenv.Done(work, cfg.keep, stderr)
 	script := filepath.Join(work, "pane.sh")
 	if err := os.WriteFile(script, []byte(paneScript), 0o644); err != nil {
 		return err

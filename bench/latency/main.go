@@ -204,13 +204,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cfg.keep {
-			fmt.Fprintln(stderr, "kept", work)
-			return
-		}
-		os.RemoveAll(work)
-	}()
+	defer muxenv.Done(work, cfg.keep, stderr)
 	for name, body := range scripts {
 		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)

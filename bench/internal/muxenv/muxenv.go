@@ -7,11 +7,21 @@ package muxenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 )
+
+// Done removes work, or with keep leaves it and says where it is on w.
+func Done(work string, keep bool, w io.Writer) {
+	if keep {
+		fmt.Fprintln(w, "kept", work)
+		return
+	}
+	os.RemoveAll(work)
+}
 
 // Work makes a temporary directory named after prefix with the private
 // run, state, config and data directories Env points at.
