@@ -107,6 +107,13 @@ type Server struct {
 	conns    sync.WaitGroup
 	nconns   atomic.Int64 // connections being served, for debug_stats
 	quiet    *quietRelease
+	// counts are the worktree counts running git in the background
+	// (countWorktree); countsCtx ends them when the session ends, which then
+	// waits for them, so no git outlives the server or writes into a
+	// worktree being removed. Added to under mu, only before shutdown.
+	counts     sync.WaitGroup
+	countsCtx  context.Context
+	stopCounts context.CancelFunc
 
 	mu       sync.Mutex // guards everything below
 	panes    map[int]*paneEntry
@@ -233,6 +240,7 @@ func New(cfg Config) *Server {
 		clients:     map[*client]struct{}{},
 	}
 	s.quiet = newQuietRelease(s.afterOutput)
+	s.countsCtx, s.stopCounts = context.WithCancel(context.Background())
 	return s
 }
 
@@ -425,6 +433,8 @@ func (s *Server) endSession(reason, clientMsg string, keep bool) {
 		}()
 	}
 	wg.Wait()
+	s.stopCounts()
+	s.counts.Wait()
 	for _, c := range clients {
 		c.exit(clientMsg)
 	}

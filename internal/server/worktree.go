@@ -109,8 +109,9 @@ func (s *Server) diffCountLocked(e *paneEntry, next *time.Duration) *ui.DiffCoun
 	}
 	c := &e.wtCount
 	age := time.Since(c.at)
-	if !c.running && age >= countTTL {
+	if !c.running && age >= countTTL && !s.shutdown {
 		c.running, c.at, age = true, time.Now(), 0
+		s.counts.Add(1)
 		go s.countWorktree(e)
 	}
 	if stale := countTTL - age; *next == 0 || stale < *next {
@@ -126,7 +127,8 @@ func (s *Server) diffCountLocked(e *paneEntry, next *time.Duration) *ui.DiffCoun
 // is logged and leaves the border as it was: it runs on no request's
 // goroutine, and must not end the session.
 func (s *Server) countWorktree(e *paneEntry) {
-	ctx, cancel := context.WithTimeout(context.Background(), countWait)
+	defer s.counts.Done()
+	ctx, cancel := context.WithTimeout(s.countsCtx, countWait)
 	defer cancel()
 	var t worktree.Totals
 	err := s.confine("count worktree changes", func() (err error) {

@@ -187,3 +187,55 @@ func TestConfineKeepsAPanicToItsWork(t *testing.T) {
 		t.Fatalf("confine: %v", err)
 	}
 }
+
+// The session's end stops the worktree counts still running git and waits
+// for them: no git outlives the server or writes into a worktree being
+// removed (the test's temporary directory once failed to go for that).
+func TestShutdownEndsWorktreeCounts(t *testing.T) {
+	repo := gitRepo(t)
+	s, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}, Cwd: repo}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "right", Worktree: true, Command: "sleep 600"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// From now on git takes 30 s to start: a count begun is still running
+	// when the session ends, unless the end stops it.
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	slow := "#!/bin/sh\nsleep 30 </dev/null >/dev/null 2>&1\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(slow), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	e, err := s.lookup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	e.wtCount.at = time.Now().Add(-countTTL)
+	s.mu.Unlock()
+	s.scene(&client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30)})
+	s.mu.Lock()
+	started := e.wtCount.running
+	s.mu.Unlock()
+	if !started {
+		t.Fatal("a frame after the count's TTL started no count")
+	}
+	begin := time.Now()
+	s.Shutdown("test over")
+	s.mu.Lock()
+	running := e.wtCount.running
+	s.mu.Unlock()
+	if running {
+		t.Fatal("the session ended with a worktree count still running git")
+	}
+	if d := time.Since(begin); d > 20*time.Second {
+		t.Fatalf("the session's end waited %s for a count instead of stopping it", d)
+	}
+}
