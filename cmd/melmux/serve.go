@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"syscall"
 
 	"github.com/melmux/melmux/internal/cli"
@@ -44,10 +43,6 @@ func init() {
 					ready = nil
 				}
 			}
-			// One P more than the CPUs: the server parses panes' output on
-			// one goroutine fewer than it has Ps, so floods use every CPU and
-			// a typed key still finds a P at once (server's feedSlots).
-			runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 			logger, closeLog, err := openLog(name)
 			if err != nil {
 				tell(err.Error())
@@ -82,7 +77,11 @@ func init() {
 				RemainOnExit: cfg.RemainOnExit, StateFile: stateFile, Prices: cfg.Prices,
 				Agents: server.AgentsConfig{Rules: cfg.Agents.Rules, Bell: cfg.Agents.Bell, OSC9: cfg.Agents.OSC9,
 					NotifyCommand: cfg.Agents.NotifyCommand},
-				UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()}})
+				UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()},
+				// While a client is attached the server runs one P more
+				// than the CPUs, so a typed key finds a P at once beside
+				// floods parsing on every CPU (server's feedSlots).
+				SpareProc: true})
 			if err := srv.Listen(); err != nil {
 				tell(err.Error())
 				return err

@@ -235,6 +235,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	s.clients[c] = struct{}{}
 	s.joining--
 	joined = true
+	s.spareProcLocked()
 	s.publishClientsLocked()
 	s.resizeToClientsLocked()
 	s.mu.Unlock()
@@ -249,6 +250,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 
 	s.mu.Lock()
 	delete(s.clients, c)
+	s.spareProcLocked()
 	s.publishClientsLocked()
 	if !s.shutdown { // the panes are being closed: nothing to lay out
 		s.resizeToClientsLocked()

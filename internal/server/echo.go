@@ -246,13 +246,34 @@ func (s *Server) typing() {
 	}()
 }
 
-// feedSlots is how many panes may parse their output at once: one fewer than
-// the runtime's Ps, at least one. The daemon runs with one P more than it has
-// CPUs (see the __serve verb), so floods still parse on every CPU while one P
-// is always free to take a typed key, its echo and the frame that shows it at
-// once. With every P parsing, the runtime would look at the network (the
-// client's socket, the pane's PTY) only every 10 ms or so, once per hop of the
-// key's way through the server.
-func feedSlots() int {
+// feedSlots is how many panes may parse their output at once: one per P the
+// process has without a client (with spare, the CPUs: see spareProc), else
+// one fewer than the runtime's Ps, at least one. While a client is attached
+// the daemon runs one P more than that, so floods still parse on every CPU
+// while one P is always free to take a typed key, its echo and the frame
+// that shows it at once. With every P parsing, the runtime would look at the
+// network (the client's socket, the pane's PTY) only every 10 ms or so, once
+// per hop of the key's way through the server.
+func feedSlots(spare bool) int {
+	if spare {
+		return max(1, runtime.GOMAXPROCS(0))
+	}
 	return max(1, runtime.GOMAXPROCS(0)-1)
+}
+
+// spareProcLocked sets the process's Ps for the clients attached now: the
+// spare P is for a person's keys, so a server nobody is attached to runs
+// without it and without what a P keeps (its cache of spans, about 150-250
+// KB of memory). A no-op unless the server owns GOMAXPROCS (SpareProc).
+func (s *Server) spareProcLocked() {
+	if s.procs == 0 {
+		return
+	}
+	want := s.procs
+	if len(s.clients) > 0 {
+		want++
+	}
+	if runtime.GOMAXPROCS(0) != want {
+		runtime.GOMAXPROCS(want)
+	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -190,8 +191,11 @@ func TestFeedLeavesAPFree(t *testing.T) {
 	if len(s.feedSlots) != 0 {
 		t.Error("a panicking feed kept its slot")
 	}
-	if n := feedSlots(); n < 1 {
-		t.Errorf("feedSlots() = %d, want at least 1", n)
+	if n := feedSlots(false); n < 1 {
+		t.Errorf("feedSlots(false) = %d, want at least 1", n)
+	}
+	if n, procs := feedSlots(true), runtime.GOMAXPROCS(0); n != procs {
+		t.Errorf("feedSlots(true) = %d, want one per P (%d): the spare P comes with a client", n, procs)
 	}
 }
 
@@ -237,5 +241,40 @@ func TestEchoFrameTakesOnlyTheTypedPane(t *testing.T) {
 	}
 	if _, _, stale := s.sceneFresh(viewer, 2); stale {
 		t.Error("an echo frame with nothing new beside it says a full frame must follow")
+	}
+}
+
+// A server that owns GOMAXPROCS runs the spare P only while a client is
+// attached (a P keeps its own cache of spans), and one that does not own it
+// leaves it alone.
+func TestSpareProcOnlyWhileAttached(t *testing.T) {
+	old := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
+	s := &Server{procs: 2, clients: map[*client]struct{}{}}
+	s.spareProcLocked()
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("no client: GOMAXPROCS %d, want 2", n)
+	}
+	c := &client{}
+	s.clients[c] = struct{}{}
+	s.spareProcLocked()
+	if n := runtime.GOMAXPROCS(0); n != 3 {
+		t.Fatalf("a client attached: GOMAXPROCS %d, want 3", n)
+	}
+	s.clients[&client{}] = struct{}{}
+	s.spareProcLocked()
+	if n := runtime.GOMAXPROCS(0); n != 3 {
+		t.Fatalf("two clients: GOMAXPROCS %d, want 3 (one spare P, not one per client)", n)
+	}
+	clear(s.clients)
+	s.spareProcLocked()
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("the clients left: GOMAXPROCS %d, want 2", n)
+	}
+	runtime.GOMAXPROCS(5)
+	other := &Server{clients: map[*client]struct{}{c: {}}}
+	other.spareProcLocked()
+	if n := runtime.GOMAXPROCS(0); n != 5 {
+		t.Fatalf("a server without SpareProc set GOMAXPROCS to %d", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -63,6 +64,10 @@ type Config struct {
 	// Agents are the coding agents' kinds and rules, and how their changes
 	// of state are notified.
 	Agents AgentsConfig
+	// SpareProc: the server owns the process's GOMAXPROCS and runs one P
+	// more than it had at New while a client is attached (see spareProc).
+	// Only for a process that runs one server, as the daemon does.
+	SpareProc bool
 }
 
 // UIConfig is what attached clients are drawn and driven with.
@@ -114,6 +119,8 @@ type Server struct {
 	counts     sync.WaitGroup
 	countsCtx  context.Context
 	stopCounts context.CancelFunc
+
+	procs int // GOMAXPROCS at New with SpareProc, 0 without: see spareProc
 
 	mu       sync.Mutex // guards everything below
 	panes    map[int]*paneEntry
@@ -213,7 +220,7 @@ func New(cfg Config) *Server {
 		cfg.AgentReadWait = config.DefaultReadWait
 	}
 	s := &Server{
-		feedSlots:   make(chan struct{}, feedSlots()),
+		feedSlots:   make(chan struct{}, feedSlots(cfg.SpareProc)),
 		name:        cfg.Name,
 		sock:        cfg.SocketPath,
 		log:         cfg.Log,
@@ -240,6 +247,9 @@ func New(cfg Config) *Server {
 		clients:     map[*client]struct{}{},
 	}
 	s.quiet = newQuietRelease(s.afterOutput)
+	if cfg.SpareProc {
+		s.procs = runtime.GOMAXPROCS(0)
+	}
 	s.countsCtx, s.stopCounts = context.WithCancel(context.Background())
 	return s
 }
