@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
@@ -59,6 +60,7 @@ func init() {
 		w := &waiter{s: s, e: e, p: p, idle: time.Duration(p.IdleMS) * time.Millisecond}
 		if re != nil {
 			w.lines = newLineMatcher(e.p.Term(), re, p.Screen)
+			defer w.lines.close()
 		}
 		if agentOnly[p.State] && !p.ForAgent {
 			if a, _ := w.agent(); a == nil && !s.startsAgent(e) {
@@ -388,22 +390,41 @@ func exitWords(st pane.Status) string {
 // with the same text is therefore not seen; a pattern with something unique
 // in it, or --idle, serves then.)
 type lineMatcher struct {
-	re       *regexp.Regexp
-	total    uint64         // the history count at the last look
-	old      map[string]int // matching lines on the screen at the start, by text
+	re   *regexp.Regexp
+	old  map[string]int // matching lines on the screen at the start, by text
+	stop func()         // ends the tap on the pane's history
+
+	mu       sync.Mutex     // guards scrolled and order: the tap runs on the pane's feeding goroutine
 	scrolled map[string]int // matching lines saved to history since the start
+	order    []string       // the same lines, oldest first, each text once
 }
 
 // newLineMatcher starts matching at the pane's current screen; with screen,
-// what it shows already counts as new.
+// what it shows already counts as new. Lines saved to history are seen as
+// they are saved (Terminal.TapScrolled), so a burst that scrolls more lines
+// than the history holds between two looks loses none of them. The caller
+// must call close when the wait ends.
 func newLineMatcher(t *term.Terminal, re *regexp.Regexp, screen bool) *lineMatcher {
-	txt := t.TextSince(math.MaxUint64)
-	m := &lineMatcher{re: re, total: txt.Total, old: map[string]int{}, scrolled: map[string]int{}}
+	m := &lineMatcher{re: re, old: map[string]int{}, scrolled: map[string]int{}}
+	var start []string
+	start, m.stop = t.TapScrolled(func(line string) {
+		if !re.MatchString(line) {
+			return
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.scrolled[line] == 0 {
+			m.order = append(m.order, line)
+		}
+		m.scrolled[line]++
+	})
 	if !screen {
-		m.old = m.count(txt.Lines, m.old)
+		m.old = m.count(start, m.old)
 	}
 	return m
 }
+
+func (m *lineMatcher) close() { m.stop() }
 
 func (m *lineMatcher) count(lines []string, into map[string]int) map[string]int {
 	for _, l := range lines {
@@ -416,11 +437,11 @@ func (m *lineMatcher) count(lines []string, into map[string]int) map[string]int 
 
 // look returns the oldest new matching line, if there is one.
 func (m *lineMatcher) look(t *term.Terminal) (string, bool) {
-	txt := t.TextSince(m.total)
-	m.total = txt.Total
-	m.count(txt.History, m.scrolled)
-	now := m.count(txt.Lines, map[string]int{})
-	for _, l := range append(txt.History, txt.Lines...) {
+	screen := t.TextSince(math.MaxUint64).Lines
+	now := m.count(screen, map[string]int{})
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, l := range append(m.order, screen...) {
 		if m.re.MatchString(l) && m.scrolled[l]+now[l] > m.old[l] {
 			return l, true
 		}

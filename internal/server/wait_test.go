@@ -56,6 +56,32 @@ func TestLineMatcherSeesOnlyNewOutput(t *testing.T) {
 	}
 }
 
+// A matching line that a burst pushes through the whole history between two
+// looks is still seen (the history keeps 50 lines; 300 follow the line in
+// one write), and one printed after the wait ends is not tapped any more.
+func TestLineMatcherSeesLinesABurstScrolledAway(t *testing.T) {
+	tm := term.New(40, 4, term.Options{Scrollback: 50})
+	m := newLineMatcher(tm, regexp.MustCompile("^MARK41$"), false)
+	var burst strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&burst, "%d\r\n", i)
+	}
+	fmt.Fprint(tm, burst.String()+"MARK41\r\n"+burst.String())
+	if l, ok := m.look(tm); !ok || l != "MARK41" {
+		t.Fatalf("the line that scrolled through the whole history: got %q, %v", l, ok)
+	}
+	m.close()
+	m.mu.Lock()
+	before := len(m.order)
+	m.mu.Unlock()
+	fmt.Fprint(tm, "MARK41\r\n"+burst.String())
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.order) != before || m.scrolled["MARK41"] != 1 {
+		t.Fatalf("a closed matcher still taps the history: %d lines, MARK41 seen %d times", len(m.order), m.scrolled["MARK41"])
+	}
+}
+
 // Waiting for an agent's state on a pane that runs none fails at once and
 // says what runs there, unless asked to wait for an agent to start.
 func TestWaitForAnAgentStateNeedsAnAgent(t *testing.T) {

@@ -142,6 +142,9 @@ type history struct {
 	// once the ring has let go of every line in it, which, as the ring drops
 	// its oldest lines first, happens in order.
 	block []byte
+	// taps see every line as it is saved (TapScrolled), by id.
+	taps   map[int]func(line string)
+	nextID int
 }
 
 // Block sizes: a pane with little history takes little, a long one takes
@@ -168,6 +171,9 @@ func (h *history) keep(b []byte) string {
 func (h *history) push(l histLine) {
 	if h.limit <= 0 {
 		return
+	}
+	for _, tap := range h.taps {
+		tap(l.textTrimmed())
 	}
 	h.total++
 	h.scrolled = min(h.scrolled+1, h.limit)

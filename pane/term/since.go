@@ -35,3 +35,29 @@ func (t *Terminal) TextSince(since uint64) Text {
 	}
 	return out
 }
+
+// TapScrolled calls fn with the text of each line as it is saved to history
+// (trailing blanks trimmed, as TextSince gives them), from the moment it
+// returns until stop is called, and returns the lines on the screen at that
+// moment (so that none is both on the screen taken and seen by fn): a reader that looks only now and then
+// (TextSince) misses the lines a burst pushes through the whole ring between
+// two looks, a tap does not. fn runs with the terminal locked, on the
+// goroutine feeding it: it must be quick and must not call the Terminal. A
+// pane with no history (a limit of 0) saves no lines, so fn sees none.
+func (t *Terminal) TapScrolled(fn func(line string)) (screen []string, stop func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.flushLocked()
+	screen = t.linesLocked()
+	if t.h.taps == nil {
+		t.h.taps = map[int]func(string){}
+	}
+	t.h.nextID++
+	id := t.h.nextID
+	t.h.taps[id] = fn
+	return screen, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		delete(t.h.taps, id)
+	}
+}
