@@ -164,12 +164,19 @@ func Start(cfg Config) (*Pane, error) {
 // setSize sets the PTY's window size through the poller's fd, not Fd
 // (pty.Setsize), which would put the master back in blocking mode.
 func (p *Pane) setSize(cols, rows int) error {
+	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
+	return p.ioctl(func(fd int) error { return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, ws) })
+}
+
+// ioctl runs fn on the PTY master's descriptor through the poller (Fd would
+// put the master back in blocking mode) and returns fn's error or the
+// poller's.
+func (p *Pane) ioctl(fn func(fd int) error) error {
 	raw, err := p.ptmx.SyscallConn()
 	if err != nil {
 		return err
 	}
-	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
-	if cerr := raw.Control(func(fd uintptr) { err = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); cerr != nil {
+	if cerr := raw.Control(func(fd uintptr) { err = fn(int(fd)) }); cerr != nil {
 		return cerr
 	}
 	return err
@@ -429,15 +436,13 @@ func (p *Pane) Argv() []string { return append([]string(nil), p.cmd.Args...) }
 // pendingInput is how many bytes wait in the PTY for the reader (FIONREAD);
 // -1 if unknown.
 func (p *Pane) pendingInput() int {
-	raw, err := p.ptmx.SyscallConn()
-	if err != nil {
-		return -1
-	}
 	n := -1
-	_ = raw.Control(func(fd uintptr) {
-		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ); err == nil {
+	_ = p.ioctl(func(fd int) error {
+		v, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
+		if err == nil {
 			n = v
 		}
+		return err
 	})
 	return n
 }
