@@ -2,19 +2,19 @@ package main
 
 import (
 	"bufio"
-	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
-	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/server"
 )
@@ -65,7 +65,10 @@ func init() {
 // inRange accepts 0 (not given) or lo..hi.
 func inRange(v, lo, hi int) bool { return v == 0 || (v >= lo && v <= hi) }
 
-// startSession starts a daemon for the session and creates its first pane.
+// startSession starts a daemon for the session, which starts the first pane
+// itself before it says it is ready: it inherits this process's environment
+// and directory, the pane's own. A first pane that cannot start ends the
+// daemon with it, so no empty session is left behind.
 func startSession(g *cli.Globals, argv []string, cols, rows int) error {
 	name := proto.SessionName(g.Session)
 	sock, err := sessionSocket(g)
@@ -78,30 +81,20 @@ func startSession(g *cli.Globals, argv []string, cols, rows int) error {
 	} else if errors.Is(err, proto.ErrUnsafeSocket) {
 		return err
 	}
-	if _, err := config.Load(); err != nil {
-		fmt.Fprintf(g.Stderr, "melmux: %v (starting with the defaults)\n", err)
+	first := []string{"--new"}
+	if cols > 0 {
+		first = append(first, "-x", strconv.Itoa(cols))
 	}
-	if err := spawnDaemon(name, sock); err != nil {
-		return err
+	if rows > 0 {
+		first = append(first, "-y", strconv.Itoa(rows))
 	}
-	c, err := client.Dial(sock)
-	if err != nil {
-		return fmt.Errorf("the new session did not answer: %w", err)
-	}
-	defer c.Close()
-	cwd, _ := os.Getwd()
-	err = c.Call(context.Background(), "new", proto.NewParams{Command: argv, Cwd: cwd, Cols: cols, Rows: rows, Env: os.Environ()}, nil)
-	if err != nil {
-		// Best effort: a session whose first pane failed is of no use.
-		_ = c.Call(context.Background(), "kill_server", nil, nil)
-		return err
-	}
-	return nil
+	return spawnDaemon(g, name, sock, append(append(first, "--"), argv...)...)
 }
 
-// spawnDaemon runs `melmux __serve` in its own process session and waits for
-// it to say it listens (or why it cannot).
-func spawnDaemon(name, sock string) error {
+// spawnDaemon runs `melmux __serve` (with extra arguments) in its own process
+// session and waits for it to say it is ready (or why it cannot be), printing
+// the warnings it gives before.
+func spawnDaemon(g *cli.Globals, name, sock string, extra ...string) error {
 	exe, err := selfPath()
 	if err != nil {
 		return err
@@ -117,7 +110,7 @@ func spawnDaemon(name, sock string) error {
 		return err
 	}
 	defer devnull.Close()
-	cmd := exec.Command(exe, "__serve", "-s", name, "--socket", sock, "--ready-fd", "3")
+	cmd := exec.Command(exe, append([]string{"__serve", "-s", name, "--socket", sock, "--ready-fd", "3"}, extra...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
 	cmd.ExtraFiles = []*os.File{pw}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -128,27 +121,38 @@ func spawnDaemon(name, sock string) error {
 	pw.Close()
 	// The daemon is on its own; do not leave a zombie if it dies early.
 	go func() { _ = cmd.Wait() }()
-	type answer struct {
-		line string
-		err  error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		line, err := bufio.NewReader(pr).ReadString('\n')
-		ch <- answer{line, err}
-	}()
+	ch := make(chan error, 1)
+	go func() { ch <- readReady(g, pr, name) }()
 	select {
-	case a := <-ch:
-		line := strings.TrimSpace(a.line)
-		if line == "ok" {
-			return nil
-		}
-		if line == "" {
-			return fmt.Errorf("the session server exited before it was ready (see %s)", logPath(name))
-		}
-		return fmt.Errorf("the session server could not start: %s", line)
+	case err := <-ch:
+		return err
 	case <-time.After(10 * time.Second):
 		return fmt.Errorf("the session server did not become ready within 10s (see %s)", logPath(name))
+	}
+}
+
+// readReady reads the daemon's ready pipe (serve.go says what it carries).
+func readReady(g *cli.Globals, pipe *os.File, name string) error {
+	r := bufio.NewReader(pipe)
+	for {
+		line, _ := r.ReadString('\n')
+		line = strings.TrimSpace(line)
+		switch {
+		case line == readyOK:
+			return nil
+		case strings.HasPrefix(line, readyWarn):
+			fmt.Fprintf(g.Stderr, "melmux: %s\n", strings.TrimPrefix(line, readyWarn))
+		case strings.HasPrefix(line, readyErr):
+			pe := &proto.Error{}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, readyErr)), pe); err != nil || pe.Message == "" {
+				return fmt.Errorf("the session server could not start: %s", line)
+			}
+			return pe
+		case line == "":
+			return fmt.Errorf("the session server exited before it was ready (see %s)", logPath(name))
+		default:
+			return fmt.Errorf("the session server could not start: %s", line)
+		}
 	}
 }
 

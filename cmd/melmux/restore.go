@@ -122,7 +122,7 @@ func restoreSession(g *cli.Globals, cols, rows int) (*proto.RestoreResult, error
 	if err != nil {
 		return nil, err
 	}
-	if err := spawnDaemon(name, sock); err != nil {
+	if err := spawnDaemon(g, name, sock); err != nil {
 		return nil, err
 	}
 	c, err := client.Dial(sock)

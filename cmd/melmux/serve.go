@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/melmux/melmux/internal/cli"
@@ -19,14 +22,20 @@ import (
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "__serve",
-		Usage:   "-s NAME --socket PATH [--ready-fd N]",
+		Usage:   "-s NAME --socket PATH [--ready-fd N] [--new [-x COLS] [-y ROWS] [-- CMD...]]",
 		Summary: "run a session server in the foreground (started by `melmux new`)",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "__serve")
 			sock := fs.String("socket", "", "socket path")
-			readyFD := fs.Int("ready-fd", -1, "write \"ok\" or the error to this fd once listening")
+			readyFD := fs.Int("ready-fd", -1, "write \"ok\" or the error to this fd once listening (and the first pane runs)")
+			first := fs.Bool("new", false, "start the first pane, running CMD (default the shell) in this process's directory and environment")
+			cols := fs.Int("x", 0, "with --new: the session's columns")
+			rows := fs.Int("y", 0, "with --new: the session's rows")
 			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
+			}
+			if !*first && (fs.NArg() > 0 || *cols != 0 || *rows != 0) {
+				return cli.Usagef("__serve: -x, -y and a command go with --new")
 			}
 			name := proto.SessionName(g.Session)
 			if *sock == "" {
@@ -36,11 +45,18 @@ func init() {
 			if *readyFD >= 0 {
 				ready = os.NewFile(uintptr(*readyFD), "ready")
 			}
+			// tell gives `melmux new` its answer and closes the pipe; say
+			// passes it a warning before.
 			tell := func(msg string) {
 				if ready != nil {
 					fmt.Fprintln(ready, msg)
 					ready.Close()
 					ready = nil
+				}
+			}
+			say := func(msg string) {
+				if ready != nil {
+					fmt.Fprintln(ready, readyWarn+oneLine(msg))
 				}
 			}
 			logger, closeLog, err := openLog(name)
@@ -63,6 +79,7 @@ func init() {
 			if cfgErr != nil {
 				problem = cfgErr.Error() + " (using the defaults)"
 				logger.Warn("config", "err", cfgErr)
+				say(cfgErr.Error() + " (starting with the defaults)")
 			}
 			self, err := selfPath()
 			if err != nil {
@@ -86,8 +103,15 @@ func init() {
 				tell(err.Error())
 				return err
 			}
+			if *first {
+				if err := srv.StartFirst(fs.Args(), *cols, *rows); err != nil {
+					logger.Error("the first pane did not start", "err", err)
+					tell(readyError(err))
+					return err
+				}
+			}
 			logger.Info("session started", "session", name, "socket", *sock, "pid", os.Getpid())
-			tell("ok")
+			tell(readyOK)
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 			go func() {
@@ -103,6 +127,31 @@ func init() {
 		},
 	})
 }
+
+// What the daemon writes on its ready pipe, one line each: warnings for the
+// user (readyWarn MESSAGE), then readyOK, or the error of the first pane
+// (readyErr and the proto.Error as JSON, so that its code, hence the exit
+// status, is the one the `new` command would have answered), or any other
+// line: why the server could not start.
+const (
+	readyOK   = "ok"
+	readyWarn = "warn "
+	readyErr  = "error "
+)
+
+// readyError is the ready pipe's line for the first pane's error.
+func readyError(err error) string {
+	pe := &proto.Error{Code: proto.CodeFailed, Message: err.Error()}
+	errors.As(err, &pe)
+	b, jerr := json.Marshal(pe)
+	if jerr != nil {
+		return oneLine(err.Error())
+	}
+	return readyErr + string(b)
+}
+
+// oneLine keeps a message on the one line the ready pipe gives it.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // logPath is $XDG_STATE_HOME/melmux/NAME.log (default ~/.local/state).
 func logPath(name string) string {
