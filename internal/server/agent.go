@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane"
 	"github.com/melmux/melmux/pane/agentstate"
 	"github.com/melmux/melmux/pane/term"
 )
@@ -92,41 +94,146 @@ func (o *outputTimes) newestFirst() []time.Time {
 	return out
 }
 
-// lookupForegroundLocked refreshes what the pane runs now, at most once per
-// agentKindTTL: the foreground program and the coding agent among the
-// processes of its group, the program it ran once it has exited. Caller
-// holds Server.mu.
-func (s *Server) lookupForegroundLocked(e *paneEntry) {
-	if !e.kindAt.IsZero() && time.Since(e.kindAt) < agentKindTTL {
+// What a pane runs is looked up without Server.mu: the lookup reads /proc
+// (the group's processes, 0.1 ms for a few, more for a wrapper's tree), and
+// every command, frame and client waits on Server.mu. So lookForeground
+// gathers (the foreground group by the pane's ioctl, its processes, their
+// kind) with no lock held, and applyForegroundLocked stores the result on
+// the paneEntry under Server.mu. Code that answers with a pane's agent or
+// foreground program (list_panes, wait, frames, the watcher...) takes
+// Server.mu through lockFresh, which first brings the lookups it needs up
+// to date, so an answer rests on a lookup no older than agentKindTTL, as
+// when the lookup was made under the lock; the ...Locked readers only read
+// what was stored.
+
+// foreground is what one lookup of a pane found.
+type foreground struct {
+	at   time.Time // when the lookup began
+	pgrp int       // the foreground process group, 0 once exited
+	fg   string    // the foreground program's name, "" once exited
+	kind string    // the coding agent among its processes, "" for none
+	why  string
+	// banner says to look for a kind's banner on the screen: the group
+	// runs no known agent and is not an idle shell.
+	banner bool
+}
+
+// lookForeground finds what pane p runs now: the foreground program and
+// the coding agent among the processes of its group, the program it ran
+// once it has exited. It reads /proc: the caller must not hold Server.mu.
+func (s *Server) lookForeground(p *pane.Pane) foreground {
+	r := foreground{at: time.Now(), pgrp: p.ForegroundGroup()}
+	rules := s.rules()
+	if r.pgrp == 0 {
+		// Exited (or unreadable): what it was started with.
+		r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{{PID: p.Status().PID, Argv: p.Argv()}})
+		return r
+	}
+	if h := lookHook.Load(); h != nil {
+		(*h)(p)
+	}
+	leader := readProc(r.pgrp)
+	if len(leader.Argv) > 0 {
+		r.fg = filepath.Base(leader.Argv[0])
+	}
+	r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{leader})
+	if r.kind == "" && !idleShell(leader.Argv) {
+		// A wrapper (a script, npx, node) runs the agent as its child.
+		r.kind, r.why = rules.KindOfProcs(groupProcs(r.pgrp, leader))
+		r.banner = r.kind == ""
+	}
+	return r
+}
+
+// lookHook, when set (by tests), runs in each lookup of a running pane
+// before it reads /proc.
+var lookHook atomic.Pointer[func(*pane.Pane)]
+
+// applyForegroundLocked stores a lookup's result, unless a later lookup's
+// is stored already. Caller holds Server.mu.
+func (s *Server) applyForegroundLocked(e *paneEntry, r foreground) {
+	if !r.at.After(e.kindAt) {
 		return
 	}
-	now := time.Now()
-	e.kindAt = now
-	pgrp := e.p.ForegroundGroup()
-	if pgrp != e.ag.pgrp {
-		e.ag.pgrp, e.ag.procSince = pgrp, now
+	e.kindAt = r.at
+	if r.pgrp != e.ag.pgrp {
+		e.ag.pgrp, e.ag.procSince = r.pgrp, r.at
 		e.ag.banner, e.ag.bannerWhy = "", ""
 	}
-	rules := s.rules()
-	if pgrp == 0 {
-		// Exited (or unreadable): what it was started with.
-		e.fg = ""
-		e.kind, e.ag.kindWhy = rules.KindOfProcs([]agentstate.Proc{{PID: e.p.Status().PID, Argv: e.p.Argv()}})
+	e.fg, e.kind, e.ag.kindWhy = r.fg, r.kind, r.why
+	if r.banner && e.ag.banner == "" {
+		e.ag.banner, e.ag.bannerWhy = s.rules().KindOfScreen(e.p.Term().Lines())
+	}
+}
+
+// refreshForeground looks up what pane e runs now and stores it; when a
+// lookup of the pane is under way already, it waits for that one instead.
+// The caller must not hold Server.mu.
+func (s *Server) refreshForeground(e *paneEntry) {
+	s.mu.Lock()
+	if ch := e.looking; ch != nil {
+		s.mu.Unlock()
+		<-ch
 		return
 	}
-	leader := readProc(pgrp)
-	e.fg = ""
-	if len(leader.Argv) > 0 {
-		e.fg = filepath.Base(leader.Argv[0])
+	ch := make(chan struct{})
+	e.looking = ch
+	s.mu.Unlock()
+	var r foreground
+	looked := false
+	defer func() { // even after a panic: whoever waits on ch is let go
+		s.mu.Lock()
+		if looked {
+			s.applyForegroundLocked(e, r)
+		}
+		e.looking = nil
+		s.mu.Unlock()
+		close(ch)
+	}()
+	r = s.lookForeground(e.p)
+	looked = true
+}
+
+// lockFresh takes Server.mu with the lookups of panes ids (every pane when
+// none is given) no older than agentKindTTL: those that are older are
+// made again first, with the lock released. A pane whose lookup cannot be
+// kept fresh (each made takes longer than agentKindTTL) is read as last
+// looked up.
+func (s *Server) lockFresh(ids ...int) {
+	s.mu.Lock()
+	for range 3 {
+		due := s.lookupsDueLocked(ids)
+		if len(due) == 0 {
+			return
+		}
+		s.mu.Unlock()
+		for _, e := range due {
+			s.refreshForeground(e)
+		}
+		s.mu.Lock()
 	}
-	e.kind, e.ag.kindWhy = rules.KindOfProcs([]agentstate.Proc{leader})
-	if e.kind == "" && !idleShell(leader.Argv) {
-		// A wrapper (a script, npx, node) runs the agent as its child.
-		e.kind, e.ag.kindWhy = rules.KindOfProcs(groupProcs(pgrp, leader))
+}
+
+// lookupsDueLocked lists the panes among ids (every pane when none is
+// given) whose lookup is older than agentKindTTL.
+func (s *Server) lookupsDueLocked(ids []int) []*paneEntry {
+	var due []*paneEntry
+	add := func(e *paneEntry) {
+		if e.kindAt.IsZero() || time.Since(e.kindAt) >= agentKindTTL {
+			due = append(due, e)
+		}
 	}
-	if e.kind == "" && e.ag.banner == "" && !idleShell(leader.Argv) {
-		e.ag.banner, e.ag.bannerWhy = rules.KindOfScreen(e.p.Term().Lines())
+	if len(ids) == 0 {
+		for _, e := range s.panes {
+			add(e)
+		}
 	}
+	for _, id := range ids {
+		if e, ok := s.panes[id]; ok {
+			add(e)
+		}
+	}
+	return due
 }
 
 // idleShell reports an interactive shell by itself (argv just its name):
@@ -136,10 +243,9 @@ func idleShell(argv []string) bool {
 }
 
 // agentKindLocked is the kind of coding agent the pane runs now, "" for
-// none: from its processes, else its program status reports, its hooks or
-// a banner on its screen.
+// none: from its processes (as last looked up: see lockFresh), else its
+// program status reports, its hooks or a banner on its screen.
 func (s *Server) agentKindLocked(e *paneEntry) (string, string) {
-	s.lookupForegroundLocked(e)
 	s.readStatusLocked(e)
 	switch {
 	case e.kind != "":
@@ -175,9 +281,9 @@ func (s *Server) readStatusLocked(e *paneEntry) {
 }
 
 // foregroundLocked names the program in the pane's foreground ("vim" while
-// the shell runs vim), "" once the pane's program has exited.
+// the shell runs vim), "" once the pane's program has exited, as last
+// looked up (see lockFresh).
 func (s *Server) foregroundLocked(e *paneEntry) string {
-	s.lookupForegroundLocked(e)
 	return e.fg
 }
 
@@ -295,7 +401,7 @@ func (s *Server) watchAgent(id int, e *paneEntry) {
 			}
 		}
 		last = time.Now()
-		s.mu.Lock()
+		s.lockFresh(id)
 		if s.panes[id] != e {
 			s.mu.Unlock()
 			return

@@ -12,6 +12,7 @@ import (
 
 	mxclient "github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane"
 )
 
 func notify(t *testing.T, c *mxclient.Client, p proto.NotifyParams) proto.NotifyResult {
@@ -244,5 +245,46 @@ func TestAttachedClientGetsBellAndOSC9(t *testing.T) {
 		if typ == proto.FrameOutput {
 			got = append(got, p...)
 		}
+	}
+}
+
+// A pane's lookup reads /proc without Server.mu: while it is held up in
+// the middle, the lock is free; a list_panes asked meanwhile waits for the
+// lookup under way and answers with what it found.
+func TestLookupLeavesServerLockFree(t *testing.T) {
+	claude := standIn(t, "#!/bin/sh\nsleep 600\n")
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	hook := func(p *pane.Pane) {
+		if slices.Equal(p.Argv(), []string{claude}) {
+			once.Do(func() {
+				close(entered)
+				<-release
+			})
+		}
+	}
+	lookHook.Store(&hook)
+	t.Cleanup(func() { lookHook.Store(nil) })
+	s, c := startServer(t)
+	newPane(t, c, claude)
+	<-entered
+	locked := make(chan struct{})
+	go func() {
+		s.mu.Lock()
+		s.mu.Unlock()
+		close(locked)
+	}()
+	select {
+	case <-locked:
+	case <-time.After(10 * time.Second):
+		close(release) // let the server end
+		t.Fatal("Server.mu is held while the lookup reads /proc")
+	}
+	listed := make(chan error, 1)
+	var panes []proto.PaneInfo
+	go func() { listed <- c.Call(context.Background(), "list_panes", nil, &panes) }()
+	close(release)
+	if err := <-listed; err != nil || len(panes) != 1 || panes[0].Agent == nil || panes[0].Agent.Kind != "claude" {
+		t.Fatalf("list_panes during the lookup: %v %+v", err, panes)
 	}
 }

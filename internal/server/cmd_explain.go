@@ -20,7 +20,7 @@ func init() {
 		if err := paneParam("explain", p.Pane); err != nil {
 			return nil, err
 		}
-		s.mu.Lock()
+		s.lockFresh(p.Pane)
 		defer s.mu.Unlock()
 		e, err := s.lookupLocked(p.Pane)
 		if err != nil {

@@ -15,7 +15,7 @@ func init() {
 		if err := decodeParams("list_panes", raw, &p); err != nil {
 			return nil, err
 		}
-		s.mu.Lock()
+		s.lockFresh()
 		out := []proto.PaneInfo{}
 		for _, id := range s.layout.Panes() {
 			if e, ok := s.panes[id]; ok {

@@ -44,7 +44,7 @@ func init() {
 		if p.Kind != "" && !knownKind(s.rules(), p.Kind) {
 			return nil, errorf(proto.CodeBadParams, "notify: kind %q is not a kind of agent (kinds: %v)", p.Kind, s.rules().Kinds())
 		}
-		s.mu.Lock()
+		s.lockFresh(p.Pane)
 		defer s.mu.Unlock()
 		e, err := s.lookupLocked(p.Pane)
 		if err != nil {

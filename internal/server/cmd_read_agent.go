@@ -27,7 +27,7 @@ func init() {
 		if p.WaitMS > maxWaitMS {
 			return nil, errorf(proto.CodeBadParams, "read_agent: wait_ms must be at most %d (a year); 0 is the server's default, negative does not wait", maxWaitMS)
 		}
-		s.mu.Lock()
+		s.lockFresh(p.Pane)
 		e, err := s.lookupLocked(p.Pane)
 		if err != nil {
 			s.mu.Unlock()

@@ -64,7 +64,7 @@ func init() {
 		}
 		if agentOnly[p.State] && !p.ForAgent {
 			if a, _ := w.agent(); a == nil && !s.startsAgent(e) {
-				s.mu.Lock()
+				s.lockFresh(p.Pane)
 				runs := s.runningLocked(e)
 				s.mu.Unlock()
 				return nil, errorf(proto.CodeFailed, "wait: pane %d runs no coding agent (it runs %s), so it will never be %s: working and waiting are an agent's states. "+
@@ -236,7 +236,7 @@ type waiter struct {
 }
 
 func (w *waiter) agent() (*proto.AgentInfo, time.Duration) {
-	w.s.mu.Lock()
+	w.s.lockFresh(w.p.Pane)
 	defer w.s.mu.Unlock()
 	return w.s.agentLocked(w.p.Pane, w.e)
 }
@@ -332,7 +332,7 @@ func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, li
 // backAtStart reports whether the pane's own program is in its foreground
 // again (the shell a coding agent ran in, once the agent has ended).
 func (w *waiter) backAtStart() bool {
-	w.s.mu.Lock()
+	w.s.lockFresh(w.p.Pane)
 	fg := w.s.foregroundLocked(w.e)
 	w.s.mu.Unlock()
 	start := w.e.p.Argv()

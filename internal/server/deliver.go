@@ -55,7 +55,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	p := e.p
 	text = strings.TrimRight(text, "\r\n")
 	probe := probeOf(text)
-	kind := s.agentKind(e)
+	kind := s.agentKind(id, e)
 	if kind != "" {
 		agentReady(ctx, p)
 	}
@@ -115,7 +115,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 
 	out := proto.SendAgentResult{Pane: id, Kind: kind, Delivered: submitted,
 		Lines: trimTrailingEmpty(p.Term().Lines())}
-	s.mu.Lock()
+	s.lockFresh(id)
 	if a, _ := s.agentLocked(id, e); a != nil {
 		out.Kind, out.State = a.Kind, a.State
 	}
@@ -183,9 +183,9 @@ func screenCue(screen agentstate.Screen) bool {
 	return agentstate.Detect(screen, time.Hour) != agentstate.Idle
 }
 
-// agentKind is the coding agent the pane runs, "" for none.
-func (s *Server) agentKind(e *paneEntry) string {
-	s.mu.Lock()
+// agentKind is the coding agent pane id runs, "" for none.
+func (s *Server) agentKind(id int, e *paneEntry) string {
+	s.lockFresh(id)
 	defer s.mu.Unlock()
 	k, _ := s.agentKindLocked(e)
 	return k

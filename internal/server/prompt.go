@@ -24,7 +24,7 @@ func (s *Server) promptSupport() ui.PromptSupport {
 // paneChoices lists every pane of the session, in id order, with what runs
 // in it, for Tab after -t.
 func (s *Server) paneChoices() []ui.Choice {
-	s.mu.Lock()
+	s.lockFresh()
 	defer s.mu.Unlock()
 	ids := make([]int, 0, len(s.panes))
 	for id := range s.panes {

@@ -42,7 +42,11 @@ type agentView struct {
 // has printed since the screen shown of it, so a full frame must follow.
 func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Duration, stale bool) {
 	cols, rows := c.tty.size()
-	s.mu.Lock()
+	if fresh != 0 {
+		s.lockFresh(fresh) // the other panes show what the last frame read
+	} else {
+		s.lockFresh()
+	}
 	defer s.mu.Unlock()
 	w, h := s.paneAreaLocked()
 	// The client draws no more than the session: the rest of a larger

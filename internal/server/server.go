@@ -171,10 +171,12 @@ type paneEntry struct {
 	snapCh <-chan struct{}
 
 	// Guarded by Server.mu: the coding agent the pane runs ("" for none) and
-	// when that was last looked up.
-	kind   string
-	fg     string // the foreground program's name
-	kindAt time.Time
+	// when that was last looked up (agent.go: lockFresh), and the channel
+	// closed when the lookup under way ends (nil for none).
+	kind    string
+	fg      string // the foreground program's name
+	kindAt  time.Time
+	looking chan struct{}
 	// Guarded by Server.mu: the agent state engine and its reports.
 	ag agentWatch
 	// out keeps the times of the last output writes (its own lock: the
