@@ -45,6 +45,9 @@ func init() {
 					}
 				}
 			}
+			if err := noSession(g); err != nil {
+				return err
+			}
 			restored, err := offerRestore(g, *detached, *cols, *rows)
 			if err != nil {
 				return err
@@ -65,11 +68,9 @@ func init() {
 // inRange accepts 0 (not given) or lo..hi.
 func inRange(v, lo, hi int) bool { return v == 0 || (v >= lo && v <= hi) }
 
-// startSession starts a daemon for the session, which starts the first pane
-// itself before it says it is ready: it inherits this process's environment
-// and directory, the pane's own. A first pane that cannot start ends the
-// daemon with it, so no empty session is left behind.
-func startSession(g *cli.Globals, argv []string, cols, rows int) error {
+// noSession checks that no server answers for the session `new` would
+// start.
+func noSession(g *cli.Globals) error {
 	name := proto.SessionName(g.Session)
 	sock, err := sessionSocket(g)
 	if err != nil {
@@ -79,6 +80,20 @@ func startSession(g *cli.Globals, argv []string, cols, rows int) error {
 		c.Close()
 		return fmt.Errorf("session %q already exists (socket %s); attach with `melmux -s %s attach` or end it with `melmux -s %s kill-server`", name, sock, name, name)
 	} else if errors.Is(err, proto.ErrUnsafeSocket) {
+		return err
+	}
+	return nil
+}
+
+// startSession starts a daemon for the session, which starts the first pane
+// itself before it says it is ready: it inherits this process's environment
+// and directory, the pane's own. A first pane that cannot start ends the
+// daemon with it, so no empty session is left behind. The caller found no
+// server for the session (a daemon that finds one says so).
+func startSession(g *cli.Globals, argv []string, cols, rows int) error {
+	name := proto.SessionName(g.Session)
+	sock, err := sessionSocket(g)
+	if err != nil {
 		return err
 	}
 	first := []string{"--new"}
@@ -110,17 +125,24 @@ func spawnDaemon(g *cli.Globals, name, sock string, extra ...string) error {
 		return err
 	}
 	defer devnull.Close()
-	cmd := exec.Command(exe, append([]string{"__serve", "-s", name, "--socket", sock, "--ready-fd", "3"}, extra...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
-	cmd.ExtraFiles = []*os.File{pw}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		pw.Close()
+	// syscall.ForkExec rather than os/exec: the daemon needs nothing os/exec
+	// adds, and os/exec's first start in a process forks a throwaway child
+	// to probe for pidfd support, on the way of every session start.
+	argv := append([]string{exe, "__serve", "-s", name, "--socket", sock, "--ready-fd", "3"}, extra...)
+	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{devnull.Fd(), devnull.Fd(), devnull.Fd(), pw.Fd()},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	pw.Close()
+	if err != nil {
 		return fmt.Errorf("start the session server: %w", err)
 	}
-	pw.Close()
 	// The daemon is on its own; do not leave a zombie if it dies early.
-	go func() { _ = cmd.Wait() }()
+	go func() {
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, 0, nil)
+	}()
 	ch := make(chan error, 1)
 	go func() { ch <- readReady(g, pr, name) }()
 	select {

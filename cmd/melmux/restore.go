@@ -102,6 +102,13 @@ func savedState(g *cli.Globals) (*sessionstate.State, string, error) {
 	} else if errors.Is(err, proto.ErrUnsafeSocket) {
 		return nil, "", err
 	}
+	return readState(g)
+}
+
+// readState reads the session's saved state, for a caller that found no
+// server answering for it.
+func readState(g *cli.Globals) (*sessionstate.State, string, error) {
+	name := sessionLabel(g)
 	path, err := sessionstate.Path(name)
 	if err != nil {
 		return nil, "", err
@@ -155,20 +162,21 @@ func printRestored(g *cli.Globals, res *proto.RestoreResult) error {
 }
 
 // offerRestore is asked by `new` and `melmux` alone before they start a
-// session: when the session has saved state and no server, a person at a
+// session, once they found no server for it: when the session has saved
+// state, a person at a
 // terminal is asked whether to restore it (restored reports yes: the
 // session runs); otherwise the answer is an error saying how to restore or
 // forget it, so a script never loses a session's state by starting afresh
 // over it. A state file that cannot be restored is said and left to be
 // replaced.
 func offerRestore(g *cli.Globals, detached bool, cols, rows int) (restored bool, err error) {
-	st, path, err := savedState(g)
+	st, path, err := readState(g)
 	if err != nil {
 		if errors.Is(err, sessionstate.ErrInvalid) {
 			fmt.Fprintf(g.Stderr, "melmux: the saved state cannot be restored (%v); starting afresh\n", err)
 			return false, nil
 		}
-		return false, nil // no saved state, or a running session: new says so itself
+		return false, nil // no saved state
 	}
 	name := sessionLabel(g)
 	what := fmt.Sprintf("session %q was not shut down: it has a saved state (%s)", name, st.Summary(time.Now()))
