@@ -124,24 +124,35 @@ type foreground struct {
 func (s *Server) lookForeground(p *pane.Pane) foreground {
 	r := foreground{at: time.Now(), pgrp: p.ForegroundGroup()}
 	rules := s.rules()
-	if r.pgrp == 0 {
-		// Exited (or unreadable): what it was started with.
-		r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{{PID: p.Status().PID, Argv: p.Argv()}})
-		return r
+	if r.pgrp != 0 {
+		if h := lookHook.Load(); h != nil {
+			(*h)(p)
+		}
+		leader := readProc(r.pgrp)
+		if len(leader.Argv) > 0 {
+			r.fg = filepath.Base(leader.Argv[0])
+		}
+		r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{leader})
+		switch {
+		case r.kind != "" || idleShell(leader.Argv):
+			return r
+		case r.pgrp == p.Status().PID && exited(r.pgrp):
+			// The pane's program has exited and the pane has not yet
+			// reaped it: it is looked at as it will be in a moment. Not
+			// as a group whose leader is gone, whose members only a scan
+			// of every process finds: what is left in the group stops
+			// counting once the pane has seen the exit. (A short program
+			// is often caught so.)
+		default:
+			// A wrapper (a script, npx, node) runs the agent as its child.
+			r.kind, r.why = rules.KindOfProcs(groupProcs(r.pgrp, leader))
+			r.banner = r.kind == ""
+			return r
+		}
 	}
-	if h := lookHook.Load(); h != nil {
-		(*h)(p)
-	}
-	leader := readProc(r.pgrp)
-	if len(leader.Argv) > 0 {
-		r.fg = filepath.Base(leader.Argv[0])
-	}
-	r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{leader})
-	if r.kind == "" && !idleShell(leader.Argv) {
-		// A wrapper (a script, npx, node) runs the agent as its child.
-		r.kind, r.why = rules.KindOfProcs(groupProcs(r.pgrp, leader))
-		r.banner = r.kind == ""
-	}
+	// Exited (or unreadable): what it was started with.
+	r = foreground{at: r.at}
+	r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{{PID: p.Status().PID, Argv: p.Argv()}})
 	return r
 }
 

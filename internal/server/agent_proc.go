@@ -55,6 +55,12 @@ func readStat(pid int) (procStat, bool) {
 	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp}, err1 == nil && err2 == nil
 }
 
+// exited reports whether a process has exited (a zombie) or is gone.
+func exited(pid int) bool {
+	st, ok := readStat(pid)
+	return !ok || st.state == 'Z' || st.state == 'X'
+}
+
 // groupProcs lists the processes of process group pgrp, its leader first,
 // then their children breadth first (what the leader runs before what
 // that runs), at most maxGroupProcs besides the leader. It walks down from
@@ -86,7 +92,7 @@ func walkGroup(pgrp int, leader agentstate.Proc) (procs []agentstate.Proc, ok bo
 	if !haveChildrenFiles() {
 		return nil, false
 	}
-	if st, ok := readStat(pgrp); !ok || st.pgrp != pgrp || st.state == 'Z' || st.state == 'X' {
+	if exited(pgrp) {
 		return nil, false
 	}
 	out := []agentstate.Proc{leader}
