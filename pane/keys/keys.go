@@ -3,6 +3,7 @@ package keys
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -130,37 +131,39 @@ type key struct {
 	text string // set when the key is only literal text (<lt>, <Space>, ...)
 }
 
-var named = map[string]key{
-	"enter": {kind: kindEnter}, "cr": {kind: kindEnter}, "return": {kind: kindEnter},
-	"tab": {kind: kindTab}, "esc": {kind: kindEsc},
-	"bs": {kind: kindBS}, "backspace": {kind: kindBS},
-	"nl": {kind: kindNL}, "nul": {kind: kindNul},
-	"space": {kind: kindChar, r: ' '}, "lt": {kind: kindChar, r: '<'},
-	"bar": {kind: kindChar, r: '|'}, "bslash": {kind: kindChar, r: '\\'},
-	"up": {kind: kindCursor, fin: 'A'}, "down": {kind: kindCursor, fin: 'B'},
-	"right": {kind: kindCursor, fin: 'C'}, "left": {kind: kindCursor, fin: 'D'},
-	"home": {kind: kindTilde, code: 1, fin: 'H'}, "end": {kind: kindTilde, code: 4, fin: 'F'},
-	"ins": {kind: kindTilde, code: 2}, "insert": {kind: kindTilde, code: 2},
-	"del": {kind: kindTilde, code: 3}, "delete": {kind: kindTilde, code: 3},
-	"pgup": {kind: kindTilde, code: 5}, "pageup": {kind: kindTilde, code: 5},
-	"pgdn": {kind: kindTilde, code: 6}, "pagedown": {kind: kindTilde, code: 6},
-	"f1": {kind: kindSS3, fin: 'P'}, "f2": {kind: kindSS3, fin: 'Q'},
-	"f3": {kind: kindSS3, fin: 'R'}, "f4": {kind: kindSS3, fin: 'S'},
-	"f5": {kind: kindTilde, code: 15}, "f6": {kind: kindTilde, code: 17},
-	"f7": {kind: kindTilde, code: 18}, "f8": {kind: kindTilde, code: 19},
-	"f9": {kind: kindTilde, code: 20}, "f10": {kind: kindTilde, code: 21},
-	"f11": {kind: kindTilde, code: 23}, "f12": {kind: kindTilde, code: 24},
-	"kplus": {kind: kindPad, r: '+', fin: 'k'}, "kminus": {kind: kindPad, r: '-', fin: 'm'},
-	"kmultiply": {kind: kindPad, r: '*', fin: 'j'}, "kdivide": {kind: kindPad, r: '/', fin: 'o'},
-	"kpoint": {kind: kindPad, r: '.', fin: 'n'}, "kcomma": {kind: kindPad, r: ',', fin: 'l'},
-	"kequal": {kind: kindPad, r: '=', fin: 'X'}, "kenter": {kind: kindPad, r: '\r', fin: 'M'},
-}
-
-func init() {
-	for d := '0'; d <= '9'; d++ {
-		named["k"+string(d)] = key{kind: kindPad, r: d, fin: byte('p' + d - '0')}
+// named is built when first needed, not at package init: every melmux
+// process links this package, and only the server encodes keys.
+var named = sync.OnceValue(func() map[string]key {
+	m := map[string]key{
+		"enter": {kind: kindEnter}, "cr": {kind: kindEnter}, "return": {kind: kindEnter},
+		"tab": {kind: kindTab}, "esc": {kind: kindEsc},
+		"bs": {kind: kindBS}, "backspace": {kind: kindBS},
+		"nl": {kind: kindNL}, "nul": {kind: kindNul},
+		"space": {kind: kindChar, r: ' '}, "lt": {kind: kindChar, r: '<'},
+		"bar": {kind: kindChar, r: '|'}, "bslash": {kind: kindChar, r: '\\'},
+		"up": {kind: kindCursor, fin: 'A'}, "down": {kind: kindCursor, fin: 'B'},
+		"right": {kind: kindCursor, fin: 'C'}, "left": {kind: kindCursor, fin: 'D'},
+		"home": {kind: kindTilde, code: 1, fin: 'H'}, "end": {kind: kindTilde, code: 4, fin: 'F'},
+		"ins": {kind: kindTilde, code: 2}, "insert": {kind: kindTilde, code: 2},
+		"del": {kind: kindTilde, code: 3}, "delete": {kind: kindTilde, code: 3},
+		"pgup": {kind: kindTilde, code: 5}, "pageup": {kind: kindTilde, code: 5},
+		"pgdn": {kind: kindTilde, code: 6}, "pagedown": {kind: kindTilde, code: 6},
+		"f1": {kind: kindSS3, fin: 'P'}, "f2": {kind: kindSS3, fin: 'Q'},
+		"f3": {kind: kindSS3, fin: 'R'}, "f4": {kind: kindSS3, fin: 'S'},
+		"f5": {kind: kindTilde, code: 15}, "f6": {kind: kindTilde, code: 17},
+		"f7": {kind: kindTilde, code: 18}, "f8": {kind: kindTilde, code: 19},
+		"f9": {kind: kindTilde, code: 20}, "f10": {kind: kindTilde, code: 21},
+		"f11": {kind: kindTilde, code: 23}, "f12": {kind: kindTilde, code: 24},
+		"kplus": {kind: kindPad, r: '+', fin: 'k'}, "kminus": {kind: kindPad, r: '-', fin: 'm'},
+		"kmultiply": {kind: kindPad, r: '*', fin: 'j'}, "kdivide": {kind: kindPad, r: '/', fin: 'o'},
+		"kpoint": {kind: kindPad, r: '.', fin: 'n'}, "kcomma": {kind: kindPad, r: ',', fin: 'l'},
+		"kequal": {kind: kindPad, r: '=', fin: 'X'}, "kenter": {kind: kindPad, r: '\r', fin: 'M'},
 	}
-}
+	for d := '0'; d <= '9'; d++ {
+		m["k"+string(d)] = key{kind: kindPad, r: d, fin: byte('p' + d - '0')}
+	}
+	return m
+})
 
 // lookup parses the inside of "<...>": modifiers, then a named key or (with
 // at least one modifier) a single character.
@@ -182,7 +185,7 @@ func lookup(name string) (key, bool) {
 	if r, size := utf8.DecodeRuneInString(name); size == len(name) && r != utf8.RuneError && mods != 0 {
 		return key{kind: kindChar, r: r, mods: mods}, true
 	}
-	k, ok := named[strings.ToLower(name)]
+	k, ok := named()[strings.ToLower(name)]
 	if !ok {
 		return key{}, false
 	}

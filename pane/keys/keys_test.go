@@ -163,7 +163,7 @@ func TestEncodePaste(t *testing.T) {
 
 func TestLookupCoversEveryName(t *testing.T) {
 	// Every name must be a key, in any case, and with a modifier.
-	for name := range named {
+	for name := range named() {
 		for _, n := range []string{name, strings.ToUpper(name), "M-" + name} {
 			if _, ok := lookup(n); !ok {
 				t.Errorf("lookup(%q) failed", n)
