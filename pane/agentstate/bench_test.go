@@ -25,3 +25,18 @@ func BenchmarkDecide(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBuiltinRules is what the first use of the built-in rules costs a
+// process (Default): the spec and its compile, then a lookup of a kind by
+// process, which is all a pane that runs no agent asks of them.
+func BenchmarkBuiltinRules(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		spec, _ := BuiltinSpec()
+		r, err := compile(spec, trustedPattern)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.KindOfProcs([]Proc{{PID: 1, Argv: []string{"sh", "-c", "true"}}})
+	}
+}

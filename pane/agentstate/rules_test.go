@@ -8,6 +8,13 @@ import (
 )
 
 func TestBuiltinRules(t *testing.T) {
+	spec, err := BuiltinSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compile(spec); err != nil {
+		t.Fatalf("the built-in rules do not compile (Default does not check their patterns): %v", err)
+	}
 	r := Default()
 	if got := strings.Join(r.Kinds(), " "); got != "aider claude codex gemini" {
 		t.Errorf("kinds %q", got)
