@@ -16,7 +16,6 @@ import (
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/server"
 	"github.com/melmux/melmux/internal/sessionstate"
-	"github.com/melmux/melmux/pane/agentstate"
 )
 
 // __serve is the session daemon itself; `melmux new` starts it.
@@ -38,12 +37,6 @@ func init() {
 			if !*first && (fs.NArg() > 0 || *cols != 0 || *rows != 0) {
 				return cli.Usagef("__serve: -x, -y and a command go with --new")
 			}
-			// The first pane's agent watcher decides at once, holding the
-			// server's lock, and the built-in agent rules take about a
-			// millisecond to compile the first time: compile them now,
-			// beside the start, so that neither the first pane's exit nor
-			// the first requests wait behind them.
-			go agentstate.Default()
 			name := proto.SessionName(g.Session)
 			if *sock == "" {
 				*sock = proto.SocketPath(g.Session)
