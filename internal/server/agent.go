@@ -113,15 +113,17 @@ type foreground struct {
 	fg   string    // the foreground program's name, "" once exited
 	kind string    // the coding agent among its processes, "" for none
 	why  string
-	// banner says to look for a kind's banner on the screen: the group
-	// runs no known agent and is not an idle shell.
-	banner bool
+	// banner is the kind whose banner is on the screen, looked for when
+	// the group runs no known agent and is not an idle shell.
+	banner, bannerWhy string
 }
 
 // lookForeground finds what pane p runs now: the foreground program and
-// the coding agent among the processes of its group, the program it ran
-// once it has exited. It reads /proc: the caller must not hold Server.mu.
-func (s *Server) lookForeground(p *pane.Pane) foreground {
+// the coding agent among the processes of its group, or a kind's banner on
+// its screen (unless the group is bannered, whose banner is known), the
+// program it ran once it has exited. It reads /proc and the screen: the
+// caller must not hold Server.mu.
+func (s *Server) lookForeground(p *pane.Pane, bannered int) foreground {
 	r := foreground{at: time.Now(), pgrp: p.ForegroundGroup()}
 	rules := s.rules()
 	if r.pgrp != 0 {
@@ -133,20 +135,23 @@ func (s *Server) lookForeground(p *pane.Pane) foreground {
 			r.fg = filepath.Base(leader.Argv[0])
 		}
 		r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{leader})
-		switch {
+		switch st := p.Status(); {
 		case r.kind != "" || idleShell(leader.Argv):
 			return r
-		case r.pgrp == p.Status().PID && exited(r.pgrp):
-			// The pane's program has exited and the pane has not yet
-			// reaped it: it is looked at as it will be in a moment. Not
-			// as a group whose leader is gone, whose members only a scan
-			// of every process finds: what is left in the group stops
-			// counting once the pane has seen the exit. (A short program
-			// is often caught so.)
+		case r.pgrp == st.PID && (!st.Running || len(leader.Argv) == 0 || exited(r.pgrp)):
+			// The pane's program is exiting (its command line is gone
+			// first) or has exited, and the pane has not yet reaped it:
+			// it is looked at as it will be in a moment. Not as a group
+			// whose leader is gone, whose members only a scan of every
+			// process finds: what is left in the group stops counting
+			// once the pane has seen the exit. (A short program is often
+			// caught so.)
 		default:
 			// A wrapper (a script, npx, node) runs the agent as its child.
 			r.kind, r.why = rules.KindOfProcs(groupProcs(r.pgrp, leader))
-			r.banner = r.kind == ""
+			if r.kind == "" && r.pgrp != bannered {
+				r.banner, r.bannerWhy = rules.KindOfScreen(p.Term().Lines())
+			}
 			return r
 		}
 	}
@@ -172,8 +177,8 @@ func (s *Server) applyForegroundLocked(e *paneEntry, r foreground) {
 		e.ag.banner, e.ag.bannerWhy = "", ""
 	}
 	e.fg, e.kind, e.ag.kindWhy = r.fg, r.kind, r.why
-	if r.banner && e.ag.banner == "" {
-		e.ag.banner, e.ag.bannerWhy = s.rules().KindOfScreen(e.p.Term().Lines())
+	if r.banner != "" && e.ag.banner == "" {
+		e.ag.banner, e.ag.bannerWhy = r.banner, r.bannerWhy
 	}
 }
 
@@ -189,6 +194,10 @@ func (s *Server) refreshForeground(e *paneEntry) {
 	}
 	ch := make(chan struct{})
 	e.looking = ch
+	bannered := 0
+	if e.ag.banner != "" {
+		bannered = e.ag.pgrp
+	}
 	s.mu.Unlock()
 	var r foreground
 	looked := false
@@ -201,7 +210,7 @@ func (s *Server) refreshForeground(e *paneEntry) {
 		s.mu.Unlock()
 		close(ch)
 	}()
-	r = s.lookForeground(e.p)
+	r = s.lookForeground(e.p, bannered)
 	looked = true
 }
 

@@ -288,3 +288,20 @@ func TestLookupLeavesServerLockFree(t *testing.T) {
 		t.Fatalf("list_panes during the lookup: %v %+v", err, panes)
 	}
 }
+
+// A program that is no known agent by its processes but draws an agent's
+// banner is that agent, found on its screen.
+func TestAgentFoundByItsBanner(t *testing.T) {
+	_, c := startServer(t)
+	newPane(t, c, "sh", "-c", "printf ' * Claude Code v2.1.3\\n> '; exec sleep 600")
+	deadline := time.Now().Add(10 * time.Second)
+	for listAgent(t, c, 1) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the banner never made the pane an agent")
+		}
+		time.Sleep(20 * time.Millisecond) // a lookup is due once a second
+	}
+	if x := explain(t, c, 1); x.Kind != "claude" || x.Foreground != "sleep" || !strings.HasPrefix(x.KindEvidence, `banner "* Claude Code v2.1.3" on row 1`) {
+		t.Fatalf("explain: kind %q (%s), foreground %q", x.Kind, x.KindEvidence, x.Foreground)
+	}
+}
