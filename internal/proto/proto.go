@@ -32,6 +32,8 @@ type Hello struct {
 	ColorTerm string `json:"colorterm,omitempty"` // attach: the client's $COLORTERM
 	Cols      int    `json:"cols,omitempty"`      // attach: the client's terminal size
 	Rows      int    `json:"rows,omitempty"`
+	// Tty (attach): the client can hand its terminal over (see Handover).
+	Tty bool `json:"tty,omitempty"`
 }
 
 // Welcome is the server's answer to a hello.
@@ -40,7 +42,23 @@ type Welcome struct {
 	Session string `json:"session,omitempty"`
 	PID     int    `json:"pid,omitempty"`
 	Error   *Error `json:"error,omitempty"`
+	// Tty (attach): the server takes the terminal the client offered; the
+	// client's next bytes are the handover message.
+	Tty bool `json:"tty,omitempty"`
 }
+
+// The handover message: after a welcome with Tty set, an attaching client
+// sends one byte and nothing else until the server has read it. HandoverTty
+// comes with two descriptors (SCM_RIGHTS), the client's terminal for input
+// and for output, which the server then reads and writes itself, as tmux
+// does: a key and its echo cross no process but the server and the pane's
+// program. HandoverNone comes alone: the client could not pass them and
+// keeps its terminal, as a proxy sending FrameInput. Either way, frames
+// follow (resizes only, once the terminal was handed over).
+const (
+	HandoverTty  byte = 'T'
+	HandoverNone byte = 'P'
+)
 
 // Request is one control-mode call.
 type Request struct {
@@ -102,6 +120,11 @@ func NewLineReader(r io.Reader, limit int) *LineReader {
 // frames after the hello without losing bytes already buffered.
 func (lr *LineReader) Reader() io.Reader { return lr.r }
 
+// Buffered is how many bytes read from the stream past the last line wait in
+// the buffer: a message that must be read from the connection itself (the
+// terminal's handover) needs none there.
+func (lr *LineReader) Buffered() int { return lr.r.Buffered() }
+
 // ReadLine returns the next line without its newline. A line longer than the
 // limit is skipped to its end and reported as ErrLineTooLong.
 func (lr *LineReader) ReadLine() ([]byte, error) {
@@ -148,9 +171,9 @@ func WriteJSON(w io.Writer, v any) error {
 
 // Frame types of attach mode.
 const (
-	FrameInput  byte = 'i' // client → server: bytes typed at the client terminal
+	FrameInput  byte = 'i' // client → server: bytes typed at the client terminal (proxy clients only)
 	FrameResize byte = 'r' // client → server: 4 bytes, cols and rows as big-endian uint16
-	FrameOutput byte = 'o' // server → client: bytes for the client terminal
+	FrameOutput byte = 'o' // server → client: bytes for the client terminal (to one that handed it over: only after the server let go of it)
 	FrameExit   byte = 'x' // server → client: the client should leave; payload is the reason
 )
 

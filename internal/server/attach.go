@@ -25,8 +25,8 @@ const frameInterval = time.Second / 60
 type client struct {
 	s      *Server
 	conn   net.Conn
-	wmu    sync.Mutex // guards writes to conn (frames from tcell and OSC 52)
-	tty    *connTty
+	wmu    sync.Mutex // guards writes to conn (frames from tcell and OSC 52, the exit frame)
+	tty    clientTty
 	screen tcell.Screen
 	input  *ui.Input
 
@@ -94,7 +94,7 @@ func (c *client) invalidate() {
 func (c *client) exit(reason string) {
 	c.quitOnce.Do(func() { c.quit <- reason })
 	// A loop stuck writing to a stalled client must notice soon.
-	c.tty.limit.Store(int64(time.Second))
+	c.tty.setLimit(time.Second)
 	_ = c.conn.SetWriteDeadline(time.Now().Add(time.Second))
 }
 
@@ -200,7 +200,34 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	}
 	input.SetPromptSupport(s.promptSupport())
 	c := &client{s: s, conn: conn, input: input, dirty: make(chan struct{}, 1), urgent: make(chan struct{}, 1), quit: make(chan string, 1)}
-	c.tty = newConnTty(conn, &c.wmu, hello.Cols, hello.Rows)
+	// The handover message must be read from the connection itself: were
+	// anything buffered past the hello, it would be out of step. A client
+	// offering its terminal sends nothing until it is welcomed.
+	uc, handover := conn.(*net.UnixConn)
+	handover = handover && hello.Tty
+	if n := lr.Buffered(); handover && n > 0 {
+		fail("attach: %d bytes came after a hello offering the terminal; such a client must wait for the welcome", n)
+		return
+	}
+	if err := proto.WriteJSON(conn, proto.Welcome{Version: proto.Version, Session: s.name, Tty: handover}); err != nil {
+		return
+	}
+	if handover {
+		tty, err := c.takeTerminal(uc, hello)
+		if err != nil {
+			s.log.Warn("attach: terminal handover", "err", err)
+			_ = proto.WriteFrame(conn, proto.FrameExit, []byte("attach: "+err.Error()))
+			return
+		}
+		if tty != nil {
+			c.tty = tty
+		}
+	}
+	if c.tty == nil {
+		c.tty = newConnTty(conn, &c.wmu, hello.Cols, hello.Rows)
+	}
+	// Lets go of a terminal handed over, whichever way this ends.
+	defer c.tty.Close()
 	// tcell draws what the session will show once this client is in (the
 	// smallest client's size; this one's when it is the first), so its
 	// buffer is never allocated at a larger size.
@@ -209,9 +236,6 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 		c.tty.fit(s.cols, s.rows)
 	}
 	s.mu.Unlock()
-	if err := proto.WriteJSON(conn, proto.Welcome{Version: proto.Version, Session: s.name}); err != nil {
-		return
-	}
 	screen, err := tcell.NewTerminfoScreenFromTtyTerminfo(c.tty, ti)
 	if err == nil {
 		err = screen.Init()
@@ -239,14 +263,15 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	s.publishClientsLocked()
 	s.resizeToClientsLocked()
 	s.mu.Unlock()
-	s.log.Info("client attached", "term", termName, "cols", hello.Cols, "rows", hello.Rows)
+	_, direct := c.tty.(*termTty)
+	s.log.Info("client attached", "term", termName, "cols", hello.Cols, "rows", hello.Rows, "terminal_handed_over", direct)
 
 	if s.problem != "" {
 		c.say("%s", s.problem)
 	}
 	go c.readFrames(lr)
+	// A frame reader holding typing back is woken by Fini (Drain).
 	reason := c.loop()
-	c.tty.Close() // wakes a frame reader holding typing back
 
 	s.mu.Lock()
 	delete(s.clients, c)
@@ -271,16 +296,20 @@ const slowGrace = time.Minute
 // terminal (the screen's own restore could not reach it) and the reason,
 // with slowGrace to take them: a terminal that stalled and comes back says
 // why it was detached instead of seeing the connection vanish.
+//
+// A client that handed its terminal over is sent the same over the
+// connection, which it still reads: the server has let go of the terminal,
+// and the client writes them to it.
 func (c *client) sendExit(reason string) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	t := c.tty
-	if t.failed != nil && !errors.Is(t.failed, ErrSlowClient) {
+	unsent, failed := c.tty.cutShort()
+	if _, proxy := c.tty.(*connTty); proxy && failed != nil && !errors.Is(failed, ErrSlowClient) {
 		return // the connection is broken: nothing more goes through
 	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	var out []byte
-	if t.failed != nil {
-		out = append(out, t.unsent...)
+	if errors.Is(failed, ErrSlowClient) {
+		out = append(out, unsent...)
 		if f, err := proto.Frame(proto.FrameOutput, []byte(proto.ResetModes)); err == nil {
 			out = append(out, f...)
 		}
@@ -304,9 +333,12 @@ func (c *client) sendExit(reason string) {
 // readFrames turns the client's frames into tcell input and resizes. The
 // line reader may hold bytes read past the hello, so frames are read through it.
 func (c *client) readFrames(lr *proto.LineReader) {
+	// The client is gone: a terminal it handed over is let go of at once,
+	// as the user's shell has it now.
 	defer c.tty.Close()
 	buf := make([]byte, 32<<10)
 	r := lr.Reader()
+	proxy, _ := c.tty.(*connTty)
 	for {
 		typ, payload, err := proto.ReadFrame(r, buf)
 		if err != nil {
@@ -315,12 +347,12 @@ func (c *client) readFrames(lr *proto.LineReader) {
 		}
 		switch typ {
 		case proto.FrameInput:
-			// Most likely for the pane typed into last; the loop says which
-			// once the input is parsed.
-			c.s.echo.begin(int(c.typedPane.Load()))
-			c.s.typing()
+			if proxy == nil {
+				continue // a client that handed its terminal over types through it
+			}
+			c.typed()
 			c.holdTyping()
-			if err := c.tty.feed(payload); err != nil {
+			if err := proxy.feed(payload); err != nil {
 				c.exit("client gone")
 				return
 			}
@@ -336,6 +368,34 @@ func (c *client) readFrames(lr *proto.LineReader) {
 			c.invalidate()
 		}
 	}
+}
+
+// typed starts what a piece of the client's input starts, as soon as it is
+// read: the hold for its echo (see echoFirst), most likely for the pane
+// typed into last (the loop says which once the input is parsed), and the
+// feed slot kept from the floods while a person types.
+func (c *client) typed() {
+	c.s.echo.begin(int(c.typedPane.Load()))
+	c.s.typing()
+}
+
+// takeTerminal reads the handover message of a client whose terminal the
+// welcome took: the terminal's tty, or nil when the client kept it after
+// all (it is a proxy client then).
+func (c *client) takeTerminal(conn *net.UnixConn, hello proto.Hello) (*termTty, error) {
+	in, out, err := readHandover(conn)
+	if errors.Is(err, errNoHandover) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	t, err := newTermTty(in, out, hello.Cols, hello.Rows)
+	if err != nil {
+		return nil, err
+	}
+	t.hold, t.typed = c.holdTyping, c.typed
+	return t, nil
 }
 
 // loop is the client's one goroutine: events in, frames out, at most 60 a
@@ -388,8 +448,19 @@ func (c *client) loop() (reason string) {
 			if !ok {
 				return "client gone"
 			}
-			if _, resize := ev.(*tcell.EventResize); resize {
+			switch ev := ev.(type) {
+			case *tcell.EventResize:
 				c.screen.Sync()
+			case *tcell.EventError:
+				// The terminal cannot be read (a terminal handed over that
+				// hung up, or let go of as the client left): nothing more
+				// can be typed here. The reason given first wins.
+				select {
+				case r := <-c.quit:
+					return r
+				default:
+				}
+				return "terminal gone: " + ev.Error()
 			}
 			onlySend := false
 			if c.scene != nil {

@@ -14,25 +14,32 @@ import (
 	"github.com/melmux/melmux/internal/proto"
 )
 
-// connTty is the tcell.Tty of an attached client: what tcell writes goes to
-// the client as output frames, what the client types arrives through feed,
-// and the size is the one the client last reported. It lets the server run a
-// real terminfo screen for the client's TERM over nothing but the socket.
-type connTty struct {
-	conn   net.Conn
-	wmu    *sync.Mutex // guards writes to conn, failed and unsent, shared with other writers of this client
-	failed error       // the write error that ended output to this client
-	unsent []byte      // the rest of the frame the failed write cut short
-	// limit is how long one frame may take to go out (nanoseconds); shortened
-	// when the client is being sent away. Atomic: set without wmu, which a
-	// stalled write holds.
-	limit atomic.Int64
+// clientTty is an attached client's terminal as tcell and the client's loop
+// use it: reached through the socket (connTty, a proxy client) or handed
+// over by the client (termTty).
+type clientTty interface {
+	tcell.Tty
+	size() (cols, rows int)
+	setSize(cols, rows int)
+	fit(cols, rows int)
+	// writeErr is the error that ended output to the client, if any.
+	writeErr() error
+	// cutShort is that error and the output frames that finish what it
+	// cut short, for sendExit.
+	cutShort() (unsent []byte, failed error)
+	// setLimit bounds how long one write may take from now on.
+	setLimit(d time.Duration)
+	// gone is closed by Close: the client is gone.
+	gone() <-chan struct{}
+	// woken is closed by Drain (and Close): a read held back gives up.
+	woken() <-chan struct{}
+}
 
-	in        chan []byte   // typed bytes, from feed to Read
-	closed    chan struct{} // closed by Close: the client is gone
-	closeOnce sync.Once
-	pending   []byte // owned by tcell's one reader goroutine
-
+// ttyArea is what a client's tty is whichever way its terminal is reached:
+// the size the client reports (in its hello and resize frames, since the
+// client is the one SIGWINCH reaches), what tcell is told to draw, and the
+// signals that wake its reader.
+type ttyArea struct {
 	mu       sync.Mutex // guards cols, rows, drawCols, drawRows, onResize, drained
 	cols     int        // the client's terminal, as it says (bounded by clientSize)
 	rows     int
@@ -40,30 +47,29 @@ type connTty struct {
 	drawRows int
 	onResize func()
 	drained  chan struct{} // closed by Drain to wake a blocked Read
+
+	closed    chan struct{} // closed by Close: the client is gone
+	closeOnce sync.Once
 }
 
-// newConnTty is the tty of a client of cols x rows, all of which tcell
-// draws until fit says otherwise.
-func newConnTty(conn net.Conn, wmu *sync.Mutex, cols, rows int) *connTty {
+func newTtyArea(cols, rows int) ttyArea {
 	cols, rows = clientSize(cols, rows)
-	t := &connTty{conn: conn, wmu: wmu, in: make(chan []byte, 16), closed: make(chan struct{}),
-		cols: cols, rows: rows, drawCols: cols, drawRows: rows, drained: make(chan struct{})}
-	t.limit.Store(int64(slowClientLimit))
-	return t
+	return ttyArea{cols: cols, rows: rows, drawCols: cols, drawRows: rows,
+		drained: make(chan struct{}), closed: make(chan struct{})}
 }
 
-func (t *connTty) Start() error {
+func (t *ttyArea) Start() error {
 	t.mu.Lock()
 	t.drained = make(chan struct{})
 	t.mu.Unlock()
 	return nil
 }
 
-func (t *connTty) Stop() error { return nil }
+func (t *ttyArea) Stop() error { return nil }
 
 // Drain wakes tcell's reader so the screen can shut down (Fini) while the
 // client is still connected.
-func (t *connTty) Drain() error {
+func (t *ttyArea) Drain() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	select {
@@ -74,7 +80,25 @@ func (t *connTty) Drain() error {
 	return nil
 }
 
-func (t *connTty) NotifyResize(cb func()) {
+func (t *ttyArea) woken() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.drained
+}
+
+func (t *ttyArea) gone() <-chan struct{} { return t.closed }
+
+// shut closes gone and reports whether this call did.
+func (t *ttyArea) shut() bool {
+	first := false
+	t.closeOnce.Do(func() {
+		first = true
+		close(t.closed)
+	})
+	return first
+}
+
+func (t *ttyArea) NotifyResize(cb func()) {
 	t.mu.Lock()
 	t.onResize = cb
 	t.mu.Unlock()
@@ -82,7 +106,7 @@ func (t *connTty) NotifyResize(cb func()) {
 
 // WindowSize is the area tcell draws, which is what the session shows: a
 // client larger than the session costs no more than one of its size.
-func (t *connTty) WindowSize() (tcell.WindowSize, error) {
+func (t *ttyArea) WindowSize() (tcell.WindowSize, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return tcell.WindowSize{Width: t.drawCols, Height: t.drawRows}, nil
@@ -103,7 +127,7 @@ func clientSize(cols, rows int) (int, int) {
 }
 
 // setSize records a resize frame; fit then tells tcell what to draw.
-func (t *connTty) setSize(cols, rows int) {
+func (t *ttyArea) setSize(cols, rows int) {
 	cols, rows = clientSize(cols, rows)
 	t.mu.Lock()
 	t.cols, t.rows = cols, rows
@@ -112,7 +136,7 @@ func (t *connTty) setSize(cols, rows int) {
 
 // fit makes tcell draw cols x rows of the client's terminal (no more than
 // the terminal has), telling it when that changed.
-func (t *connTty) fit(cols, rows int) {
+func (t *ttyArea) fit(cols, rows int) {
 	t.mu.Lock()
 	cols, rows = min(max(cols, 1), t.cols), min(max(rows, 1), t.rows)
 	changed := cols != t.drawCols || rows != t.drawRows
@@ -124,10 +148,122 @@ func (t *connTty) fit(cols, rows int) {
 	}
 }
 
-func (t *connTty) size() (int, int) {
+func (t *ttyArea) size() (int, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.cols, t.rows
+}
+
+// slowClientLimit is how long one write to a client may take. A client that
+// has not taken its output within it is dropped: its loop would otherwise sit
+// in a write for as long as the client stalls. (A variable for tests.)
+var slowClientLimit = 10 * time.Second
+
+// ErrSlowClient is the write error of a client that stopped reading.
+var ErrSlowClient = errors.New("client stopped reading its output")
+
+// deadlineWriter is where a client's output goes: its connection, or its
+// terminal through Go's poller; both take write deadlines.
+type deadlineWriter interface {
+	io.Writer
+	SetWriteDeadline(t time.Time) error
+}
+
+// ttyOut writes a client's output under the slow-client limit, wrapped in
+// output frames for the connection or as they are for the terminal.
+type ttyOut struct {
+	w      deadlineWriter
+	framed bool        // w is the connection: output goes in frames
+	wmu    *sync.Mutex // guards writes to w, failed and unsent; for the connection, shared with its other writers
+	failed error       // the write error that ended output to this client
+	// unsent is output frames that finish what the failed write cut short
+	// (the rest of a frame, or of a write to the terminal), so the client can
+	// be told why it was dropped, should it read again.
+	unsent []byte
+	// limit is how long one write may take (nanoseconds); shortened when the
+	// client is being sent away. Atomic: set without wmu, which a stalled
+	// write holds.
+	limit atomic.Int64
+}
+
+func (o *ttyOut) init(w deadlineWriter, framed bool, wmu *sync.Mutex) {
+	o.w, o.framed, o.wmu = w, framed, wmu
+	o.limit.Store(int64(slowClientLimit))
+}
+
+func (o *ttyOut) setLimit(d time.Duration) { o.limit.Store(int64(d)) }
+
+func (o *ttyOut) Write(p []byte) (int, error) {
+	o.wmu.Lock()
+	defer o.wmu.Unlock()
+	if o.failed != nil {
+		return 0, o.failed
+	}
+	n := 0
+	for len(p) > 0 {
+		chunk := p[:min(len(p), proto.MaxFrame)]
+		out := chunk
+		if o.framed {
+			frame, err := proto.Frame(proto.FrameOutput, chunk)
+			if err != nil {
+				return n, err
+			}
+			out = frame
+		}
+		_ = o.w.SetWriteDeadline(time.Now().Add(time.Duration(o.limit.Load())))
+		if sent, err := o.w.Write(out); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				err = ErrSlowClient
+			}
+			o.failed = err
+			if o.framed {
+				o.unsent = out[sent:]
+			} else if sent < len(out) {
+				o.unsent, _ = proto.Frame(proto.FrameOutput, out[sent:])
+			}
+			return n, err
+		}
+		n += len(chunk)
+		p = p[len(chunk):]
+	}
+	// Disarm the deadline: an armed one is a runtime timer that would wake
+	// an idle server when it expires.
+	_ = o.w.SetWriteDeadline(time.Time{})
+	return n, nil
+}
+
+func (o *ttyOut) writeErr() error {
+	o.wmu.Lock()
+	defer o.wmu.Unlock()
+	return o.failed
+}
+
+func (o *ttyOut) cutShort() ([]byte, error) {
+	o.wmu.Lock()
+	defer o.wmu.Unlock()
+	return o.unsent, o.failed
+}
+
+// connTty is the tcell.Tty of a proxy client: what tcell writes goes to the
+// client as output frames, what the client types arrives through feed. It
+// lets the server run a real terminfo screen for the client's TERM over
+// nothing but the socket.
+type connTty struct {
+	ttyArea
+	ttyOut
+
+	in      chan []byte // typed bytes, from feed to Read
+	pending []byte      // owned by tcell's one reader goroutine
+}
+
+var _ clientTty = (*connTty)(nil)
+
+// newConnTty is the tty of a client of cols x rows, all of which tcell
+// draws until fit says otherwise; wmu guards writes to conn.
+func newConnTty(conn net.Conn, wmu *sync.Mutex, cols, rows int) *connTty {
+	t := &connTty{ttyArea: newTtyArea(cols, rows), in: make(chan []byte, 16)}
+	t.ttyOut.init(conn, true, wmu)
+	return t
 }
 
 // feed hands bytes the client typed to tcell's input parser.
@@ -143,13 +279,10 @@ func (t *connTty) feed(p []byte) error {
 
 func (t *connTty) Read(p []byte) (int, error) {
 	if len(t.pending) == 0 {
-		t.mu.Lock()
-		drained := t.drained
-		t.mu.Unlock()
 		select {
 		case b := <-t.in:
 			t.pending = b
-		case <-drained:
+		case <-t.woken():
 			return 0, os.ErrDeadlineExceeded
 		case <-t.closed:
 			return 0, io.EOF
@@ -160,59 +293,7 @@ func (t *connTty) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Write sends output to the client in frames no larger than the protocol allows.
-// A client that has not taken a frame within slowClientLimit is dropped: its
-// loop would otherwise sit in a write for as long as the client stalls. (A
-// variable for tests.)
-var slowClientLimit = 10 * time.Second
-
-// ErrSlowClient is the write error of a client that stopped reading.
-var ErrSlowClient = errors.New("client stopped reading its output")
-
-func (t *connTty) Write(p []byte) (int, error) {
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	if t.failed != nil {
-		return 0, t.failed
-	}
-	n := 0
-	for len(p) > 0 {
-		chunk := p
-		if len(chunk) > proto.MaxFrame {
-			chunk = chunk[:proto.MaxFrame]
-		}
-		frame, err := proto.Frame(proto.FrameOutput, chunk)
-		if err != nil {
-			return n, err
-		}
-		_ = t.conn.SetWriteDeadline(time.Now().Add(time.Duration(t.limit.Load())))
-		if sent, err := t.conn.Write(frame); err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				err = ErrSlowClient
-			}
-			t.failed = err
-			// Kept so the frame stream can be finished, and the client told
-			// why it was dropped, should it read again.
-			t.unsent = frame[sent:]
-			return n, err
-		}
-		n += len(chunk)
-		p = p[len(chunk):]
-	}
-	// Disarm the deadline: an armed one is a runtime timer that would wake
-	// an idle server when it expires.
-	_ = t.conn.SetWriteDeadline(time.Time{})
-	return n, nil
-}
-
-// writeErr is the error that ended output to the client, if any.
-func (t *connTty) writeErr() error {
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	return t.failed
-}
-
 func (t *connTty) Close() error {
-	t.closeOnce.Do(func() { close(t.closed) })
+	t.shut()
 	return nil
 }

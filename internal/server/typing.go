@@ -44,7 +44,9 @@ func (c *client) holdTyping() {
 		case <-less:
 		case <-e.p.Exited():
 			return
-		case <-c.tty.closed:
+		case <-c.tty.gone():
+			return
+		case <-c.tty.woken(): // the screen is finishing
 			return
 		case <-notice.C:
 			if stalled := e.p.InputStalled(); stalled < stallNotice {
