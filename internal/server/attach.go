@@ -206,7 +206,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	uc, handover := conn.(*net.UnixConn)
 	handover = handover && hello.Tty
 	if n := lr.Buffered(); handover && n > 0 {
-		fail("attach: %d bytes came after a hello offering the terminal; such a client must wait for the welcome", n)
+		fail("attach: the hello offering the terminal was followed by more bytes (%d) before the welcome; a client offering its terminal sends nothing until it is welcomed", n)
 		return
 	}
 	if err := proto.WriteJSON(conn, proto.Welcome{Version: proto.Version, Session: s.name, Tty: handover}); err != nil {
