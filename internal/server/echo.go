@@ -19,8 +19,8 @@ const frameHold = 10 * time.Millisecond
 // echoFirst puts the echo of a typed key, and the frames that show it,
 // ahead of every other pane's output.
 //
-// A key passes through several goroutines (the client's frame reader, its
-// tcell input, its loop, the pane's writer, the program, the pane's reader,
+// A key passes through several goroutines (tcell's reader of the client's
+// terminal, or a proxy client's frame reader, its tcell input, its loop, the pane's writer, the program, the pane's reader,
 // the loop again), and while neighbours flood, each of them would queue for a
 // CPU behind the readers parsing the floods (there are as many of those as
 // flooding panes, and as few CPUs as the machine has). So from the moment a
@@ -190,7 +190,7 @@ const typingWindow = time.Second
 
 // typingReserve keeps one feed slot from the floods while a person types, so
 // that on a machine of few CPUs one of them is left to the key's way: the
-// client's process, the server's input and loop, the program echoing and the
+// server's input and loop (and a proxy client's process), the program echoing and the
 // terminal. Flooding on every CPU, the parsers made each of those wait for a
 // CPU in turn (on 2 CPUs: flood4 p90 10.8-12.6 ms, with one slot kept 6.4-9.3).
 // Only where there are two slots or more: one must stay for the floods.

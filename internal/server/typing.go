@@ -13,12 +13,13 @@ const stallNotice = time.Second
 // holdTyping is the back-pressure of an attached client's keyboard. A
 // person's keystrokes are never dropped: they go to the pane whatever its
 // backlog (pane.Type). Instead, while the pane last typed into has at least
-// pane.InputLimit bytes waiting, the client's connection is not read any
-// further, so a fast paste waits in the client's terminal, as a terminal's
-// kernel holds input a program is slow to read. The frames already read
-// (a few, each bounded) are all that can pile up behind the limit. Only when
-// the program takes nothing for stallNotice is the person told; it runs on
-// the client's frame reader, never on its drawing loop.
+// pane.InputLimit bytes waiting, the client's terminal (a proxy client's
+// connection) is not read any further, so a fast paste waits in the
+// client's terminal, as a terminal's kernel holds input a program is slow to
+// read. What was already read (a read, or a few frames, each bounded) is all
+// that can pile up behind the limit. Only when the program takes nothing for
+// stallNotice is the person told; it runs on the reader of the terminal (or
+// of the frames), never on the client's drawing loop.
 func (c *client) holdTyping() {
 	id := int(c.typedPane.Load())
 	if id == 0 {
