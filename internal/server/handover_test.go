@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -88,13 +89,19 @@ func (tm *terminal) blocking(t *testing.T) bool {
 // is one, the server's copies are the rest.
 func (tm *terminal) opened(t *testing.T) int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
+	return countLinks(t, "/proc/self/fd", tm.pts.Name())
+}
+
+// countLinks counts the descriptors in a /proc fd directory open on path.
+func countLinks(t *testing.T, dir, path string) int {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, e := range entries {
-		if dst, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && dst == tm.pts.Name() {
+		if dst, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && dst == path {
 			n++
 		}
 	}
@@ -165,6 +172,17 @@ func TestHandedOverTerminalIsTheServers(t *testing.T) {
 	}
 	if !waitFor(func() bool { return strings.Contains(shownText(t, s, 1), "typed-at-the-terminal") }) {
 		t.Fatalf("the pane never got the keys:\n%s", shownText(t, s, 1))
+	}
+
+	// Programs started while the server holds the terminal do not get it.
+	call(t, c, "open_pane", proto.OpenPaneParams{Argv: []string{"sleep", "600"}, NoWait: true}, nil)
+	var panes []proto.PaneInfo
+	call(t, c, "list_panes", nil, &panes)
+	if len(panes) != 2 || panes[1].PID == 0 {
+		t.Fatalf("the panes: %+v", panes)
+	}
+	if n := countLinks(t, fmt.Sprintf("/proc/%d/fd", panes[1].PID), tm.pts.Name()); n != 0 {
+		t.Errorf("a pane's program inherited %d descriptors of the client's terminal", n)
 	}
 
 	call(t, c, "detach", nil, nil)
