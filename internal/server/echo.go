@@ -252,7 +252,7 @@ func (s *Server) typing() {
 // the daemon runs one P more than that, so floods still parse on every CPU
 // while one P is always free to take a typed key, its echo and the frame
 // that shows it at once. With every P parsing, the runtime would look at the
-// network (the client's socket, the pane's PTY) only every 10 ms or so, once
+// network (the client's terminal or socket, the pane's PTY) only every 10 ms or so, once
 // per hop of the key's way through the server.
 func feedSlots(spare bool) int {
 	if spare {
