@@ -80,6 +80,13 @@ func (o *outputTimes) note() {
 	o.mu.Unlock()
 }
 
+// printed reports whether the pane has printed anything.
+func (o *outputTimes) printed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return !o.times[0].IsZero() // the first write's slot
+}
+
 // newestFirst returns the kept times, newest first.
 func (o *outputTimes) newestFirst() []time.Time {
 	o.mu.Lock()
@@ -120,10 +127,10 @@ type foreground struct {
 
 // lookForeground finds what pane p runs now: the foreground program and
 // the coding agent among the processes of its group, or a kind's banner on
-// its screen (unless the group is bannered, whose banner is known), the
-// program it ran once it has exited. It reads /proc and the screen: the
-// caller must not hold Server.mu.
-func (s *Server) lookForeground(p *pane.Pane, bannered int) foreground {
+// its screen (once the pane has printed, unless the group is bannered,
+// whose banner is known), the program it ran once it has exited. It reads
+// /proc and the screen: the caller must not hold Server.mu.
+func (s *Server) lookForeground(p *pane.Pane, bannered int, printed bool) foreground {
 	r := foreground{at: time.Now(), pgrp: p.ForegroundGroup()}
 	rules := s.rules()
 	if r.pgrp != 0 {
@@ -135,21 +142,26 @@ func (s *Server) lookForeground(p *pane.Pane, bannered int) foreground {
 			r.fg = filepath.Base(leader.Argv[0])
 		}
 		r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{leader})
-		switch st := p.Status(); {
-		case r.kind != "" || idleShell(leader.Argv):
+		if r.kind != "" || idleShell(leader.Argv) {
 			return r
-		case r.pgrp == st.PID && (!st.Running || len(leader.Argv) == 0 || exited(r.pgrp)):
-			// The pane's program is exiting (its command line is gone
-			// first) or has exited, and the pane has not yet reaped it:
-			// it is looked at as it will be in a moment. Not as a group
-			// whose leader is gone, whose members only a scan of every
-			// process finds: what is left in the group stops counting
-			// once the pane has seen the exit. (A short program is often
-			// caught so.)
-		default:
-			// A wrapper (a script, npx, node) runs the agent as its child.
-			r.kind, r.why = rules.KindOfProcs(groupProcs(r.pgrp, leader))
-			if r.kind == "" && r.pgrp != bannered {
+		}
+		// A wrapper (a script, npx, node) runs the agent as its child.
+		procs, walked := walkGroup(r.pgrp, leader)
+		// The pane's program caught exiting (its command line goes first)
+		// or exited and not yet reaped is looked at as it will be in a
+		// moment, not as a group whose leader is gone, whose members only
+		// a scan of every process finds: what is left in its group stops
+		// counting once the pane has seen the exit. (A short program is
+		// often caught so.)
+		st := p.Status()
+		exiting := r.pgrp == st.PID && (!st.Running || len(leader.Argv) == 0 || !walked && exited(r.pgrp))
+		if !exiting {
+			if !walked {
+				procs = scanGroup(r.pgrp, leader)
+			}
+			r.kind, r.why = rules.KindOfProcs(procs)
+			// (Reading a screen of 200x50 costs 0.2 ms, an empty one too.)
+			if r.kind == "" && printed && r.pgrp != bannered {
 				r.banner, r.bannerWhy = rules.KindOfScreen(p.Term().Lines())
 			}
 			return r
@@ -210,7 +222,7 @@ func (s *Server) refreshForeground(e *paneEntry) {
 		s.mu.Unlock()
 		close(ch)
 	}()
-	r = s.lookForeground(e.p, bannered)
+	r = s.lookForeground(e.p, bannered, e.out.printed())
 	looked = true
 }
 

@@ -61,18 +61,6 @@ func exited(pid int) bool {
 	return !ok || st.state == 'Z' || st.state == 'X'
 }
 
-// groupProcs lists the processes of process group pgrp, its leader first,
-// then their children breadth first (what the leader runs before what
-// that runs), at most maxGroupProcs besides the leader. It walks down from
-// the leader (walkGroup), which reads the files of the group's processes
-// only; when that cannot work it scans every process (scanGroup).
-func groupProcs(pgrp int, leader agentstate.Proc) []agentstate.Proc {
-	if procs, ok := walkGroup(pgrp, leader); ok {
-		return procs
-	}
-	return scanGroup(pgrp, leader)
-}
-
 // haveChildrenFiles reports whether the kernel lists a task's children in
 // /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN).
 var haveChildrenFiles = sync.OnceValue(func() bool {
@@ -81,8 +69,11 @@ var haveChildrenFiles = sync.OnceValue(func() bool {
 	return err == nil
 })
 
-// walkGroup lists the group's processes by walking down from its leader
-// through each member's children, keeping the children in the group. It
+// walkGroup lists the processes of process group pgrp, its leader first,
+// then their children breadth first (what the leader runs before what
+// that runs), at most maxGroupProcs besides the leader. It walks down from
+// the leader through each member's children, keeping the children in the
+// group, so it reads the files of the group's processes only. It
 // does not see a member whose parent is outside the group: one whose
 // parent exited (reparented to init or a subreaper), or the child of a
 // process that moved to another group. ok is false when a walk cannot work:
@@ -142,9 +133,10 @@ func children(pid int) (kids []int, ok bool) {
 	return kids, true
 }
 
-// scanGroup lists the group's processes as groupProcs does by reading the
+// scanGroup lists the group's processes as walkGroup does by reading the
 // stat of every process on the machine (10 ms and more with a thousand
-// processes), then any left whose parent is outside the group.
+// processes), then any left whose parent is outside the group: where a
+// walk cannot work.
 func scanGroup(pgrp int, leader agentstate.Proc) []agentstate.Proc {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	parent := map[int]int{}
