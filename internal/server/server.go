@@ -540,8 +540,12 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 	go func() {
 		select {
 		case <-s.done:
-			// Closing the connection tells the client the session ended.
+			// Closing the connection tells the client the session ended,
+			// but a request under way answers first: the send_keys that
+			// made the last pane's program exit did what it was asked, and
+			// its caller must not see a lost connection instead.
 			cancel()
+			awaitInflight(slots, inflightGrace)
 			c.Close()
 		case <-ctx.Done():
 		}
@@ -581,6 +585,24 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 				then()
 			}
 		}()
+	}
+}
+
+// inflightGrace bounds how long a connection's requests under way may take
+// to answer once the session has ended.
+const inflightGrace = time.Second
+
+// awaitInflight waits until the requests holding slots have answered, or
+// for at most grace: it takes every slot, as each comes free.
+func awaitInflight(slots chan struct{}, grace time.Duration) {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	for range cap(slots) {
+		select {
+		case slots <- struct{}{}:
+		case <-t.C:
+			return
+		}
 	}
 }
 

@@ -25,6 +25,15 @@ func init() {
 		m["boom"]++ // a nil map write: a real panic, not a simulated one
 		return nil, nil
 	}})
+	// test_outlive answers only once the session has ended and its
+	// connection's context is cancelled, a little later: a server that
+	// closes the connection as the session ends has closed it by then.
+	register(&Command{Name: "test_outlive", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		<-s.Done()
+		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond)
+		return "answered after the end", nil
+	}})
 }
 
 // startServer runs a server in this process on a private socket; opts
@@ -83,6 +92,35 @@ func TestCommandPanicIsConfinedToItsRequest(t *testing.T) {
 	}
 	if len(panes) != 1 || panes[0].Status != "running" {
 		t.Fatalf("the pane did not survive the panic: %+v", panes)
+	}
+}
+
+// A request under way when the session ends still gets its answer before
+// the connection closes: the send_keys that typed `exit` into the last pane
+// did what it was asked (TestRemainOnExitAuto lost that answer now and then).
+func TestRequestUnderWayAnswersWhenTheSessionEnds(t *testing.T) {
+	s, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan error, 1)
+	var got string
+	go func() { answered <- c.Call(ctx, "test_outlive", nil, &got) }()
+	other, err := mxclient.Dial(s.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	// kill_server's own answer may be cut off by the end it causes.
+	_ = other.Call(ctx, "kill_server", nil, nil)
+	select {
+	case err := <-answered:
+		if err != nil || got != "answered after the end" {
+			t.Fatalf("the request under way got %q, %v; want its answer", got, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request under way never returned")
 	}
 }
 
