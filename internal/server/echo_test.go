@@ -177,6 +177,52 @@ func TestTypingKeepsAFeedSlotFromTheFloods(t *testing.T) {
 	}
 }
 
+// While a person types, a pane other than the one typed into keeps its
+// slot idle for as long again as it parsed; the pane typed into parses with
+// no slot and no pause, and every pane once the typing has stopped with no
+// pause.
+func TestTypingPacesTheOtherPanesFloods(t *testing.T) {
+	var mu sync.Mutex // guards paused
+	var paused []time.Duration
+	defer func(old func(time.Duration)) { pause = old }(pause)
+	pause = func(d time.Duration) {
+		mu.Lock()
+		paused = append(paused, d)
+		mu.Unlock()
+	}
+	pauses := func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		out := paused
+		paused = nil
+		return out
+	}
+	s := &Server{feedSlots: make(chan struct{}, 1)}
+	parse := func() { time.Sleep(5 * time.Millisecond) }
+	s.feed(2, parse)
+	if got := pauses(); len(got) != 0 {
+		t.Fatalf("nobody typed, yet a flood paused %v", got)
+	}
+	s.echo.begin(1) // keys for pane 1, whose echo came
+	s.echo.end()
+	s.typing()
+	s.feed(2, parse)
+	if got := pauses(); len(got) != 1 || got[0] < 5*time.Millisecond {
+		t.Fatalf("while a person types in pane 1, pane 2's flood paused %v, want once for at least its 5ms parse", got)
+	}
+	s.feedSlots <- struct{}{} // a flood parses in the only slot
+	s.feed(1, parse)          // would wait for ever for the slot
+	if got := pauses(); len(got) != 0 {
+		t.Fatalf("the pane typed into paused %v", got)
+	}
+	<-s.feedSlots
+	s.typedUntil.Store(time.Now().UnixNano()) // the typing window has passed
+	s.feed(2, parse)
+	if got := pauses(); len(got) != 0 {
+		t.Fatalf("after the typing, a flood paused %v", got)
+	}
+}
+
 func TestFeedLeavesAPFree(t *testing.T) {
 	s := &Server{feedSlots: make(chan struct{}, 1)}
 	ran := false

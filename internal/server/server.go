@@ -105,6 +105,7 @@ type Server struct {
 	echo          echoFirst                 // holds other panes' output back while a typed key's echo is on its way
 	feedSlots     chan struct{}             // one per pane reader feeding its emulator (see feed)
 	typingReserve typingReserve             // one of feedSlots kept from the floods while a person types
+	typedUntil    atomic.Int64              // unix nanoseconds: a person typed within typingWindow before this (see feed)
 
 	ln       net.Listener
 	done     chan struct{} // closed when the session ends
