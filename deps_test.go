@@ -86,25 +86,50 @@ var agentOnly = []string{
 }
 
 func TestMelmuxLeavesTheAgentVerbsToMelmuxAgent(t *testing.T) {
-	melmux, agent := listDeps(t, "./cmd/melmux"), listDeps(t, "./cmd/melmux-agent")
-	for _, ban := range agentOnly {
+	leavesTo(t, "./cmd/melmux-agent", "the verbs agent, tool, tools, mcp", "agentOnly", agentOnly)
+}
+
+// leavesTo checks that cmd/melmux links none of bans, which its companion
+// binary (holding what) does link.
+func leavesTo(t *testing.T, companion, what, listName string, bans []string) {
+	t.Helper()
+	melmux, other := listDeps(t, "./cmd/melmux"), listDeps(t, companion)
+	for _, ban := range bans {
 		for _, dep := range melmux {
 			if linksAs(dep, ban) {
-				t.Errorf("cmd/melmux links %s: it belongs to cmd/melmux-agent (the verbs agent, tool, tools, mcp)", dep)
+				t.Errorf("cmd/melmux links %s: it belongs to %s (%s)", dep, strings.TrimPrefix(companion, "./"), what)
 			}
 		}
-		// The check means something only while melmux-agent links it.
-		if !slices.ContainsFunc(agent, func(dep string) bool { return linksAs(dep, ban) }) {
-			t.Errorf("cmd/melmux-agent does not link %s: the list agentOnly is stale", ban)
+		// The check means something only while the companion links it.
+		if !slices.ContainsFunc(other, func(dep string) bool { return linksAs(dep, ban) }) {
+			t.Errorf("%s does not link %s: the list %s is stale", strings.TrimPrefix(companion, "./"), ban, listName)
 		}
 	}
 }
 
+// serverOnly are the packages of the session daemon, which melmux leaves to
+// melmux-server: every melmux process would otherwise pay their package inits and page faults, about 0.9 ms a
+// start (docs/benchmarks.md, "Session start and an idle server"). "=" ends a
+// package whose sub-packages are not banned (pane/agentstate is the CLI's).
+var serverOnly = []string{
+	mod + "internal/server", mod + "internal/serveverb", mod + "internal/ui", mod + "internal/config",
+	mod + "pane=", mod + "pane/term", mod + "layout", "github.com/gdamore/tcell/", "github.com/gdamore/encoding",
+	"github.com/hinshun/vt10x", "github.com/BurntSushi/toml", "runtime/metrics",
+}
+
+func TestMelmuxLeavesTheDaemonToMelmuxServer(t *testing.T) {
+	leavesTo(t, "./cmd/melmux-server", "the session daemon, __serve", "serverOnly", serverOnly)
+}
+
 // linksAs says dep is the package ban names, or one under it; a ban ending
-// in "/" names a module path prefix (modernc.org/).
+// in "/" names a module path prefix (modernc.org/), one ending in "=" the
+// package alone.
 func linksAs(dep, ban string) bool {
 	if strings.HasSuffix(ban, "/") {
 		return strings.HasPrefix(dep, ban)
+	}
+	if p, ok := strings.CutSuffix(ban, "="); ok {
+		return dep == p
 	}
 	return dep == ban || strings.HasPrefix(dep, ban+"/")
 }

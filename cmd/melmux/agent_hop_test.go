@@ -12,6 +12,21 @@ import (
 	"testing"
 )
 
+// melmuxAlone is a copy of the built melmux in a directory of its own,
+// without melmux-agent and melmux-server beside it.
+func melmuxAlone(t *testing.T) string {
+	t.Helper()
+	alone := filepath.Join(t.TempDir(), "melmux")
+	data, err := os.ReadFile(melmuxBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return alone
+}
+
 // runBin runs a built binary with env and returns its exit status and
 // outputs.
 func runBin(t *testing.T, env []string, bin string, args ...string) (int, string, string) {
@@ -112,15 +127,7 @@ func TestMCPInitializeThroughTheHandOver(t *testing.T) {
 // where melmux looked and how to build it; melmux-agent found on $PATH is
 // used.
 func TestAgentVerbsWithoutMelmuxAgent(t *testing.T) {
-	built := melmuxBinary(t)
-	alone := filepath.Join(t.TempDir(), "melmux")
-	data, err := os.ReadFile(built)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(alone, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	built, alone := melmuxBinary(t), melmuxAlone(t)
 	for _, verb := range []string{"agent", "tool", "tools", "mcp"} {
 		code, out, errOut := runBin(t, envWithPath("/usr/bin:/bin"), alone, verb)
 		want := "melmux: " + verb + ": melmux-agent not found (looked at " + filepath.Join(filepath.Dir(alone), "melmux-agent") + " and $PATH)"

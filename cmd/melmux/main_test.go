@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	// The test binary is melmux and melmux-agent in one: the scripts run it
-	// as `melmux` for `agent`, `tool` and `mcp` as well, and the real verbs
-	// replace melmux's stand-ins that would hand them to melmux-agent.
+	// The test binary is melmux, melmux-agent and melmux-server in one: the
+	// scripts run it as `melmux` for `agent`, `tool` and `mcp` as well, and
+	// as the session daemon; the real verbs replace melmux's stand-ins that
+	// would hand them to melmux-agent and melmux-server.
 	_ "github.com/melmux/melmux/internal/agentverbs"
+	_ "github.com/melmux/melmux/internal/serveverb"
 )
 
 // runCLI runs melmux in-process in dir and returns the exit status and

@@ -16,7 +16,6 @@ import (
 	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
-	"github.com/melmux/melmux/internal/server"
 )
 
 func init() {
@@ -32,8 +31,8 @@ func init() {
 			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
-			if !inRange(*cols, server.MinSessionCols, server.MaxSessionCols) || !inRange(*rows, server.MinSessionRows, server.MaxSessionRows) {
-				return cli.Usagef("new: -x must be %d-%d and -y %d-%d", server.MinSessionCols, server.MaxSessionCols, server.MinSessionRows, server.MaxSessionRows)
+			if !inRange(*cols, proto.MinSessionCols, proto.MaxSessionCols) || !inRange(*rows, proto.MinSessionRows, proto.MaxSessionRows) {
+				return cli.Usagef("new: -x must be %d-%d and -y %d-%d", proto.MinSessionCols, proto.MaxSessionCols, proto.MinSessionRows, proto.MaxSessionRows)
 			}
 			if !*detached && (*cols == 0 || *rows == 0) {
 				if c, r, err := terminalSize(); err == nil {
@@ -106,13 +105,18 @@ func startSession(g *cli.Globals, argv []string, cols, rows int) error {
 	return spawnDaemon(g, name, sock, append(append(first, "--"), argv...)...)
 }
 
-// spawnDaemon runs `melmux __serve` (with extra arguments) in its own process
-// session and waits for it to say it is ready (or why it cannot be), printing
-// the warnings it gives before.
+// spawnDaemon runs `melmux-server __serve` (with extra arguments) in its own
+// process session and waits for it to say it is ready (or why it cannot be),
+// printing the warnings it gives before. The daemon is told this melmux's
+// path: the ":" prompt and spawn_agent run it.
 func spawnDaemon(g *cli.Globals, name, sock string, extra ...string) error {
 	exe, err := selfPath()
 	if err != nil {
 		return err
+	}
+	bin, err := serverPath(exe)
+	if err != nil {
+		return fmt.Errorf("start the session server: %w", err)
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -128,8 +132,8 @@ func spawnDaemon(g *cli.Globals, name, sock string, extra ...string) error {
 	// syscall.ForkExec rather than os/exec: the daemon needs nothing os/exec
 	// adds, and os/exec's first start in a process forks a throwaway child
 	// to probe for pidfd support, on the way of every session start.
-	argv := append([]string{exe, "__serve", "-s", name, "--socket", sock, "--ready-fd", "3"}, extra...)
-	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{
+	argv := append([]string{bin, "__serve", "-s", name, "--socket", sock, "--ready-fd", "3", "--cli", exe}, extra...)
+	pid, err := syscall.ForkExec(bin, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{devnull.Fd(), devnull.Fd(), devnull.Fd(), pw.Fd()},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
@@ -149,36 +153,48 @@ func spawnDaemon(g *cli.Globals, name, sock string, extra ...string) error {
 	case err := <-ch:
 		return err
 	case <-time.After(10 * time.Second):
-		return fmt.Errorf("the session server did not become ready within 10s (see %s)", logPath(name))
+		return fmt.Errorf("the session server did not become ready within 10s (see %s)", proto.LogPath(name))
 	}
 }
 
-// readReady reads the daemon's ready pipe (serve.go says what it carries).
+// readReady reads the daemon's ready pipe (proto.ReadyOK says what it
+// carries).
 func readReady(g *cli.Globals, pipe *os.File, name string) error {
 	r := bufio.NewReader(pipe)
 	for {
 		line, _ := r.ReadString('\n')
 		line = strings.TrimSpace(line)
 		switch {
-		case line == readyOK:
+		case line == proto.ReadyOK:
 			return nil
-		case strings.HasPrefix(line, readyWarn):
-			fmt.Fprintf(g.Stderr, "melmux: %s\n", strings.TrimPrefix(line, readyWarn))
-		case strings.HasPrefix(line, readyErr):
+		case strings.HasPrefix(line, proto.ReadyWarn):
+			fmt.Fprintf(g.Stderr, "melmux: %s\n", strings.TrimPrefix(line, proto.ReadyWarn))
+		case strings.HasPrefix(line, proto.ReadyErr):
 			pe := &proto.Error{}
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, readyErr)), pe); err != nil || pe.Message == "" {
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, proto.ReadyErr)), pe); err != nil || pe.Message == "" {
 				return fmt.Errorf("the session server could not start: %s", line)
 			}
 			return pe
 		case line == "":
-			return fmt.Errorf("the session server exited before it was ready (see %s)", logPath(name))
+			return fmt.Errorf("the session server exited before it was ready (see %s)", proto.LogPath(name))
 		default:
 			return fmt.Errorf("the session server could not start: %s", line)
 		}
 	}
 }
 
-// selfPath finds this program so the daemon runs the same binary. The name it
+// serverPath is the daemon's binary: melmux-server, found as melmux finds
+// melmux-agent, without a hop through `melmux __serve`, which would cost a
+// whole process start; or exe itself when the real __serve is linked into it
+// (cmd/melmux's tests link internal/serveverb).
+func serverPath(exe string) (string, error) {
+	if v := cli.Lookup("__serve"); v != nil && !v.StandIn {
+		return exe, nil
+	}
+	return cli.FindBinary(cli.ServerBinary, serverHolds)
+}
+
+// selfPath finds this program, for the daemon to run as the CLI. The name it
 // was started by comes first: it is the binary a test harness put on PATH, and
 // a symlinked install resolves to the same file anyway.
 func selfPath() (string, error) {

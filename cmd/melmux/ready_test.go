@@ -22,14 +22,14 @@ func TestReadReady(t *testing.T) {
 		code                    string // proto.Error code, "" for another error or none
 	}{
 		{name: "ok", pipe: "ok\n"},
-		{name: "warnings then ok", pipe: readyWarn + "config.toml:3: bad\n" + readyWarn + "another\nok\n",
+		{name: "warnings then ok", pipe: proto.ReadyWarn + "config.toml:3: bad\n" + proto.ReadyWarn + "another\nok\n",
 			stderr: "melmux: config.toml:3: bad\nmelmux: another\n"},
-		{name: "first pane error", pipe: readyError(pe) + "\n", err: pe.Message, code: proto.CodeBadParams},
-		{name: "plain error", pipe: readyError(errors.New("boom")) + "\n", err: "boom", code: proto.CodeFailed},
+		{name: "first pane error", pipe: proto.ReadyError(pe) + "\n", err: pe.Message, code: proto.CodeBadParams},
+		{name: "plain error", pipe: proto.ReadyError(errors.New("boom")) + "\n", err: "boom", code: proto.CodeFailed},
 		{name: "server error", pipe: "listen on /x: address in use\n", err: "the session server could not start: listen on /x: address in use"},
-		{name: "bad error line", pipe: readyErr + "{not json\n", err: "the session server could not start: " + readyErr + "{not json"},
+		{name: "bad error line", pipe: proto.ReadyErr + "{not json\n", err: "the session server could not start: " + proto.ReadyErr + "{not json"},
 		{name: "nothing", pipe: "", err: "the session server exited before it was ready"},
-		{name: "warning then nothing", pipe: readyWarn + "w\n", stderr: "melmux: w\n", err: "exited before it was ready"},
+		{name: "warning then nothing", pipe: proto.ReadyWarn + "w\n", stderr: "melmux: w\n", err: "exited before it was ready"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, w, err := os.Pipe()

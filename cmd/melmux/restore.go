@@ -15,7 +15,6 @@ import (
 	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
-	"github.com/melmux/melmux/internal/server"
 	"github.com/melmux/melmux/internal/sessionstate"
 )
 
@@ -44,8 +43,8 @@ func init() {
 					return err
 				}
 			}
-			if !inRange(*cols, server.MinSessionCols, server.MaxSessionCols) || !inRange(*rows, server.MinSessionRows, server.MaxSessionRows) {
-				return cli.Usagef("restore: -x must be %d-%d and -y %d-%d", server.MinSessionCols, server.MaxSessionCols, server.MinSessionRows, server.MaxSessionRows)
+			if !inRange(*cols, proto.MinSessionCols, proto.MaxSessionCols) || !inRange(*rows, proto.MinSessionRows, proto.MaxSessionRows) {
+				return cli.Usagef("restore: -x must be %d-%d and -y %d-%d", proto.MinSessionCols, proto.MaxSessionCols, proto.MinSessionRows, proto.MaxSessionRows)
 			}
 			st, path, err := savedState(g)
 			if err != nil {

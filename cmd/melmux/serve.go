@@ -1,179 +1,24 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"strings"
-	"syscall"
-
 	"github.com/melmux/melmux/internal/cli"
-	"github.com/melmux/melmux/internal/config"
-	"github.com/melmux/melmux/internal/proto"
-	"github.com/melmux/melmux/internal/server"
-	"github.com/melmux/melmux/internal/sessionstate"
 )
 
-// __serve is the session daemon itself; `melmux new` starts it.
+// serverHolds says what melmux-server is for, in the error when it is
+// missing.
+const serverHolds = "the session server that `melmux new` starts"
+
+// The session daemon is melmux-server's (internal/serveverb): the server,
+// the emulator, the UI and the config parser would cost every melmux process
+// their package inits and pages. `melmux new` starts melmux-server directly
+// (spawnDaemon); `melmux __serve` typed by hand hands over to it, telling it
+// which melmux the ":" prompt runs.
 func init() {
-	cli.Register(&cli.Verb{
-		Name:    "__serve",
-		Usage:   "-s NAME --socket PATH [--ready-fd N] [--new [-x COLS] [-y ROWS] [-- CMD...]]",
-		Summary: "run a session server in the foreground (started by `melmux new`)",
-		Run: func(g *cli.Globals, args []string) error {
-			fs := cli.NewFlags(g, "__serve")
-			sock := fs.String("socket", "", "socket path")
-			readyFD := fs.Int("ready-fd", -1, "write \"ok\" or the error to this fd once listening (and the first pane runs)")
-			first := fs.Bool("new", false, "start the first pane, running CMD (default the shell) in this process's directory and environment")
-			cols := fs.Int("x", 0, "with --new: the session's columns")
-			rows := fs.Int("y", 0, "with --new: the session's rows")
-			if err := cli.ParseFlags(fs, args); err != nil {
-				return err
-			}
-			if !*first && (fs.NArg() > 0 || *cols != 0 || *rows != 0) {
-				return cli.Usagef("__serve: -x, -y and a command go with --new")
-			}
-			name := proto.SessionName(g.Session)
-			if *sock == "" {
-				*sock = proto.SocketPath(g.Session)
-			}
-			var ready *os.File
-			if *readyFD >= 0 {
-				ready = os.NewFile(uintptr(*readyFD), "ready")
-			}
-			// tell gives `melmux new` its answer and closes the pipe; say
-			// passes it a warning before.
-			tell := func(msg string) {
-				if ready != nil {
-					fmt.Fprintln(ready, msg)
-					ready.Close()
-					ready = nil
-				}
-			}
-			say := func(msg string) {
-				if ready != nil {
-					fmt.Fprintln(ready, readyWarn+oneLine(msg))
-				}
-			}
-			logger, closeLog, err := openLog(name)
-			if err != nil {
-				tell(err.Error())
-				return err
-			}
-			defer closeLog()
-			// The daemon has no terminal, but a hangup must not end it. Catch
-			// SIGHUP rather than ignore it: an ignored signal stays ignored in
-			// every pane's program across exec, and a caught one does not.
-			hups := make(chan os.Signal, 1)
-			signal.Notify(hups, syscall.SIGHUP)
-			go func() {
-				for range hups {
-				}
-			}()
-			cfg, cfgErr := config.Load()
-			problem := ""
-			if cfgErr != nil {
-				problem = cfgErr.Error() + " (using the defaults)"
-				logger.Warn("config", "err", cfgErr)
-				say(cfgErr.Error() + " (starting with the defaults)")
-			}
-			self, err := selfPath()
-			if err != nil {
-				logger.Warn("the : prompt cannot run verbs", "err", err)
-			}
-			stateFile, err := sessionstate.Path(name)
-			if err != nil {
-				logger.Warn("the session's state is not kept: `melmux restore` will not be able to rebuild it", "err", err)
-			}
-			srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger, Self: self,
-				Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem, AgentReadWait: cfg.Agent.ReadWait, MaxClients: cfg.MaxClients,
-				RemainOnExit: cfg.RemainOnExit, StateFile: stateFile, Prices: cfg.Prices,
-				Agents: server.AgentsConfig{Rules: cfg.Agents.Rules, Bell: cfg.Agents.Bell, OSC9: cfg.Agents.OSC9,
-					NotifyCommand: cfg.Agents.NotifyCommand},
-				UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: promptVerbs()},
-				// While a client is attached the server runs one P more
-				// than the CPUs, so a typed key finds a P at once beside
-				// floods parsing on every CPU (server's feedSlots).
-				SpareProc: true})
-			if err := srv.Listen(); err != nil {
-				tell(err.Error())
-				return err
-			}
-			if *first {
-				if err := srv.StartFirst(fs.Args(), *cols, *rows); err != nil {
-					logger.Error("the first pane did not start", "err", err)
-					tell(readyError(err))
-					return err
-				}
-			}
-			logger.Info("session started", "session", name, "socket", *sock, "pid", os.Getpid())
-			tell(readyOK)
-			sigs := make(chan os.Signal, 1)
-			signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-			go func() {
-				select {
-				case s := <-sigs:
-					srv.Shutdown("signal " + s.String())
-				case <-srv.Done():
-				}
-			}()
-			err = srv.Serve()
-			logger.Info("session ended", "session", name)
-			return err
-		},
-	})
-}
-
-// What the daemon writes on its ready pipe, one line each: warnings for the
-// user (readyWarn MESSAGE), then readyOK, or the error of the first pane
-// (readyErr and the proto.Error as JSON, so that its code, hence the exit
-// status, is the one the `new` command would have answered), or any other
-// line: why the server could not start.
-const (
-	readyOK   = "ok"
-	readyWarn = "warn "
-	readyErr  = "error "
-)
-
-// readyError is the ready pipe's line for the first pane's error.
-func readyError(err error) string {
-	pe := &proto.Error{Code: proto.CodeFailed, Message: err.Error()}
-	errors.As(err, &pe)
-	b, jerr := json.Marshal(pe)
-	if jerr != nil {
-		return oneLine(err.Error())
-	}
-	return readyErr + string(b)
-}
-
-// oneLine keeps a message on the one line the ready pipe gives it.
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
-
-// logPath is $XDG_STATE_HOME/melmux/NAME.log (default ~/.local/state).
-func logPath(name string) string {
-	base := os.Getenv("XDG_STATE_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
+	cli.Register(cli.ServeVerb(func(g *cli.Globals, args []string) error {
+		self, err := selfPath()
 		if err != nil {
-			home = os.TempDir()
+			return err
 		}
-		base = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(base, "melmux", name+".log")
-}
-
-func openLog(name string) (*slog.Logger, func(), error) {
-	p := logPath(name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return nil, nil, fmt.Errorf("log directory: %w", err)
-	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("log file: %w", err)
-	}
-	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+		return handOver(g, cli.ServerBinary, serverHolds, "__serve", append([]string{"--cli", self}, args...))
+	}, true))
 }

@@ -135,8 +135,8 @@ func (s *Server) resizeToClientsLocked() {
 			rows = h
 		}
 	}
-	cols = min(max(cols, MinSessionCols), MaxSessionCols)
-	rows = min(max(rows, MinSessionRows), MaxSessionRows)
+	cols = min(max(cols, proto.MinSessionCols), proto.MaxSessionCols)
+	rows = min(max(rows, proto.MinSessionRows), proto.MaxSessionRows)
 	if cols != s.cols || rows != s.rows {
 		s.cols, s.rows = cols, rows
 		s.relayoutLocked()

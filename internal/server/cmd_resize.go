@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/melmux/melmux/internal/proto"
-	"github.com/melmux/melmux/pane/term"
 )
 
 // resize sets the session size (the window, status line included) and
@@ -27,22 +26,13 @@ func init() {
 	}})
 }
 
-// Session size limits: the emulator's largest screen, plus the status line;
-// at least one column and a pane row under the status line.
-const (
-	MinSessionCols = 2
-	MinSessionRows = 2
-	MaxSessionCols = term.MaxCols
-	MaxSessionRows = term.MaxRows + 1
-)
-
 // checkSize refuses a session size outside the limits; zero may mean
 // "default" where the caller allows it.
 func checkSize(method string, cols, rows int, zeroOK bool) error {
 	ok := func(v, lo, hi int) bool { return (zeroOK && v == 0) || (v >= lo && v <= hi) }
-	if !ok(cols, MinSessionCols, MaxSessionCols) || !ok(rows, MinSessionRows, MaxSessionRows) {
+	if !ok(cols, proto.MinSessionCols, proto.MaxSessionCols) || !ok(rows, proto.MinSessionRows, proto.MaxSessionRows) {
 		return errorf(proto.CodeBadParams, "%s: size %dx%d is out of range (cols %d-%d, rows %d-%d)",
-			method, cols, rows, MinSessionCols, MaxSessionCols, MinSessionRows, MaxSessionRows)
+			method, cols, rows, proto.MinSessionCols, proto.MaxSessionCols, proto.MinSessionRows, proto.MaxSessionRows)
 	}
 	return nil
 }

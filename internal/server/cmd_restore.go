@@ -61,7 +61,7 @@ func init() {
 			s.mu.Unlock()
 			return nil, errorf(proto.CodeFailed, "restore: session %q already has panes; restore rebuilds a session that is gone", s.name)
 		}
-		s.cols, s.rows = pick(p.Cols, st.Cols, MinSessionCols, MaxSessionCols, s.cols), pick(p.Rows, st.Rows, MinSessionRows, MaxSessionRows, s.rows)
+		s.cols, s.rows = pick(p.Cols, st.Cols, proto.MinSessionCols, proto.MaxSessionCols, s.cols), pick(p.Rows, st.Rows, proto.MinSessionRows, proto.MaxSessionRows, s.rows)
 		s.layout = l
 		sizes := paneSizesLocked(s)
 		res := proto.RestoreResult{Session: s.name, Saved: st.Saved.Format(time.RFC3339)}

@@ -1,0 +1,61 @@
+package proto
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Session size limits, status line included: the emulator's largest screen
+// (pane/term's MaxCols and MaxRows, which internal/server's tests keep equal)
+// plus the status line; at least one column and a pane row under the status
+// line. Here rather than in the server so that the CLI checks -x and -y
+// without linking it.
+const (
+	MinSessionCols = 2
+	MinSessionRows = 2
+	MaxSessionCols = 2000
+	MaxSessionRows = 1000 + 1
+)
+
+// What the session daemon writes on the ready pipe `melmux new` gives it, one
+// line each: warnings for the user (ReadyWarn MESSAGE), then ReadyOK, or the
+// error of the first pane (ReadyErr and the Error as JSON, so that its code,
+// hence the exit status, is the one the `new` command would have answered),
+// or any other line: why the server could not start.
+const (
+	ReadyOK   = "ok"
+	ReadyWarn = "warn "
+	ReadyErr  = "error "
+)
+
+// ReadyError is the ready pipe's line for the first pane's error.
+func ReadyError(err error) string {
+	pe := &Error{Code: CodeFailed, Message: err.Error()}
+	errors.As(err, &pe)
+	b, jerr := json.Marshal(pe)
+	if jerr != nil {
+		return OneLine(err.Error())
+	}
+	return ReadyErr + string(b)
+}
+
+// OneLine keeps a message on the one line the ready pipe gives it.
+func OneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// LogPath is the session daemon's log, $XDG_STATE_HOME/melmux/NAME.log
+// (default ~/.local/state): the daemon writes it, the CLI points to it when
+// the daemon did not start.
+func LogPath(name string) string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "melmux", name+".log")
+}
