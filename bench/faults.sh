@@ -93,7 +93,7 @@ back() {
 }
 
 echo "== setup"
-(cd "$repo" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent && go build -o "$F" ./bench/faults)
+(cd "$repo" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent ./cmd/melmux-server && go build -o "$F" ./bench/faults)
 echo "machine: $(nproc) cores, $(uname -sr); go: $(go env GOVERSION); melmux at $(cd "$repo" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$M" new -d -x 200 -y 50 -- sleep 100000

@@ -155,7 +155,7 @@ if [ -n "${MELMUX_BIN:-}" ]; then
 	cp "$MELMUX_BIN" "$M"
 else
 	echo "building melmux from $repo"
-	(cd "$repo" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent ./cmd/melmux-server)
 fi
 echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(uname -sr)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews both tools alike only if it stays steady)"

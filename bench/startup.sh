@@ -46,7 +46,7 @@ T() { tmux -S "$TSOCK" "$@"; }
 
 bins=()
 if [ $# -eq 0 ]; then
-	(cd "$repo" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent ./cmd/melmux-server)
 	bins=("$work/melmux")
 else
 	for b in "$@"; do

@@ -24,7 +24,7 @@ command -v rg >/dev/null || { echo "toolexec_grep.sh: rg not found (apt-get inst
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$here" && CGO_ENABLED=0 go build -o "$tmp/" ./cmd/melmux ./cmd/melmux-agent)
+(cd "$here" && CGO_ENABLED=0 go build -o "$tmp/" ./cmd/melmux ./cmd/melmux-agent ./cmd/melmux-server)
 export XDG_DATA_HOME="$tmp/data" MELMUX_SOCKET=""
 
 # timed CMD...: run once, append "wall cpu" seconds to $tmp/times.

@@ -37,7 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$(dirname "$0")/.."
-CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent
+CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent ./cmd/melmux-server
 export XDG_RUNTIME_DIR="$work/run" XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config" HOME="$work" SHELL=/bin/sh
 unset MELMUX_SOCKET MELMUX_SESSION MELMUX_PANE
 mkdir -p "$XDG_RUNTIME_DIR"

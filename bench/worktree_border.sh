@@ -42,7 +42,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-(cd "$src" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent)
+(cd "$src" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent ./cmd/melmux-server)
 
 repo=$work/repo
 git init -q -b main "$repo"

@@ -96,7 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.sizeMB, "size-mb", 20, "megabytes of each stream")
 	kinds := fs.String("kinds", "plain,sgr,cursor,ink", "streams, comma-separated: plain, sgr, cursor, ink")
 	muxes := fs.String("mux", "melmux,tmux", "multiplexers, comma-separated: melmux, tmux")
-	fs.StringVar(&c.melmux, "melmux", "", "melmux binary (default: build ./cmd/melmux of this module)")
+	fs.StringVar(&c.melmux, "melmux", "", "melmux binary (default: build ./cmd/... of this module)")
 	fs.StringVar(&c.tmux, "tmux", "tmux", "tmux binary")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Minute, "longest a stream may take to be drawn")

@@ -62,7 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.settle, "settle", 3*time.Second, "least wait after attaching before the idle window opens")
 	fs.IntVar(&c.cols, "cols", 120, "terminal width")
 	fs.IntVar(&c.rows, "rows", 40, "terminal height")
-	fs.StringVar(&c.melmux, "melmux", "", "melmux binary (default: build ./cmd/melmux of this module)")
+	fs.StringVar(&c.melmux, "melmux", "", "melmux binary (default: build ./cmd/... of this module)")
 	fs.StringVar(&c.tmux, "tmux", "tmux", "tmux binary")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (scripts, logs)")
 	muxFlag := fs.String("mux", "melmux,tmux", "multiplexers to run, comma-separated: melmux, tmux")

@@ -58,8 +58,8 @@ func Env(work string) []string {
 		"XDG_CONFIG_HOME="+filepath.Join(work, "config"), "XDG_DATA_HOME="+filepath.Join(work, "data"))
 }
 
-// BuildMelmux builds ./cmd/melmux and ./cmd/melmux-agent (without cgo, as
-// README does) of the module the current directory is in, into work, and
+// BuildMelmux builds ./cmd/melmux, ./cmd/melmux-agent and ./cmd/melmux-server
+// (without cgo, as README does) of the module the current directory is in, into work, and
 // returns melmux's binary, the module's directory and its commit ("unknown"
 // outside git).
 func BuildMelmux(ctx context.Context, work string) (bin, dir, commit string, err error) {
@@ -70,11 +70,11 @@ func BuildMelmux(ctx context.Context, work string) (bin, dir, commit string, err
 	}
 	dir = filepath.Dir(gomod)
 	bin = filepath.Join(work, "melmux")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", work+"/", "./cmd/melmux", "./cmd/melmux-agent")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", work+"/", "./cmd/melmux", "./cmd/melmux-agent", "./cmd/melmux-server")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as README builds it
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", "", "", fmt.Errorf("go build ./cmd/melmux ./cmd/melmux-agent in %s: %w\n%s", dir, err, b)
+		return "", "", "", fmt.Errorf("go build ./cmd/melmux ./cmd/melmux-agent ./cmd/melmux-server in %s: %w\n%s", dir, err, b)
 	}
 	commit = "unknown"
 	if b, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--short", "HEAD").Output(); err == nil {
