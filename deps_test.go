@@ -108,9 +108,10 @@ func leavesTo(t *testing.T, companion, what, listName string, bans []string) {
 }
 
 // serverOnly are the packages of the session daemon, which melmux leaves to
-// melmux-server: every melmux process would otherwise pay their package inits and page faults, about 0.9 ms a
-// start (docs/benchmarks.md, "Session start and an idle server"). "=" ends a
-// package whose sub-packages are not banned (pane/agentstate is the CLI's).
+// melmux-server: every melmux process would otherwise pay their package
+// inits and page faults, about 0.6 ms a start (docs/benchmarks.md, "Session
+// start and an idle server"). "=" ends a package whose sub-packages are not
+// banned (pane/agentstate is the CLI's).
 var serverOnly = []string{
 	mod + "internal/server", mod + "internal/serveverb", mod + "internal/ui", mod + "internal/config",
 	mod + "pane=", mod + "pane/term", mod + "layout", "github.com/gdamore/tcell/", "github.com/gdamore/encoding",
