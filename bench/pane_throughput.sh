@@ -27,7 +27,8 @@
 # Usage: bench/pane_throughput.sh
 #   environment: RUNS=3 SIZE_MB=20 KINDS="plain sgr cursor ink" FLOOD=8
 #   CLEARS=1000000 KEEP=0 (KEEP=1 keeps the temporary directory)
-#   MELMUX_BIN=PATH (measure that binary instead of building this checkout,
+#   MELMUX_BIN=PATH (measure that binary, with the melmux-server and
+#   melmux-agent beside it, instead of building this checkout,
 #   e.g. an older commit's, for bench/changes.sh); a test is
 #   left out with FLOOD=0 or CLEARS=0 or KINDS=""
 # Needs: go, tmux, awk, seq. Exit status 1 if a correctness check failed.
@@ -153,6 +154,11 @@ if [ -n "${MELMUX_BIN:-}" ]; then
 	[ -x "$MELMUX_BIN" ] || die "MELMUX_BIN=$MELMUX_BIN: not an executable file"
 	echo "melmux: $MELMUX_BIN"
 	cp "$MELMUX_BIN" "$M"
+	# The binaries melmux runs (its session server, its agent verbs) come
+	# from beside it; a build from before the split has none.
+	for sibling in melmux-server melmux-agent; do
+		if [ -x "$(dirname "$MELMUX_BIN")/$sibling" ]; then cp "$(dirname "$MELMUX_BIN")/$sibling" "$work/"; fi
+	done
 else
 	echo "building melmux from $repo"
 	(cd "$repo" && CGO_ENABLED=0 go build -o "$work/" ./cmd/melmux ./cmd/melmux-agent ./cmd/melmux-server)
