@@ -342,6 +342,10 @@ func (c *client) readFrames(lr *proto.LineReader) {
 	for {
 		typ, payload, err := proto.ReadFrame(r, buf)
 		if err != nil {
+			// Let go of the terminal before the loop hears of it: told
+			// first, it could finish the screen (Fini), drawing the restore
+			// on a terminal the user's shell has again.
+			c.tty.Close()
 			c.exit("client gone")
 			return
 		}

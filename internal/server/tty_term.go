@@ -138,9 +138,11 @@ func (t *termTty) Close() error {
 	}
 	_ = t.ttyArea.Drain()
 	// Closing the poller's copies waits for the reads and writes under way,
-	// which are non-blocking: only then may the terminal block again.
-	_ = t.in.Close()
+	// which are non-blocking: only then may the terminal block again. The
+	// output goes first: tcell's reader, failing on a closed input, makes
+	// the loop finish the screen, whose restore must find the output closed.
 	_ = t.out.Close()
+	_ = t.in.Close()
 	t.release()
 	return nil
 }
