@@ -76,8 +76,17 @@ func TestWorthReleasing(t *testing.T) {
 	if !worthReleasing() {
 		t.Error("32 MiB of garbage: not worth releasing")
 	}
-	debug.FreeOSMemory()
-	if worthReleasing() {
-		t.Error("worth releasing right after FreeOSMemory")
+	// Goroutines left by earlier tests of the package (servers shutting
+	// down) may allocate a MiB between the two calls, with collection off:
+	// only three misses in a row are the function's.
+	for try := 1; ; try++ {
+		debug.FreeOSMemory()
+		if !worthReleasing() {
+			break
+		}
+		if try == 3 {
+			t.Error("worth releasing right after FreeOSMemory, three times in a row")
+			break
+		}
 	}
 }
