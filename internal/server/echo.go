@@ -200,11 +200,13 @@ func (s *Server) feed(id int, apply func()) {
 	}
 	s.feedSlots <- struct{}{}
 	defer func() { <-s.feedSlots }()
+	if !typing {
+		apply()
+		return
+	}
 	start := time.Now()
 	apply()
-	if typing {
-		pause(time.Since(start))
-	}
+	pause(time.Since(start))
 }
 
 // pause is time.Sleep but in tests, which record the pauses asked for.
