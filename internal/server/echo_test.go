@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane"
 )
 
 // waitDone runs h.wait(id) on its own goroutine and returns a channel closed
@@ -287,6 +289,20 @@ func TestEchoFrameTakesOnlyTheTypedPane(t *testing.T) {
 	}
 	if _, _, stale := s.sceneFresh(viewer, 2); stale {
 		t.Error("an echo frame with nothing new beside it says a full frame must follow")
+	}
+	// Nor does it wait for a lookup in /proc, even one due for the typed pane.
+	var looked atomic.Int32
+	hook := func(*pane.Pane) { looked.Add(1) }
+	lookHook.Store(&hook)
+	defer lookHook.Store(nil)
+	s.mu.Lock()
+	for _, e := range s.panes {
+		e.kindAt = time.Time{}
+	}
+	s.mu.Unlock()
+	s.sceneFresh(viewer, 2)
+	if n := looked.Load(); n != 0 {
+		t.Errorf("the echo's frame looked up %d panes' processes", n)
 	}
 }
 

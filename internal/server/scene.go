@@ -43,7 +43,10 @@ type agentView struct {
 func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Duration, stale bool) {
 	cols, rows := c.tty.size()
 	if fresh != 0 {
-		s.lockFresh(fresh) // the other panes show what the last frame read
+		// A key's echo does not wait for /proc: every pane, the typed one
+		// too, shows what the last lookup found (its watcher, or the next
+		// full frame, looks again when one is due).
+		s.mu.Lock()
 	} else {
 		s.lockFresh()
 	}
