@@ -419,8 +419,10 @@ func (s *Server) rules() *agentstate.Rules {
 // watchAgent re-decides a pane's agent state whenever something may have
 // changed it — output, a report, the time the last decision named — so
 // that changes are noticed (and notified) when nobody asks. It looks at
-// most every watchEvery, and ends with the pane.
+// most every watchEvery, and ends with the pane. A panic ends the watcher
+// of that pane only: the pane goes on, its state decided when asked.
 func (s *Server) watchAgent(id int, e *paneEntry) {
+	defer s.recovered(fmt.Sprintf("pane %d's agent watcher", id), nil)
 	var last time.Time
 	for {
 		if wait := watchEvery - time.Since(last); wait > 0 {
@@ -433,19 +435,10 @@ func (s *Server) watchAgent(id int, e *paneEntry) {
 			}
 		}
 		last = time.Now()
-		s.lockFresh(id)
-		if s.panes[id] != e {
-			s.mu.Unlock()
+		ch, ach, next, ok := s.decideAgent(id, e)
+		if !ok {
 			return
 		}
-		ch, ach := e.p.Changed(), e.agentChangesLocked()
-		info, next := s.agentLocked(id, e)
-		if since := time.Since(e.kindAt); info == nil && e.p.LastOutput().After(e.kindAt) && since < agentKindTTL {
-			// No agent at the last lookup, output since: an agent may have
-			// started; look again once the lookup is due.
-			next = agentKindTTL - since
-		}
-		s.mu.Unlock()
 		s.quiet.later() // a decision reads the screen: its garbage goes back once all is quiet
 		t := time.NewTimer(next)
 		if next <= 0 {
@@ -461,6 +454,25 @@ func (s *Server) watchAgent(id int, e *paneEntry) {
 		}
 		t.Stop()
 	}
+}
+
+// decideAgent is one decision of pane id's watcher: what to wait on for
+// the next and when it is due at the latest; ok is false once the pane is
+// gone. Server.mu is let go of even after a panic.
+func (s *Server) decideAgent(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration, ok bool) {
+	s.lockFresh(id)
+	defer s.mu.Unlock()
+	if s.panes[id] != e {
+		return nil, nil, 0, false
+	}
+	ch, ach = e.p.Changed(), e.agentChangesLocked()
+	info, next := s.agentLocked(id, e)
+	if since := time.Since(e.kindAt); info == nil && e.p.LastOutput().After(e.kindAt) && since < agentKindTTL {
+		// No agent at the last lookup, output since: an agent may have
+		// started; look again once the lookup is due.
+		next = agentKindTTL - since
+	}
+	return ch, ach, next, true
 }
 
 // watchEvery bounds how often a pane's watcher decides: output comes in

@@ -89,6 +89,7 @@ func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d ag
 		case s.notifySlots <- struct{}{}:
 			go func() {
 				defer func() { <-s.notifySlots }()
+				defer s.recovered("notify_command", nil)
 				s.runNotifyCommand(ev)
 			}()
 		default:

@@ -90,6 +90,13 @@ func (c *client) invalidate() {
 	}
 }
 
+// failed sends the client away after a panic on one of its goroutines,
+// letting go of its terminal first (see readFrames).
+func (c *client) failed(err error) {
+	c.tty.Close()
+	c.exit("client failed: " + err.Error())
+}
+
 // exit tells the client why it must leave; the loop restores its terminal.
 func (c *client) exit(reason string) {
 	c.quitOnce.Do(func() { c.quit <- reason })
@@ -336,6 +343,7 @@ func (c *client) readFrames(lr *proto.LineReader) {
 	// The client is gone: a terminal it handed over is let go of at once,
 	// as the user's shell has it now.
 	defer c.tty.Close()
+	defer c.s.recovered("client input", c.failed)
 	buf := make([]byte, 32<<10)
 	r := lr.Reader()
 	proxy, _ := c.tty.(*connTty)
@@ -416,6 +424,7 @@ func (c *client) loop() (reason string) {
 	defer close(done)
 	go func() {
 		defer close(events)
+		defer c.s.recovered("client terminal", c.failed)
 		for {
 			ev := c.screen.PollEvent()
 			if ev == nil {

@@ -84,7 +84,10 @@ func init() {
 		s.relayoutLocked()
 		s.mu.Unlock()
 		for _, t := range typing {
-			go t.send(s.done)
+			go func() {
+				defer s.recovered("typing into a restored pane", nil)
+				t.send(s.done)
+			}()
 		}
 		s.log.Info("session restored", "panes", len(res.Panes), "saved", st.Saved)
 		return res, nil

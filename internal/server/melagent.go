@@ -139,6 +139,7 @@ func (s *Server) liveAgentLocked(method string, pane int, id string) (*paneEntry
 // bindAgent marks the agent exited once the connection that registered it
 // ends (ctx is that connection's), keeping what it reported last.
 func (s *Server) bindAgent(ctx context.Context, pane int, e *paneEntry, a *melAgent) {
+	defer s.recovered("melmux agent binding", nil)
 	select {
 	case <-ctx.Done():
 	case <-s.done:

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/melmux/melmux/internal/ui"
@@ -40,10 +41,16 @@ func (s *Server) paneChoices() []ui.Choice {
 
 // runLine runs a CLI verb typed at the ":" prompt against this session. One
 // line of output (or none) is a status-line message; more is shown in a
-// view over the focused pane, as tmux shows a command's output.
+// view over the focused pane, as tmux shows a command's output. It runs on
+// its own goroutine: a panic ends the verb only, and the person is told in
+// the output view.
 func (c *client) runLine(args []string) {
 	if len(args) == 0 {
 		return
+	}
+	defer c.s.recovered("melmux "+args[0]+" (typed at the prompt)", c.verbFailed)
+	if h := promptHook.Load(); h != nil {
+		(*h)(args)
 	}
 	if c.s.self == "" {
 		c.say("commands from the prompt need the melmux binary path")
@@ -52,9 +59,7 @@ func (c *client) runLine(args []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), promptTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.s.self, args...)
-	c.s.mu.Lock()
-	focused := c.s.layout.Focused()
-	c.s.mu.Unlock()
+	focused := c.s.focusedPane()
 	cmd.Env = append(append([]string(nil), c.s.env...), "MELMUX_SOCKET="+c.s.sock, fmt.Sprintf("MELMUX_PANE=%d", focused), "MELMUX_SESSION=")
 	out, err := cmd.CombinedOutput()
 	text := strings.TrimRight(string(out), " \t\r\n")
@@ -71,6 +76,24 @@ func (c *client) runLine(args []string) {
 	}
 	c.say("%s", msg)
 	c.invalidate()
+}
+
+// promptHook, when set (by tests), runs first in each verb typed at the
+// prompt, on the verb's goroutine.
+var promptHook atomic.Pointer[func(args []string)]
+
+// verbFailed tells the person at the prompt that the verb they typed failed
+// inside the server, in the output view, which stays until dismissed (a
+// status-line message could go unseen).
+func (c *client) verbFailed(err error) {
+	c.showOutput(err.Error() + "\n\nThe session goes on; the server's log has the details.")
+}
+
+// focusedPane is the id of the focused pane, 0 for none.
+func (s *Server) focusedPane() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.layout.Focused()
 }
 
 // showOutput hands text to the client's loop, which owns its input state:

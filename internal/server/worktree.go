@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -210,18 +208,6 @@ func (c *client) showDiff(id int) {
 	c.diff = lines
 	c.msgMu.Unlock()
 	c.invalidate()
-}
-
-// confine runs f, turning a panic into an error (logged with its stack), for
-// work on goroutines of the server's own that no request's recover covers.
-func (s *Server) confine(what string, f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error(what+" panic", "panic", r, "stack", string(debug.Stack()))
-			err = fmt.Errorf("%s failed inside the server: %v", what, r)
-		}
-	}()
-	return f()
 }
 
 // diffKinds maps the worktree package's line kinds to the UI's.
