@@ -35,20 +35,25 @@ func dial(g *cli.Globals) (*client.Client, error) {
 		return nil, err
 	}
 	c, err := client.Dial(sock)
-	if errors.Is(err, client.ErrNoServer) {
-		return nil, fmt.Errorf("no session %q: %w", proto.SessionName(g.Session), err)
-	}
-	return c, err
+	return c, namedNoSession(g, err)
 }
 
-// call runs one command on the session and decodes its result.
+// call runs one command on the session and decodes its result, on a
+// connection of its own (client.Once: one round trip, not two).
 func call(g *cli.Globals, method string, params, result any) error {
-	c, err := dial(g)
+	sock, err := sessionSocket(g)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	return c.Call(context.Background(), method, params, result)
+	return namedNoSession(g, client.Once(context.Background(), sock, method, params, result))
+}
+
+// namedNoSession names the session in a missing server's error.
+func namedNoSession(g *cli.Globals, err error) error {
+	if errors.Is(err, client.ErrNoServer) {
+		return fmt.Errorf("no session %q: %w", proto.SessionName(g.Session), err)
+	}
+	return err
 }
 
 // paneFlag parses -t PANE: a pane id, optionally written %N as tmux users type.

@@ -41,7 +41,7 @@ type Client struct {
 }
 
 // Dial connects to the socket and performs the hello.
-func Dial(sock string) (*Client, error) { return DialTimeout(sock, 10*time.Second) }
+func Dial(sock string) (*Client, error) { return DialTimeout(sock, helloTimeout) }
 
 // DialTimeout is Dial giving up when the server has not answered within
 // timeout, as one that is stopped or stuck would not.
@@ -113,13 +113,19 @@ func startCommand(sock string) string {
 // went out: its answer is read even when the hello could not be written, so
 // the caller learns why rather than seeing a broken pipe.
 func Handshake(conn net.Conn, h proto.Hello) (*proto.LineReader, proto.Welcome, error) {
-	return handshake(conn, h, 10*time.Second)
+	return handshake(conn, h, helloTimeout)
 }
 
 func handshake(conn net.Conn, h proto.Hello, timeout time.Duration) (*proto.LineReader, proto.Welcome, error) {
+	return handshakeWith(conn, func() error { return proto.WriteJSON(conn, h) }, timeout)
+}
+
+// handshakeWith is handshake with the hello written by send, which may
+// write more after it (Once's request).
+func handshakeWith(conn net.Conn, send func() error, timeout time.Duration) (*proto.LineReader, proto.Welcome, error) {
 	var w proto.Welcome
 	_ = conn.SetWriteDeadline(time.Now().Add(timeout))
-	werr := proto.WriteJSON(conn, h)
+	werr := send()
 	_ = conn.SetWriteDeadline(time.Time{})
 	lr := proto.NewLineReader(conn, proto.MaxLine*4)
 	_ = conn.SetReadDeadline(time.Now().Add(timeout))
@@ -180,6 +186,11 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	if err != nil {
 		return err
 	}
+	return decodeResult(method, raw, result)
+}
+
+// decodeResult decodes a call's result into result, unless that is nil.
+func decodeResult(method string, raw json.RawMessage, result any) error {
 	if result == nil {
 		return nil
 	}
@@ -191,17 +202,9 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 
 // CallRaw is Call returning the undecoded result.
 func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	var praw json.RawMessage
-	switch p := params.(type) {
-	case nil:
-	case json.RawMessage:
-		praw = p
-	default:
-		b, err := json.Marshal(params)
-		if err != nil {
-			return nil, fmt.Errorf("%s: encode params: %w", method, err)
-		}
-		praw = b
+	praw, err := encodeParams(method, params)
+	if err != nil {
+		return nil, err
 	}
 	ch := make(chan proto.Response, 1)
 	c.mu.Lock()
@@ -216,7 +219,7 @@ func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.R
 	c.mu.Unlock()
 
 	c.wmu.Lock()
-	err := proto.WriteJSON(c.conn, proto.Request{ID: id, Method: method, Params: praw})
+	err = proto.WriteJSON(c.conn, proto.Request{ID: id, Method: method, Params: praw})
 	c.wmu.Unlock()
 	if err != nil {
 		c.forget(id)
@@ -237,6 +240,22 @@ func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.R
 	case <-ctx.Done():
 		c.forget(id)
 		return nil, ctx.Err()
+	}
+}
+
+// encodeParams is a request's params as they go on the wire.
+func encodeParams(method string, params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return p, nil
+	default:
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode params: %w", method, err)
+		}
+		return b, nil
 	}
 }
 
