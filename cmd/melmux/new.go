@@ -44,9 +44,6 @@ func init() {
 					}
 				}
 			}
-			if err := noSession(g); err != nil {
-				return err
-			}
 			restored, err := offerRestore(g, *detached, *cols, *rows)
 			if err != nil {
 				return err
@@ -68,7 +65,11 @@ func init() {
 func inRange(v, lo, hi int) bool { return v == 0 || (v >= lo && v <= hi) }
 
 // noSession checks that no server answers for the session `new` would
-// start.
+// start. Only a session with a saved state needs the look before the
+// daemon's own (a running server keeps its state file, so a state is no
+// proof that a session was not shut down): otherwise the daemon finds a
+// server that runs, says so and starts nothing, and the look would cost
+// every session start a dial.
 func noSession(g *cli.Globals) error {
 	name := proto.SessionName(g.Session)
 	sock, err := sessionSocket(g)
@@ -77,7 +78,7 @@ func noSession(g *cli.Globals) error {
 	}
 	if c, err := client.Dial(sock); err == nil {
 		c.Close()
-		return fmt.Errorf("session %q already exists (socket %s); attach with `melmux -s %s attach` or end it with `melmux -s %s kill-server`", name, sock, name, name)
+		return proto.SessionExists(name, sock)
 	} else if errors.Is(err, proto.ErrUnsafeSocket) {
 		return err
 	}

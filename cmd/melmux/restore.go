@@ -161,8 +161,8 @@ func printRestored(g *cli.Globals, res *proto.RestoreResult) error {
 }
 
 // offerRestore is asked by `new` and `melmux` alone before they start a
-// session, once they found no server for it: when the session has saved
-// state, a person at a
+// session: when the session has saved state and no server runs for it
+// (noSession), a person at a
 // terminal is asked whether to restore it (restored reports yes: the
 // session runs); otherwise the answer is an error saying how to restore or
 // forget it, so a script never loses a session's state by starting afresh
@@ -176,6 +176,9 @@ func offerRestore(g *cli.Globals, detached bool, cols, rows int) (restored bool,
 			return false, nil
 		}
 		return false, nil // no saved state
+	}
+	if err := noSession(g); err != nil {
+		return false, err
 	}
 	name := sessionLabel(g)
 	what := fmt.Sprintf("session %q was not shut down: it has a saved state (%s)", name, st.Summary(time.Now()))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -40,6 +41,13 @@ func ReadyError(err error) string {
 		return OneLine(err.Error())
 	}
 	return ReadyErr + string(b)
+}
+
+// SessionExists is the error of a `new` for a session whose server runs:
+// the daemon that finds the server says it, and so does the CLI when it
+// looks first (a session with a saved state).
+func SessionExists(name, sock string) *Error {
+	return &Error{Code: CodeFailed, Message: "session " + strconv.Quote(name) + " already exists (socket " + sock + "); attach with `melmux -s " + name + " attach` or end it with `melmux -s " + name + " kill-server`"}
 }
 
 // OneLine keeps a message on the one line the ready pipe gives it.

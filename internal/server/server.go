@@ -295,6 +295,10 @@ func (s *Server) Listen() error {
 	return nil
 }
 
+// ErrSessionRuns is Listen's error when a server of the session answers on
+// its socket already.
+var ErrSessionRuns = errors.New("a server of the session already runs")
+
 // removeStaleSocket clears the socket path of a server that is gone. Only a
 // socket of this user that refuses connections is removed.
 func removeStaleSocket(sock string) error {
@@ -314,7 +318,7 @@ func removeStaleSocket(sock string) error {
 	c, err := net.DialTimeout("unix", sock, time.Second)
 	if err == nil {
 		c.Close()
-		return fmt.Errorf("already runs on %s", sock)
+		return fmt.Errorf("%w on %s", ErrSessionRuns, sock)
 	}
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		return fmt.Errorf("the socket %s is there but neither answers nor refuses (%v); melmux leaves it alone", sock, err)

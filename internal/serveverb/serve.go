@@ -1,6 +1,7 @@
 package serveverb
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -100,7 +101,13 @@ func serve(g *cli.Globals, args []string) error {
 		// floods parsing on every CPU (server's feedSlots).
 		SpareProc: true})
 	if err := srv.Listen(); err != nil {
-		tell(err.Error())
+		if errors.Is(err, server.ErrSessionRuns) {
+			// `new` did not look first (noSession): the answer is
+			// its own, and nothing of the new session started.
+			tell(proto.ReadyError(proto.SessionExists(name, *sock)))
+		} else {
+			tell(err.Error())
+		}
 		return err
 	}
 	if *first {
