@@ -127,16 +127,25 @@ func Start(cfg Config) (*Pane, error) {
 
 		feed: cfg.Feed,
 	}
-	p.term = term.New(cfg.Cols, cfg.Rows, term.Options{
-		Scrollback: cfg.Scrollback,
-		Reply:      p.reply,
-		Logf: func(format string, args ...any) {
-			logf("pane %d: "+format, append([]any{cfg.ID}, args...)...)
-		},
-	})
-	if len(cfg.Preface) > 0 {
-		p.term.Write(cfg.Preface)
-	}
+	// The emulator is made while the program starts: starting waits for
+	// the child's exec (os/exec reports an exec that fails), time that
+	// another CPU spends on the screens' allocation, a quarter of a
+	// millisecond for 200x50, most of it page faults, on the way of every
+	// pane's start and of the session's.
+	made := make(chan *term.Terminal, 1)
+	go func() {
+		t := term.New(cfg.Cols, cfg.Rows, term.Options{
+			Scrollback: cfg.Scrollback,
+			Reply:      p.reply,
+			Logf: func(format string, args ...any) {
+				logf("pane %d: "+format, append([]any{cfg.ID}, args...)...)
+			},
+		})
+		if len(cfg.Preface) > 0 {
+			t.Write(cfg.Preface)
+		}
+		made <- t
+	}()
 
 	path, err := exec.LookPath(cfg.Argv[0])
 	if err != nil {
@@ -150,6 +159,7 @@ func Start(cfg Config) (*Pane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pane %d: start %q: %w", cfg.ID, cfg.Argv[0], err)
 	}
+	p.term = <-made
 	p.cmd = cmd
 	p.ptmx = pollable(ptmx)
 	p.status = Status{Running: true, PID: cmd.Process.Pid}
@@ -159,6 +169,20 @@ func Start(cfg Config) (*Pane, error) {
 	go p.writeLoop()
 	go p.waitLoop()
 	return p, nil
+}
+
+// WarmUp starts, in the background, the one-time work of a process's first
+// pane start that does not depend on the pane: os's probe for pidfd support,
+// which forks a child that exits at once (about 0.2 ms), runs in the first
+// os.StartProcess otherwise. A session's server calls it as it starts, so
+// the probe overlaps the server's own start instead of delaying its first
+// pane.
+func WarmUp() {
+	go func() {
+		if self, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = self.Release()
+		}
+	}()
 }
 
 // setSize sets the PTY's window size through the poller's fd, not Fd

@@ -14,6 +14,7 @@ import (
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/server"
 	"github.com/melmux/melmux/internal/sessionstate"
+	"github.com/melmux/melmux/pane"
 )
 
 // __serve is the session daemon itself; `melmux new` starts it.
@@ -22,6 +23,7 @@ func init() {
 }
 
 func serve(g *cli.Globals, args []string) error {
+	pane.WarmUp()
 	fs := cli.NewFlags(g, "__serve")
 	sock := fs.String("socket", "", "socket path")
 	readyFD := fs.Int("ready-fd", -1, "write \"ok\" or the error to this fd once listening (and the first pane runs)")
