@@ -20,7 +20,8 @@ import (
 // the same tabs, splits and pane ids, each pane's program started again in
 // its directory as sessionstate.Pane.Launch says (melmux agents resumed from
 // their transcripts, Claude Code with --continue, Codex with resume --last,
-// shells as shells), with the pane's last screen written above, dimmed, as a
+// both with their settings and without their first prompt, shells as
+// shells), with the pane's last screen written above, dimmed, as a
 // reminder. A pane whose program cannot start gets the default shell and a
 // note saying why; one whose directory is gone starts in the home directory.
 func init() {

@@ -20,15 +20,17 @@ type Launch struct {
 
 // Launch decides how p starts again: melmux agents resume their transcript
 // (`melmux agent --resume ID --role ROLE`, with the endpoint flags they were
-// started with), Claude Code continues its last conversation in the
-// directory (`claude --continue`), Codex resumes its last session (`codex
-// resume --last`), a shell that was running one of these in its foreground
-// starts as a shell and has that typed into it, and every other program runs
-// again as it was started. The default shell starts as shell (the current
-// default). self is the melmux binary.
+// started with), Claude Code goes on with its conversation (`claude
+// --continue`, or `--resume ID` when a session id named it), Codex resumes
+// its session (`codex resume --last`, or the id it resumed), a shell that
+// was running one of these in its foreground starts as a shell and has that
+// typed into it, and every other program runs again as it was started. The
+// default shell starts as shell (the current default). self is the melmux
+// binary.
 //
-// A coding agent's other arguments are dropped: they may hold the first
-// prompt, which must not be sent again.
+// A coding agent keeps its settings (model, permissions, sandbox,
+// directories, configuration) but not its prompt, which would run the task
+// again, nor what went with the prompt: resumeArgs has the rules.
 func (p Pane) Launch(self, shell string) Launch {
 	argv := p.Argv
 	if p.Shell && shell != "" {
@@ -48,49 +50,73 @@ func (p Pane) Launch(self, shell string) Launch {
 			return Launch{Argv: resumeArgv(self, nil, p.Agent), How: "melmux agent, resumed from its transcript"}
 		}
 	}
-	if l, _, ok := continueArgv(argv); ok {
+	if l, ok := continueArgv(argv); ok {
 		return l
 	}
 	if isInteractiveShell(argv) {
-		if l, kind, ok := continueArgv(p.Foreground); ok {
+		if c, ok := findAgent(p.Foreground); ok {
 			// Typed as a person would: the agent's own name, on the PATH
 			// of the shell, rather than the interpreter that runs it.
-			line := kind + " " + strings.Join(continueArgs[kind], " ")
-			return Launch{Argv: argv, Type: line, How: l.How + " in the shell"}
+			args, resume, _ := resumeArgs(c.kind, c.args)
+			return Launch{Argv: argv, Type: shellJoin(append([]string{c.kind}, args...)), How: resumedHow(c.kind, resume) + " in the shell"}
 		}
 	}
 	return Launch{Argv: argv}
 }
 
-// continueArgs are the arguments that make a coding agent go on with the
-// last conversation of its directory.
-var continueArgs = map[string][]string{
-	"claude": {"--continue"},
-	"codex":  {"resume", "--last"},
+// agentCommand is a coding agent restore can resume, found in an argv.
+type agentCommand struct {
+	at   int    // where its program is in the argv
+	kind string // claude, codex
+	// line is set when argv[at] is a shell's command line (sh -c 'claude
+	// --model x'); program is its first word then.
+	line    bool
+	program string
+	// args are its arguments: the argv's after the program, or the words of
+	// the command line (none when it is more than words: see shellWords).
+	args []string
 }
 
-// continueArgv is argv cut after the coding agent's program (keeping an
-// interpreter before it: node /usr/bin/claude) with its continue arguments,
-// and the agent's kind.
-func continueArgv(argv []string) (Launch, string, bool) {
+// findAgent finds in argv a coding agent that restore knows how to resume.
+func findAgent(argv []string) (agentCommand, bool) {
 	i := agentIndex(argv)
 	if i < 0 {
-		return Launch{}, "", false
+		return agentCommand{}, false
 	}
 	f := strings.Fields(argv[i])
-	kind := agentstate.Kind(f[0])
-	args, ok := continueArgs[kind]
+	c := agentCommand{at: i, kind: agentstate.Kind(f[0]), program: f[0]}
+	if _, _, ok := resumeArgs(c.kind, nil); !ok {
+		return agentCommand{}, false
+	}
+	c.line = len(f) > 1 || i > 0 && isShellProgram(argv[:1]) && strings.HasPrefix(argv[i-1], "-")
+	if !c.line {
+		c.args = argv[i+1:]
+	} else if words, ok := shellWords(argv[i]); ok && len(words) > 0 && words[0] == c.program {
+		c.args = words[1:]
+	}
+	return c, true
+}
+
+// continueArgv is argv with the coding agent in it resumed (keeping an
+// interpreter before it: node /usr/bin/claude; or the shell whose command
+// line runs it: sh -c 'claude --model x').
+func continueArgv(argv []string) (Launch, bool) {
+	c, ok := findAgent(argv)
 	if !ok {
-		return Launch{}, "", false
+		return Launch{}, false
 	}
-	how := kind + ", resumed with " + strings.Join(args, " ")
-	if len(f) > 1 || i > 0 && isShellProgram(argv[:1]) && strings.HasPrefix(argv[i-1], "-") {
-		// sh -c 'claude --model x': the same shell, the command line cut.
-		out := append(append([]string(nil), argv[:i]...), f[0]+" "+strings.Join(args, " "))
-		return Launch{Argv: out, How: how}, kind, true
+	args, resume, _ := resumeArgs(c.kind, c.args)
+	how := resumedHow(c.kind, resume)
+	if c.line {
+		line := shellJoin(append([]string{c.program}, args...))
+		return Launch{Argv: append(append([]string(nil), argv[:c.at]...), line), How: how}, true
 	}
-	out := append(append([]string(nil), argv[:i+1]...), args...)
-	return Launch{Argv: out, How: how}, kind, true
+	return Launch{Argv: append(append([]string(nil), argv[:c.at+1]...), args...), How: how}, true
+}
+
+// resumedHow says how an agent was resumed, for the reminder.
+func resumedHow(kind string, resume []string) string {
+	return kind + ", resumed with " + strings.Join(resume, " ")
 }
 
 // agentIndex is where a coding agent's program is in argv (the program

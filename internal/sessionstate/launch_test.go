@@ -17,15 +17,23 @@ func TestLaunch(t *testing.T) {
 		{"a shell as the default shell", Pane{Argv: []string{"/bin/bash"}, Shell: true}, []string{"/bin/zsh"}, ""},
 		{"a program as it was", Pane{Argv: []string{"sleep", "1000"}}, []string{"sleep", "1000"}, ""},
 		{"claude continues", Pane{Argv: []string{"claude", "fix the tests"}}, []string{"claude", "--continue"}, ""},
+		{"claude keeps its settings, not its prompt", Pane{Argv: []string{"claude", "--model", "opus", "fix the tests", "--permission-mode", "plan"}},
+			[]string{"claude", "--model", "opus", "--permission-mode", "plan", "--continue"}, ""},
 		{"claude under node", Pane{Argv: []string{"node", "/usr/lib/node_modules/.bin/claude", "--model", "opus"}},
-			[]string{"node", "/usr/lib/node_modules/.bin/claude", "--continue"}, ""},
-		{"claude under sh -c", Pane{Argv: []string{"/bin/sh", "-c", "claude --model opus 'fix it'"}},
+			[]string{"node", "/usr/lib/node_modules/.bin/claude", "--model", "opus", "--continue"}, ""},
+		{"claude under sh -c", Pane{Argv: []string{"/bin/sh", "-c", "claude --model opus --add-dir '/tmp/a b' -- 'fix it'"}},
+			[]string{"/bin/sh", "-c", "claude --model opus --add-dir '/tmp/a b' --continue"}, ""},
+		{"claude under sh -c with more than words", Pane{Argv: []string{"/bin/sh", "-c", "claude --model opus \"$TASK\" | tee log"}},
 			[]string{"/bin/sh", "-c", "claude --continue"}, ""},
 		{"codex resumes", Pane{Argv: []string{"/usr/local/bin/codex"}}, []string{"/usr/local/bin/codex", "resume", "--last"}, ""},
+		{"codex keeps its settings, not its prompt", Pane{Argv: []string{"codex", "-m", "o3", "--sandbox", "workspace-write", "fix it", "-a", "never"}},
+			[]string{"codex", "resume", "--last", "-m", "o3", "--sandbox", "workspace-write", "-a", "never"}, ""},
 		{"aider runs again", Pane{Argv: []string{"aider", "--model", "x"}}, []string{"aider", "--model", "x"}, ""},
 		{"claude typed into its shell", Pane{Argv: []string{"/bin/bash"}, Shell: true, Foreground: []string{"node", "/x/claude", "-p"}},
 			[]string{"/bin/zsh"}, "claude --continue"},
 		{"codex typed into its shell", Pane{Argv: []string{"-bash"}, Foreground: []string{"codex"}}, []string{"-bash"}, "codex resume --last"},
+		{"claude typed into its shell with its settings", Pane{Argv: []string{"/bin/bash"}, Foreground: []string{"node", "/x/claude", "--model", "opus", "--settings", `{"a": 1}`, "fix it"}},
+			[]string{"/bin/bash"}, `claude --model opus --settings '{"a": 1}' --continue`},
 		{"a foreground program that is no agent", Pane{Argv: []string{"/bin/bash"}, Foreground: []string{"vim", "x"}}, []string{"/bin/bash"}, ""},
 		{"a spawned worker resumes with its endpoint", Pane{Agent: mel, Argv: []string{self, "agent", "--role", "worker", "--id", mel.ID,
 			"--task", "write the tests", "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--max-legs=7", "--once"}},
@@ -58,5 +66,98 @@ func TestShellJoin(t *testing.T) {
 	want := `/usr/bin/melmux agent --model 'it'\''s a model' '' a=b`
 	if got != want {
 		t.Errorf("shellJoin = %s, want %s", got, want)
+	}
+}
+
+// Each flag of the table is kept or dropped with exactly the words it
+// takes: a value is never taken for the prompt, the prompt never for a
+// value, and the conversation is picked as precisely as the CLI allows.
+func TestResumeArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind string
+		args, want []string
+	}{
+		{"claude: a prompt alone", "claude", []string{"fix the tests"}, []string{"--continue"}},
+		{"claude: flags with values around the prompt", "claude",
+			[]string{"--model", "opus", "fix the tests", "--permission-mode", "acceptEdits", "--dangerously-skip-permissions"},
+			[]string{"--model", "opus", "--permission-mode", "acceptEdits", "--dangerously-skip-permissions", "--continue"}},
+		{"claude: values in the same word", "claude", []string{"--model=opus", "-nwork", "fix"}, []string{"--model=opus", "-nwork", "--continue"}},
+		{"claude: a required value that looks like a flag", "claude", []string{"--append-system-prompt", "-be brief-", "go"},
+			[]string{"--append-system-prompt", "-be brief-", "--continue"}},
+		{"claude: variadic values run to the next flag", "claude", []string{"--add-dir", "/a", "/b", "--allowed-tools", "Bash(git *)", "Edit", "--verbose"},
+			[]string{"--add-dir", "/a", "/b", "--allowed-tools", "Bash(git *)", "Edit", "--verbose", "--continue"}},
+		{"claude: an optional value is taken when it is no flag", "claude", []string{"--debug", "hooks", "-p", "go"}, []string{"--debug", "hooks", "--continue"}},
+		{"claude: an optional value left out", "claude", []string{"--debug", "--model", "x"}, []string{"--debug", "--model", "x", "--continue"}},
+		{"claude: print mode and its options go", "claude", []string{"-p", "--output-format", "json", "--max-budget-usd", "2", "sum it up"}, []string{"--continue"}},
+		{"claude: continue is not given twice", "claude", []string{"-c", "--model", "x"}, []string{"--model", "x", "--continue"}},
+		{"claude: a resumed session by its id", "claude", []string{"--resume", "abc-123", "--effort", "high"}, []string{"--effort", "high", "--resume", "abc-123"}},
+		{"claude: -r with the picker", "claude", []string{"-r", "--model", "x"}, []string{"--model", "x", "--continue"}},
+		{"claude: a forked session's id is not known", "claude", []string{"-r", "abc", "--fork-session"}, []string{"--continue"}},
+		{"claude: a session id named at the start", "claude", []string{"--session-id", "0c0ffee0-2222-3333-4444-555555555555", "go"},
+			[]string{"--resume", "0c0ffee0-2222-3333-4444-555555555555"}},
+		{"claude: worktree, files and background go", "claude", []string{"-w", "feature", "--tmux", "--file", "f1:a.txt", "f2:b.txt", "--bg", "--model", "x"},
+			[]string{"--model", "x", "--continue"}},
+		{"claude: an unknown flag stays, alone", "claude", []string{"--future-flag", "maybe-a-prompt"}, []string{"--future-flag", "--continue"}},
+		{"claude: after --, words are prompts", "claude", []string{"--model", "x", "--", "--not-a-flag"}, []string{"--model", "x", "--continue"}},
+		{"codex: a prompt alone", "codex", []string{"fix it"}, []string{"resume", "--last"}},
+		{"codex: settings kept, after resume", "codex",
+			[]string{"-c", "model_reasoning_effort=high", "--model", "o3", "-s", "danger-full-access", "--add-dir", "/data", "-a", "on-request", "--search", "fix it"},
+			[]string{"resume", "--last", "-c", "model_reasoning_effort=high", "--model", "o3", "-s", "danger-full-access", "--add-dir", "/data", "-a", "on-request", "--search"}},
+		{"codex: -c is its config, not continue", "codex", []string{"-cmodel=o3"}, []string{"resume", "--last", "-cmodel=o3"}},
+		{"codex: the full bypass", "codex", []string{"--dangerously-bypass-approvals-and-sandbox", "go"},
+			[]string{"resume", "--last", "--dangerously-bypass-approvals-and-sandbox"}},
+		{"codex: images go with the first prompt", "codex", []string{"-i", "a.png", "b.png", "--model", "o3"}, []string{"resume", "--last", "--model", "o3"}},
+		{"codex: a session resumed by its id", "codex", []string{"-m", "o3", "resume", "7f9f", "and go on", "--sandbox", "read-only"},
+			[]string{"resume", "7f9f", "-m", "o3", "--sandbox", "read-only"}},
+		{"codex: resume --last takes a prompt, not an id", "codex", []string{"resume", "--last", "go on"}, []string{"resume", "--last"}},
+		{"codex: exec's own arguments go with it", "codex", []string{"-m", "o3", "exec", "--json", "-o", "out.txt", "fix it"}, []string{"resume", "--last", "-m", "o3"}},
+		{"codex: a prompt that is no subcommand", "codex", []string{"review my code", "--model", "o3"}, []string{"resume", "--last", "--model", "o3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, ok := resumeArgs(tc.kind, tc.args)
+			if !ok || !slices.Equal(got, tc.want) {
+				t.Errorf("resumeArgs(%s, %q) = %q, want %q", tc.kind, tc.args, got, tc.want)
+			}
+		})
+	}
+	if _, _, ok := resumeArgs("aider", []string{"--model", "x"}); ok {
+		t.Error("aider has no resume rule, yet one was found")
+	}
+}
+
+// Every spelling in the tables is a flag, and names one rule only.
+func TestAgentCLITables(t *testing.T) {
+	for name, cli := range map[string]*agentCLI{"claude": claudeCLI, "codex": codexCLI} {
+		seen := map[string]bool{}
+		for _, r := range cli.rules {
+			for _, n := range r.names {
+				if !isFlag(n) || seen[n] {
+					t.Errorf("%s: the spelling %q is no flag or is listed twice", name, n)
+				}
+				seen[n] = true
+			}
+		}
+	}
+}
+
+func TestShellWords(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+		ok   bool
+	}{
+		{`claude --model opus 'fix it'`, []string{"claude", "--model", "opus", "fix it"}, true},
+		{`claude "it's \"done\"" a\ b`, []string{"claude", `it's "done"`, "a b"}, true},
+		{`claude ''`, []string{"claude", ""}, true},
+		{`claude "$TASK"`, nil, false},
+		{`claude x; rm -rf y`, nil, false},
+		{`claude 'unterminated`, nil, false},
+		{`claude *.go`, nil, false},
+		{`claude > log`, nil, false},
+	} {
+		got, ok := shellWords(tc.line)
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("shellWords(%s) = %q, %v; want %q, %v", tc.line, got, ok, tc.want, tc.ok)
+		}
 	}
 }
