@@ -394,7 +394,7 @@ type lineMatcher struct {
 	old  map[string]int // matching lines on the screen at the start, by text
 	stop func()         // ends the tap on the pane's history
 
-	mu       sync.Mutex     // guards scrolled and order: the tap runs on the pane's feeding goroutine
+	mu       sync.Mutex     // guards old, scrolled and order: the tap runs on the pane's feeding goroutine
 	scrolled map[string]int // matching lines saved to history since the start
 	order    []string       // the same lines, oldest first, each text once
 }
@@ -407,19 +407,32 @@ type lineMatcher struct {
 func newLineMatcher(t *term.Terminal, re *regexp.Regexp, screen bool) *lineMatcher {
 	m := &lineMatcher{re: re, old: map[string]int{}, scrolled: map[string]int{}}
 	var start []string
-	start, m.stop = t.TapScrolled(func(line string) {
+	start, m.stop = t.TapScrolled(func(line string, saved bool) {
 		if !re.MatchString(line) {
 			return
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()
+		if !saved {
+			// A grow took the line back onto the screen, where look counts
+			// it: it no longer counts as scrolled off, or, having scrolled
+			// off before the start, it is an old line.
+			if m.scrolled[line] > 0 {
+				m.scrolled[line]--
+			} else {
+				m.old[line]++
+			}
+			return
+		}
 		if m.scrolled[line] == 0 {
 			m.order = append(m.order, line)
 		}
 		m.scrolled[line]++
 	})
 	if !screen {
+		m.mu.Lock()
 		m.old = m.count(start, m.old)
+		m.mu.Unlock()
 	}
 	return m
 }

@@ -184,3 +184,28 @@ func TestWaitTimeout(t *testing.T) {
 		}
 	}
 }
+
+// A line a grow brings back from history onto the screen is not new output:
+// neither one that was on the screen when the wait began (a shrink pushed it
+// off, a grow brings it back, as a zoom or a split and its undo do) nor one
+// that had scrolled off before.
+func TestLineMatcherIgnoresLinesAGrowBringsBack(t *testing.T) {
+	tm := term.New(40, 6, term.Options{})
+	fmt.Fprint(tm, "DONE before\r\n1\r\n2\r\nDONE shown\r\n3\r\n4\r\n5\r\n$ ")
+	m := newLineMatcher(tm, regexp.MustCompile("^DONE"), false)
+	defer m.close()
+	for range 2 {
+		tm.Resize(40, 2) // DONE shown scrolls off
+		if l, ok := m.look(tm); ok {
+			t.Fatalf("matched %q after a shrink", l)
+		}
+		tm.Resize(40, 8) // both come back
+		if l, ok := m.look(tm); ok {
+			t.Fatalf("matched %q, which a grow brought back", l)
+		}
+	}
+	fmt.Fprint(tm, "\r\nDONE shown\r\n")
+	if l, ok := m.look(tm); !ok || l != "DONE shown" {
+		t.Fatalf("the line printed again: got %q, %v", l, ok)
+	}
+}

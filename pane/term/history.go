@@ -129,7 +129,26 @@ type history struct {
 	limit    int
 	lines    []histLine
 	start, n int
-	total    uint64 // lines ever pushed: only grows, even as the ring wraps or is cleared
+	// total counts the places in the stream of saved lines (HistoryTotal,
+	// TextSince): a line saved takes the next place, except that a line a
+	// grow took back onto the screen (back) and saved again unchanged takes
+	// its old place again, so that a reader keeping the count sees each line
+	// once. It only grows, even as the ring wraps or is cleared.
+	total uint64
+	// back are the lines a grow took back onto the screen, oldest first, not
+	// saved again yet, each with its place. The next lines to scroll off the
+	// top of the screen are those lines unless the program changed them,
+	// moved them or saved a line from below them first: the first line saved
+	// that is not back[0] turns the places of all of back into holes, and
+	// takes a new place.
+	back []backLine
+	// holes are the places no line holds any more (those of lines taken
+	// back that never came back as they were), in order, adjacent ones
+	// merged. The ring's lines hold the places below the lowest place in
+	// back (below total without back), newest last, skipping holes. At most
+	// maxHoles are kept: forgetting an older one can only make a reader that
+	// is far behind see a few lines twice, never miss one.
+	holes []hole
 	// scrolled counts the newest lines that scrolled into history (a line
 	// feed, SU, a shrink), as tmux's hscrolled: those a grow pulls back. A
 	// clear that scrolls the screen into history sets it to 0.
@@ -142,8 +161,8 @@ type history struct {
 	// once the ring has let go of every line in it, which, as the ring drops
 	// its oldest lines first, happens in order.
 	block []byte
-	// taps see every line as it is saved (TapScrolled), by id.
-	taps   map[int]func(line string)
+	// taps see every line as it is saved or taken back (TapScrolled), by id.
+	taps   map[int]func(line string, saved bool)
 	nextID int
 }
 
@@ -168,14 +187,42 @@ func (h *history) keep(b []byte) string {
 	return unsafe.String(&h.block[off], len(b))
 }
 
+// backLine is a line a grow took back onto the screen, with its place in
+// the stream of saved lines.
+type backLine struct {
+	histLine
+	place uint64
+}
+
+// hole is a run of n places, from on, that no line holds.
+type hole struct{ from, n uint64 }
+
+// maxHoles bounds history.holes; a hole is made only when a program changes
+// lines a grow brought back before they scroll off again.
+const maxHoles = 64
+
 func (h *history) push(l histLine) {
 	if h.limit <= 0 {
 		return
 	}
-	for _, tap := range h.taps {
-		tap(l.textTrimmed())
+	again := false
+	if len(h.back) > 0 {
+		if b := &h.back[0]; b.data == l.data {
+			// A line a grow took back scrolls off again: its old place, and
+			// the wrap onto the row below it that the grow may have lost.
+			l.wrapped = l.wrapped || b.wrapped
+			h.back = h.back[1:]
+			again = true
+		} else {
+			h.forgetBack()
+		}
 	}
-	h.total++
+	for _, tap := range h.taps {
+		tap(l.textTrimmed(), true)
+	}
+	if !again {
+		h.total++
+	}
 	h.scrolled = min(h.scrolled+1, h.limit)
 	if h.n < h.limit {
 		if h.n < len(h.lines) {
@@ -198,18 +245,97 @@ func (h *history) at(i int) *histLine {
 func (h *history) clear() {
 	h.lines, h.block = nil, nil
 	h.start, h.n, h.scrolled = 0, 0, 0
+	h.holes = nil // every line saved from now on is above them all
 }
 
-// pop removes the newest n lines (n <= h.n) and returns them, oldest first.
+// top is the place above the ring's newest line.
+func (h *history) top() uint64 {
+	if len(h.back) > 0 {
+		return h.back[0].place
+	}
+	return h.total
+}
+
+// below returns the place under p that is not in a hole.
+func (h *history) below(p uint64) uint64 {
+	p--
+	for i := len(h.holes) - 1; i >= 0; i-- {
+		if g := h.holes[i]; p >= g.from && p < g.from+g.n && g.from > 0 {
+			p = g.from - 1
+		}
+	}
+	return p
+}
+
+// newer counts the ring's lines at place since or above.
+func (h *history) newer(since uint64) int {
+	top := h.top()
+	if since >= top {
+		return 0
+	}
+	n := top - since
+	for _, g := range h.holes {
+		if lo, hi := max(g.from, since), min(g.from+g.n, top); lo < hi {
+			n -= hi - lo
+		}
+	}
+	return int(min(n, uint64(h.n)))
+}
+
+// forgetBack gives up on the lines taken back scrolling off again as they
+// were: their places become holes.
+func (h *history) forgetBack() {
+	for _, b := range h.back {
+		h.addHole(b.place)
+	}
+	h.back = nil
+}
+
+// addHole adds place p to the holes, keeping them in order and merged.
+func (h *history) addHole(p uint64) {
+	i := len(h.holes)
+	for i > 0 && h.holes[i-1].from > p {
+		i--
+	}
+	switch {
+	case i > 0 && h.holes[i-1].from+h.holes[i-1].n == p:
+		h.holes[i-1].n++
+		if i < len(h.holes) && h.holes[i].from == p+1 {
+			h.holes[i-1].n += h.holes[i].n
+			h.holes = append(h.holes[:i], h.holes[i+1:]...)
+		}
+	case i < len(h.holes) && h.holes[i].from == p+1:
+		h.holes[i].from, h.holes[i].n = p, h.holes[i].n+1
+	default:
+		h.holes = append(h.holes[:i], append([]hole{{from: p, n: 1}}, h.holes[i:]...)...)
+	}
+	if len(h.holes) > maxHoles {
+		h.holes = append(h.holes[:0], h.holes[1:]...)
+	}
+}
+
+// pop takes the newest n lines (n <= h.n) out of the ring, oldest first, as
+// lines a grow takes back onto the screen: they keep their places (back),
+// and taps are told they left history.
 func (h *history) pop(n int) []histLine {
 	out := make([]histLine, n)
-	for i := range n {
+	back := make([]backLine, n, n+len(h.back))
+	place := h.top()
+	for i := n - 1; i >= 0; i-- {
 		l := h.at(h.n - n + i)
 		out[i] = *l
+		place = h.below(place)
+		back[i] = backLine{histLine: *l, place: place}
 		*l = histLine{} // the ring keeps no text it no longer holds
 	}
+	h.back = append(back, h.back...)
 	h.n -= n
 	h.scrolled = max(h.scrolled-n, 0)
+	for _, l := range out {
+		for _, tap := range h.taps {
+			tap(l.textTrimmed(), false)
+		}
+	}
 	return out
 }
 

@@ -26,8 +26,7 @@ func (t *Terminal) TextSince(since uint64) Text {
 	t.flushLocked()
 	c := t.cursorLocked()
 	out := Text{Lines: t.linesLocked(), CursorY: c.Y, CursorHidden: !c.Visible, Total: t.h.total}
-	if since < t.h.total {
-		n := int(min(t.h.total-since, uint64(t.h.n)))
+	if n := t.h.newer(since); n > 0 {
 		out.History = make([]string, n)
 		for i := range n {
 			out.History[i] = t.h.at(t.h.n - n + i).textTrimmed()
@@ -36,21 +35,25 @@ func (t *Terminal) TextSince(since uint64) Text {
 	return out
 }
 
-// TapScrolled calls fn with the text of each line as it is saved to history
-// (trailing blanks trimmed, as TextSince gives them), from the moment it
-// returns until stop is called, and returns the lines on the screen at that
-// moment (so that none is both on the screen taken and seen by fn): a reader that looks only now and then
-// (TextSince) misses the lines a burst pushes through the whole ring between
-// two looks, a tap does not. fn runs with the terminal locked, on the
+// TapScrolled calls fn(line, true) with the text of each line as it is
+// saved to history (trailing blanks trimmed, as TextSince gives them), and
+// fn(line, false) for each line a grow takes back from history onto the
+// screen, from the moment it returns until stop is called, and returns the
+// lines on the screen at that moment (so that none is both on the screen
+// taken and seen by fn): a reader that looks only now and then (TextSince)
+// misses the lines a burst pushes through the whole ring between two looks,
+// a tap does not. A line taken back and saved again is seen each time, so
+// that a reader counting lines saved minus lines taken back, plus the
+// screen, counts each line once. fn runs with the terminal locked, on the
 // goroutine feeding it: it must be quick and must not call the Terminal. A
 // pane with no history (a limit of 0) saves no lines, so fn sees none.
-func (t *Terminal) TapScrolled(fn func(line string)) (screen []string, stop func()) {
+func (t *Terminal) TapScrolled(fn func(line string, saved bool)) (screen []string, stop func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.flushLocked()
 	screen = t.linesLocked()
 	if t.h.taps == nil {
-		t.h.taps = map[int]func(string){}
+		t.h.taps = map[int]func(string, bool){}
 	}
 	t.h.nextID++
 	id := t.h.nextID

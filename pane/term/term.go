@@ -360,8 +360,14 @@ func (t *Terminal) HistoryLen() int {
 	return t.h.n
 }
 
-// HistoryTotal counts the lines ever saved to history. It only grows, so a
-// reader that remembers it can tell how many lines scrolled off since.
+// HistoryTotal counts the places in the stream of lines saved to history,
+// and only grows, so that a reader that remembers it can tell how many lines
+// scrolled off since (TextSince gives them). Each line saved takes the next
+// place, with one exception that keeps a reader from seeing a line twice: a
+// line a grow took back from history onto the screen that scrolls off again
+// unchanged (a shrink, a line feed, a clear) takes its old place again, not
+// counted anew. A line taken back that the program changes, or that does
+// not come back first, is new when it scrolls off.
 func (t *Terminal) HistoryTotal() uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
