@@ -70,6 +70,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Each melmux is measured from a copy made with install(1), as a package
+# manager or `install` leaves a program: the Go linker writes its output
+# through a memory map, and a binary fresh from it starts slower until its
+# pages leave the page cache (small folios: about 0.18 ms more for
+# `melmux --version` on the machine of docs/benchmarks.md), which would charge
+# melmux for having just been built. tmux is the one installed on the machine.
+names=("${bins[@]}")
+for i in "${!bins[@]}"; do
+	src=$(dirname "${bins[i]}")
+	mkdir "$work/bin$i"
+	for f in "$(basename "${bins[i]}")" melmux-server melmux-agent; do
+		if [ -e "$src/$f" ]; then install -m 755 "$src/$f" "$work/bin$i/$f"; fi
+	done
+	bins[i]=$work/bin$i/$(basename "${bins[i]}")
+done
+
 now_us() { echo "${EPOCHREALTIME/./}"; }
 # stats: median and minimum of the microsecond figures on stdin, in ms.
 stats() { sort -n | awk '{ v[NR] = $1 } END { printf "median %.1f ms, min %.1f ms", v[int((NR + 1) / 2)] / 1000, v[1] / 1000 }'; }
@@ -80,7 +96,7 @@ server_pid() { pgrep -f "__serve -s $1 --socket $XDG_RUNTIME_DIR/"; }
 
 echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(uname -sr)"
 echo "tmux: $(tmux -V); go: $(go env GOVERSION); melmux at $(cd "$repo" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-for b in "${bins[@]}"; do echo "binary $b: $(stat -c %s "$b") bytes"; done
+for i in "${!bins[@]}"; do echo "binary ${names[i]}: $(stat -c %s "${bins[i]}") bytes"; done
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 T new-session -d -s keepalive -x 20 -y 5 'sleep 100000'
@@ -114,7 +130,7 @@ tmux_start=$(median ${start[tmux]})
 tmux_cold=$(median ${start[tmuxcold]})
 for i in "${!bins[@]}"; do
 	m=$(median ${start[$i]})
-	echo "melmux ${bins[i]}: $(printf '%s\n' ${start[$i]} | stats); median $(awk -v a="$m" -v b="$tmux_start" 'BEGIN { printf "%.2f", a / b }') x tmux's with its server up, $(awk -v a="$m" -v b="$tmux_cold" 'BEGIN { printf "%.2f", a / b }') x tmux's starting its server"
+	echo "melmux ${names[i]}: $(printf '%s\n' ${start[$i]} | stats); median $(awk -v a="$m" -v b="$tmux_start" 'BEGIN { printf "%.2f", a / b }') x tmux's with its server up, $(awk -v a="$m" -v b="$tmux_cold" 'BEGIN { printf "%.2f", a / b }') x tmux's starting its server"
 done
 echo "tmux (server already up): $(printf '%s\n' ${start[tmux]} | stats)"
 echo "tmux (no server yet: it starts one): $(printf '%s\n' ${start[tmuxcold]} | stats)"
@@ -128,7 +144,7 @@ if perf stat -x, -e task-clock true >/dev/null 2>&1; then
 		for i in "${!bins[@]}"; do cpu[$i]+=" $(cpu_us "${bins[i]}" --version)"; done
 		cpu[tmux]+=" $(cpu_us tmux -V)"
 	done
-	for i in "${!bins[@]}"; do echo "melmux ${bins[i]}: $(printf '%s\n' ${cpu[$i]} | stats | sed 's/ ms/ ms CPU/g')"; done
+	for i in "${!bins[@]}"; do echo "melmux ${names[i]}: $(printf '%s\n' ${cpu[$i]} | stats | sed 's/ ms/ ms CPU/g')"; done
 	echo "tmux -V: $(printf '%s\n' ${cpu[tmux]} | stats | sed 's/ ms/ ms CPU/g')"
 fi
 
@@ -147,7 +163,7 @@ for i in "${!bins[@]}"; do
 		echo "$(status_kb "$pid" VmRSS) $(status_kb "$pid" RssAnon) $(status_kb "$pid" RssFile) $(pss_kb "$pid") $(status_kb "$pid" Threads)" >"$work/idle-$i-$k"
 		"$b" -s "idle-$i-$k" kill-server >/dev/null 2>&1 || true
 	done
-	printf 'melmux %s: ' "$b"
+	printf 'melmux %s: ' "${names[i]}"
 	cat "$work"/idle-"$i"-* | awk '{ for (c = 1; c <= 5; c++) print c, $c }' | sort -k1,1n -k2,2n |
 		awk -v n="$IDLE" 'BEGIN { split("VmRSS RssAnon RssFile PSS threads", name) }
 			{ v[$1, ++k[$1]] = $2 }
