@@ -110,6 +110,15 @@ func (t *Terminal) emitInPlaceLocked(n int, final byte) {
 	t.touchedLocked()
 }
 
+// appendCSI2 appends a CSI with two parameters, both written.
+func appendCSI2(b []byte, n, m int, final byte) []byte {
+	b = append(b, 0x1b, '[')
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(m), 10)
+	return append(b, final)
+}
+
 // appendCSI1 appends a one-parameter CSI, leaving the parameter out when it
 // is vt10x's default (0 for EL and TBC, 1 for the rest): vt10x costs per
 // rune, so the shortest form is the fastest.
@@ -494,6 +503,7 @@ func (t *Terminal) risLocked() {
 	if t.vmode&vt10x.ModeAltScreen != 0 {
 		t.switchScreenLocked(false)
 		t.emitLocked("\x1b[?1047l")
+		t.restorePrimaryLocked(false)
 		t.syncCursorLocked()
 	}
 	t.scrollOnClearLocked()
@@ -666,11 +676,8 @@ func (t *Terminal) csiDispatchLocked(final byte) {
 			return // an empty or inverted region is ignored, as tmux does
 		}
 		t.top, t.bottom = top, bottom
-		t.out = append(t.out, 0x1b, '[')
-		t.out = strconv.AppendInt(t.out, int64(top+1), 10)
-		t.out = append(t.out, ';')
-		t.out = strconv.AppendInt(t.out, int64(bottom+1), 10)
-		t.emitLocked("r")
+		t.out = appendCSI2(t.out, top+1, bottom+1, 'r')
+		t.emitLocked("")
 	case 's', 'u':
 		if s.nparams == 0 {
 			t.emitLocked("\x1b[" + string(rune(final)))
@@ -780,9 +787,15 @@ func (t *Terminal) privateModesLocked(set bool) {
 				// on) is a no-op; vt10x would switch screens.
 				continue
 			}
+			if set {
+				t.savePrimaryLocked()
+			}
 			t.switchScreenLocked(set)
 			t.emitPrivateModeLocked(m, set)
 			t.curValid = false
+			if !set {
+				t.restorePrimaryLocked(m == 1049)
+			}
 		case 1, 5, 6, 7, 9, 25, 1000, 1002, 1003, 1004, 1006, 1048:
 			t.emitPrivateModeLocked(m, set)
 		}

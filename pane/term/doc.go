@@ -90,11 +90,17 @@
 // Known limits, from vt10x: no dim, hidden or strikethrough attribute; bold
 // brightens colours 0-7 when written; rgb(0,0,b) is stored as rgb(0,1,b)
 // (vt10x cannot tell rgb(0,0,b) from palette colour b); resizing does not
-// reflow, and a shrink while the alternate screen is shown loses the primary
-// screen's top rows. A grow pulls back the lines that scrolled into history
-// (tmux's hscrolled: not those a clear put there) by replaying them through
-// vt10x above the screen, cursor and pen kept; a pending wrap is lost on any
-// resize, and the last pulled line loses its wrap onto the row below it.
+// reflow. A grow pulls back the lines that scrolled into history (tmux's
+// hscrolled: not those a clear put there) by replaying them through vt10x
+// above the screen, cursor and pen kept; the last pulled line loses its wrap
+// onto the row below it (history has it again if the line scrolls off
+// unchanged, and such a line keeps its place in HistoryTotal's count). vt10x
+// drops a pending wrap on resize: it is made again by printing the last cell
+// again when the width stays. vt10x resizes the hidden primary screen along
+// with the alternate one shown, losing rows, so the primary screen is copied
+// when the alternate one is entered and, if a resize came in between, drawn
+// again when the program leaves it, resized as tmux resizes it then
+// (altscreen.go).
 // Known differences from tmux 3.3a: scroll-on-clear
 // counts a row as used when it shows something, where tmux also counts a row
 // on which only spaces were written; after ESC followed by a non-ASCII

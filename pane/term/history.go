@@ -2,7 +2,6 @@ package term
 
 import (
 	"encoding/binary"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -444,6 +443,12 @@ func (t *Terminal) captureRowsLocked(y0, n int) {
 // once per scrolled line, so it avoids building Cells. The line's data is
 // in the history's blocks (history.keep): it is for pushing there.
 func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
+	return t.encodeRowLocked(g, cols, false)
+}
+
+// encodeRowLocked is encodeGlyphsLocked, with the line's data a string of
+// its own when own is set (for a line that may never reach history).
+func (t *Terminal) encodeRowLocked(g []vt10x.Glyph, cols int, own bool) histLine {
 	n := len(g)
 	end := n
 	for end > 0 && blankGlyph(g[end-1]) {
@@ -517,7 +522,11 @@ func (t *Terminal) encodeGlyphsLocked(g []vt10x.Glyph, cols int) histLine {
 	}
 	packed := packBytes(t.packBuf, buf, starts, runs)
 	t.packBuf = packed
-	return histLine{data: t.h.keep(packed), textLen: uint32(len(buf)), cols: uint16(cols), wrapped: n == cols && n > 0 && g[n-1].Mode&vtAttrWrap != 0, hasStarts: starts != nil}
+	data := string(packed)
+	if !own {
+		data = t.h.keep(packed)
+	}
+	return histLine{data: data, textLen: uint32(len(buf)), cols: uint16(cols), wrapped: n == cols && n > 0 && g[n-1].Mode&vtAttrWrap != 0, hasStarts: starts != nil}
 }
 
 // encodePlainLocked is encodeGlyphsLocked for a row whose cells all hold
@@ -546,24 +555,31 @@ func (t *Terminal) encodePlainLocked(g []vt10x.Glyph, cols int) histLine {
 func (t *Terminal) pullHistoryLocked(n int, gfx bool) {
 	t.syncCursorLocked()
 	lines := t.h.pop(n)
+	t.out = appendCSI1(t.out, n, 'T')
+	t.drawLinesLocked(lines, gfx)
+	t.out = appendCUP(t.out, t.cy+n, t.cx)
+	t.curValid = false
+}
+
+// drawLinesLocked queues lines for the top rows of the screen, each line
+// keeping its wrap onto the next one (autowrap on), with the pen and the
+// character set as pullHistoryLocked says; it leaves the cursor anywhere.
+func (t *Terminal) drawLinesLocked(lines []histLine, gfx bool) {
 	if gfx {
 		t.out = append(t.out, "\x1b(B"...)
 	}
-	t.out = appendCSI1(t.out, n, 'T')
 	joined := false // the previous line wraps onto this one
 	for i := range lines {
 		if !joined {
 			t.out = appendCUP(t.out, i, 0)
 		}
-		joined = lines[i].wrapped && i+1 < n && t.vmode&vt10x.ModeWrap != 0
+		joined = lines[i].wrapped && i+1 < len(lines) && t.vmode&vt10x.ModeWrap != 0
 		t.appendHistLineLocked(&lines[i], joined)
 	}
 	t.out = append(t.out, "\x1b[0m"...)
 	if gfx {
 		t.out = append(t.out, "\x1b(0"...)
 	}
-	t.out = appendCUP(t.out, t.cy+n, t.cx)
-	t.curValid = false
 }
 
 // appendHistLineLocked queues the cells of l for vt10x at the cursor, the
@@ -633,9 +649,5 @@ func vtColor(c Color, def vt10x.Color) vt10x.Color {
 
 // appendCUP appends a cursor move to row y, column x (0-based).
 func appendCUP(b []byte, y, x int) []byte {
-	b = append(b, 0x1b, '[')
-	b = strconv.AppendInt(b, int64(y+1), 10)
-	b = append(b, ';')
-	b = strconv.AppendInt(b, int64(x+1), 10)
-	return append(b, 'H')
+	return appendCSI2(b, y+1, x+1, 'H')
 }

@@ -3,6 +3,7 @@ package term
 import (
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
 )
@@ -116,8 +117,9 @@ type Terminal struct {
 	joining   bool // a zero width joiner is held: it and the next non-ASCII rune join the cell before the cursor
 
 	clusters clusterTable
-	hidden   []rune // cluster codes on the primary screen while the alternate one is shown
-	liveBuf  []bool // scratch for reclaimClustersLocked
+	hidden   []rune       // cluster codes on the primary screen while the alternate one is shown
+	primary  savedPrimary // the primary screen while the alternate one is shown (altscreen.go)
+	liveBuf  []bool       // scratch for reclaimClustersLocked
 
 	// Scratch buffers reused across reads of rows, so that capturing a
 	// line into history costs one string and no per-cell allocation.
@@ -174,6 +176,7 @@ func (t *Terminal) newEmulatorLocked() {
 	t.lastPrint, t.lastWidth = 0, 0
 	t.joining = false
 	t.hidden = t.hidden[:0] // both screens are blank
+	t.primary = savedPrimary{}
 	t.curValid = false
 	t.touchedLocked()
 	t.tabsDefault = true
@@ -243,6 +246,7 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 		return
 	}
 	t.syncCursorLocked()
+	wrap, oldCols := t.wrapNext, t.cols
 	// vt10x slides the screen up so that the cursor stays visible; those
 	// rows would be lost, so they become history first, as in tmux.
 	if slide := t.cy - rows + 1; slide > 0 && !t.altLocked() {
@@ -254,6 +258,9 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 	t.guardLocked(func() { pen = t.vt.Cursor().Attr })
 	t.out = append(t.out, "\x1b[0m"...)
 	t.flushLocked()
+	if t.altLocked() {
+		t.primary.resized = true
+	}
 	t.guardLocked(func() { t.vt.Resize(cols, rows) })
 	t.touchedLocked()
 	grown := rows - t.rows
@@ -272,11 +279,48 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 		t.out = appendCSI1(t.out, x+1, 'G')
 		t.out = append(t.out, "\x1bH"...)
 	}
-	t.out = appendCSI1(t.out, t.cx+1, 'G')
+	// vt10x drops a pending wrap (the cursor past the last column, as tmux
+	// has it). tmux keeps it when the width stays, and after a widening the
+	// cursor is on the column after the old last one. After a narrowing
+	// tmux reflows the line, which this package does not: the cursor stays
+	// on the last column, not pending.
+	x := t.cx
+	if wrap && cols > oldCols {
+		x = oldCols
+	}
+	t.out = appendCSI1(t.out, x+1, 'G')
 	t.out = appendSGRForGlyph(t.out, pen, false)
+	if wrap && cols == oldCols {
+		t.pendWrapLocked(pen)
+	}
 	t.tabsDefault = true
 	t.curValid = false
 	t.flushLocked()
+}
+
+// pendWrapLocked makes the wrap pending again with the cursor on the last
+// column of its row: vt10x sets it only by printing there, so the cell there
+// is printed again as it is (in the ASCII set, the glyph holding the
+// character as shown), and the pen is set back.
+func (t *Terminal) pendWrapLocked(pen vt10x.Glyph) {
+	t.syncCursorLocked()
+	var g vt10x.Glyph
+	t.guardLocked(func() { g = t.vt.Cell(t.cols-1, t.cy) })
+	gfx := pen.Mode&vtGfx != 0
+	if gfx {
+		t.out = append(t.out, "\x1b(B"...)
+	}
+	t.out = appendCUP(t.out, t.cy, t.cols-1)
+	t.out = appendSGRForGlyph(t.out, g, true)
+	if g.Char == 0 {
+		g.Char = ' '
+	}
+	t.out = utf8.AppendRune(t.out, g.Char)
+	if gfx {
+		t.out = append(t.out, "\x1b(0"...)
+	}
+	t.out = appendSGRForGlyph(t.out, pen, false)
+	t.curValid = false
 }
 
 // Size returns the screen size in cells.

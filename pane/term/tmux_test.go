@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/melmux/melmux/internal/tmuxtest"
 )
@@ -91,34 +92,37 @@ func TestAgreementWithTmux(t *testing.T) {
 		len(files), agreeScreen, totalScreen, agreeAll, totalAll)
 }
 
+// seqLines is "line FROM\n" to "line TO\n".
+func seqLines(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
 // TestResizeAgreesWithTmux shrinks and grows panes in tmux and here and
 // compares each step: a shrink pushes the top rows to history (after the
 // rows below the cursor), a grow pulls the rows that scrolled into history
 // back (not those a clear put there), the cursor moving with the text.
 func TestResizeAgreesWithTmux(t *testing.T) {
 	tmuxtest.Require(t)
-	seq := func(from, to int) string {
-		var b strings.Builder
-		for i := from; i <= to; i++ {
-			fmt.Fprintf(&b, "line %d\n", i)
-		}
-		return b.String()
-	}
 	type size struct{ cols, rows int }
 	cases := []struct {
 		name  string
 		in    string
 		sizes []size // the first is the starting size
 	}{
-		{"prompt", seq(1, 30) + "$ ", []size{{40, 10}, {40, 4}, {40, 10}, {40, 14}, {40, 3}, {40, 12}}},
+		{"prompt", seqLines(1, 30) + "$ ", []size{{40, 10}, {40, 4}, {40, 10}, {40, 14}, {40, 3}, {40, 12}}},
 		{"short", "a\nb\n$ ", []size{{40, 10}, {40, 3}, {40, 10}}},
-		{"cleared", seq(1, 30) + "\x1b[H\x1b[2Ja\nb\n$ ", []size{{40, 10}, {40, 5}, {40, 14}}},
-		{"cleared-full", seq(1, 30) + "\x1b[H\x1b[2J" + seq(31, 39) + "$ ", []size{{40, 10}, {40, 5}, {40, 10}, {40, 14}}},
+		{"cleared", seqLines(1, 30) + "\x1b[H\x1b[2Ja\nb\n$ ", []size{{40, 10}, {40, 5}, {40, 14}}},
+		{"cleared-full", seqLines(1, 30) + "\x1b[H\x1b[2J" + seqLines(31, 39) + "$ ", []size{{40, 10}, {40, 5}, {40, 10}, {40, 14}}},
 		{"styled", strings.Repeat("\x1b[1;31mred\x1b[m 中文 e\u0301 👨\u200d👩\u200d👧 \x1b[7mrev\x1b[m\n", 12) + "\x1b[32mpen", []size{{40, 8}, {40, 3}, {40, 8}}},
 		{"wrapped", strings.Repeat(strings.Repeat("w", 55)+"\n", 8) + "$ ", []size{{40, 10}, {40, 4}, {40, 10}}},
-		{"width", seq(1, 20) + "$ ", []size{{40, 10}, {30, 5}, {40, 10}}},
-		{"cursor-up", seq(1, 20) + "\x1b[3A$ ", []size{{40, 10}, {40, 5}, {40, 10}}},
-		{"alt", seq(1, 20) + "\x1b[?1049h" + seq(1, 5) + "$ ", []size{{40, 10}, {40, 4}, {40, 10}}},
+		{"width", seqLines(1, 20) + "$ ", []size{{40, 10}, {30, 5}, {40, 10}}},
+		{"cursor-up", seqLines(1, 20) + "\x1b[3A$ ", []size{{40, 10}, {40, 5}, {40, 10}}},
+		{"alt", seqLines(1, 20) + "\x1b[?1049h" + seqLines(1, 5) + "$ ", []size{{40, 10}, {40, 4}, {40, 10}}},
+		{"pending-wrap", seqLines(1, 20) + strings.Repeat("w", 40), []size{{40, 10}, {40, 5}, {40, 12}, {50, 12}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,5 +150,110 @@ func TestResizeAgreesWithTmux(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAltScreenResizeAgreesWithTmux resizes a pane while the alternate
+// screen is shown, then leaves it, in tmux and here: the rows of the primary
+// screen that no longer fit are in history, in order, once, and the screen
+// and cursor are tmux's.
+func TestAltScreenResizeAgreesWithTmux(t *testing.T) {
+	tmux := tmuxtest.Require(t)
+	type size struct{ cols, rows int }
+	cases := []struct {
+		name      string
+		in, leave string // leave is written after the resizes
+		sizes     []size // the first is the starting size
+		after     []size // sizes after leaving
+	}{
+		{"shrink", seqLines(1, 20) + "$ \x1b[?1049h\x1b[H\x1b[2Jalt 1\nalt 2", "\x1b[?1049lEND", []size{{40, 10}, {40, 4}}, []size{{40, 10}}},
+		{"shrink-cursor-low", seqLines(1, 20) + "$ \x1b[?1049h" + seqLines(1, 5), "\x1b[?1049lEND", []size{{40, 10}, {40, 4}}, nil},
+		{"shrink-twice", seqLines(1, 20) + "$ \x1b[?1049h\x1b[H\x1b[2Jalt", "\x1b[?1049lEND", []size{{40, 10}, {40, 7}, {40, 3}}, nil},
+		{"shrink-grow", seqLines(1, 20) + "$ \x1b[?1049h\x1b[Halt", "\x1b[?1049lEND", []size{{40, 10}, {40, 4}, {40, 10}}, nil},
+		{"grow", seqLines(1, 20) + "$ \x1b[?1049h\x1b[Halt", "\x1b[?1049lEND", []size{{40, 10}, {40, 14}}, nil},
+		{"short", "a\nb\n$ \x1b[?1049h\x1b[5;1Halt", "\x1b[?1049lEND", []size{{40, 10}, {40, 3}}, []size{{40, 10}}},
+		{"cursor-up", seqLines(1, 20) + "\x1b[4A$ \x1b[?1049h\x1b[Halt", "\x1b[?1049lEND", []size{{40, 10}, {40, 4}}, nil},
+		{"styled", strings.Repeat("\x1b[1;31mred\x1b[m 中文 e\u0301 👨\u200d👩\u200d👧 \x1b[7mrev\x1b[m\n", 12) + "\x1b[32mpen\x1b[?1049h\x1b[Halt", "\x1b[?1049l!", []size{{40, 8}, {40, 3}}, []size{{40, 8}}},
+		{"narrower", seqLines(1, 20) + "$ \x1b[?1049h\x1b[Halt", "\x1b[?1049lEND", []size{{40, 10}, {30, 4}}, nil},
+		{"1047", seqLines(1, 20) + "$ \x1b[?1047h\x1b[Halt\x1b[3;1H", "\x1b[?1047lEND", []size{{40, 10}, {40, 4}}, nil},
+		{"1047-grow", seqLines(1, 20) + "$ \x1b[?1047h\x1b[Halt\x1b[3;1H", "\x1b[?1047lEND", []size{{40, 10}, {40, 4}, {40, 12}}, nil},
+		{"region", seqLines(1, 20) + "$ \x1b[?1049h\x1b[Halt", "\x1b[2;3r\x1b[?1049lEND\nx\ny\nz", []size{{40, 10}, {40, 4}}, nil},
+		{"region-same-size", seqLines(1, 20) + "$ \x1b[?1049h\x1b[Halt", "\x1b[2;3r\x1b[?1049lEND\nx\ny\nz", []size{{40, 10}}, nil},
+		{"origin", seqLines(1, 20) + "$ \x1b[?1049h\x1b[Halt", "\x1b[2;3r\x1b[?6h\x1b[?1049lEND\nx\ny\nz", []size{{40, 10}, {40, 4}}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			in, leave := filepath.Join(dir, "in"), filepath.Join(dir, "leave")
+			if err := os.WriteFile(in, []byte(c.in), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(leave, []byte(c.leave), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// The pane's tmux client finds its server through $TMUX.
+			s := tmuxtest.Start(t, c.sizes[0].cols, c.sizes[0].rows,
+				fmt.Sprintf("cat '%s'; '%s' wait-for leave; cat '%s'; exec sleep 1000", in, tmux, leave))
+			settle(t, s, "bash 1") // cat is done, the client waits
+			term := New(c.sizes[0].cols, c.sizes[0].rows, Options{})
+			term.Write(onlcr([]byte(c.in)))
+			resize := func(sz size) {
+				if _, err := s.Run("resize-window", "-t", "%0", "-x", strconv.Itoa(sz.cols), "-y", strconv.Itoa(sz.rows)); err != nil {
+					t.Fatal(err)
+				}
+				term.Resize(sz.cols, sz.rows)
+			}
+			compare := func(what string, sz size) {
+				tm := s.State()
+				tmuxtest.CompareRows(t, "screen "+what, tm.Screen, term.Lines(), nil)
+				tmuxtest.CompareRows(t, "history+screen "+what, tm.All, append(term.History(-1), term.Lines()...), nil)
+				if cur := term.Cursor(); cur.X != min(tm.CursorX, sz.cols-1) || cur.Y != tm.CursorY {
+					t.Errorf("cursor %s: %d,%d, tmux %d,%d", what, cur.X, cur.Y, tm.CursorX, tm.CursorY)
+				}
+			}
+			for _, sz := range c.sizes[1:] {
+				resize(sz)
+			}
+			if _, err := s.Run("wait-for", "-S", "leave"); err != nil {
+				t.Fatal(err)
+			}
+			settle(t, s, "sleep 0")
+			term.Write(onlcr([]byte(c.leave)))
+			last := c.sizes[len(c.sizes)-1]
+			compare(fmt.Sprintf("after leaving at %dx%d", last.cols, last.rows), last)
+			for _, sz := range c.after {
+				resize(sz)
+				compare(fmt.Sprintf("after leaving, then at %dx%d", sz.cols, sz.rows), sz)
+			}
+		})
+	}
+}
+
+// settle waits until the pane's command and alternate screen flag are want
+// (its input was all written) and tmux shows the same twice in a row.
+func settle(t *testing.T, s *tmuxtest.Server, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var last string
+	for stable := 0; stable < 2; {
+		cmd, err := s.Run("display", "-p", "#{pane_current_command} #{alternate_on}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur, err := s.Run("capture-pane", "-p", "-S", "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(cmd) == want && cur == last {
+			stable++
+		} else {
+			stable = 0
+		}
+		last = cur
+		if time.Now().After(deadline) {
+			t.Fatalf("tmux pane did not settle at %q in 20s (it is at %q)", want, strings.TrimSpace(cmd))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

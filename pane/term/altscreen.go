@@ -1,0 +1,101 @@
+package term
+
+import "github.com/hinshun/vt10x"
+
+// savedPrimary is the primary screen as it was when the alternate screen
+// was entered, tmux's saved grid. vt10x resizes the hidden primary screen
+// along with the one shown: it slides both up by what the alternate
+// screen's cursor needs and cuts them to the new size, so that the primary
+// screen's top rows (or its bottom rows, the cursor's among them) would be
+// lost, and it cannot be read while hidden. So a resize while the alternate
+// screen is shown marks this copy as the truth, and leaving the alternate
+// screen then resizes it from its size to the screen's as tmux 3.3a does
+// then (screen_alternate_off): rows below the cursor go first, then the top
+// rows go to history; a taller screen brings lines that scrolled into
+// history back. The rows go to history when the program leaves the
+// alternate screen, not at the resize: while it is shown, history is as
+// tmux has it, and a shrink followed by a grow back loses nothing.
+//
+// TestAltScreenResizeAgreesWithTmux compares the screen, history and cursor
+// after leaving with tmux's. Differences kept: a narrower screen cuts the
+// rows (this package does not reflow; tmux reflows the primary screen as
+// the alternate one is left); after ?47l or ?1047l, which leave the cursor
+// where the program put it, the rows are placed around the cursor's row
+// clamped to the saved screen, where tmux first resizes the alternate screen
+// to the saved size with that cursor (the same but for a cursor the
+// program left below the saved screen's last row); and the pen after ?1049l
+// is vt10x's saved one (a DECSC on the alternate screen replaces it), where
+// tmux keeps one for the alternate screen alone. Entering the alternate
+// screen costs a read of the screen.
+type savedPrimary struct {
+	lines   []histLine // the rows, top first, their data their own
+	cx, cy  int        // the cursor when the alternate screen was entered
+	resized bool       // a resize since: vt10x's copy is wrong
+}
+
+// savePrimaryLocked copies the primary screen before the alternate screen
+// is shown. The cursor must be in sync.
+func (t *Terminal) savePrimaryLocked() {
+	p := &t.primary
+	p.lines = p.lines[:0]
+	p.cx, p.cy, p.resized = t.cx, t.cy, false
+	t.flushLocked()
+	for y := range t.rows {
+		g, ok := t.readGlyphsLocked(y)
+		if !ok {
+			p.lines = p.lines[:0]
+			return
+		}
+		p.lines = append(p.lines, t.encodeRowLocked(g, len(g), true))
+	}
+}
+
+// restorePrimaryLocked draws the saved primary screen, at the screen's size,
+// after vt10x switched back to the primary screen, if the screen was resized
+// since it was saved (otherwise vt10x's copy is right). cursor says the
+// program's cursor went back to where it was when it entered the alternate
+// screen (?1049l); without, it stays where the program left it.
+func (t *Terminal) restorePrimaryLocked(cursor bool) {
+	p := &t.primary
+	defer func() {
+		clear(p.lines)
+		p.lines, p.resized = p.lines[:0], false
+	}()
+	if !p.resized || len(p.lines) == 0 {
+		return
+	}
+	t.syncCursorLocked()
+	lines, x, y := p.lines, p.cx, p.cy
+	if !cursor {
+		x, y = t.cx, min(t.cy, len(lines)-1)
+	}
+	if need := len(lines) - t.rows; need > 0 {
+		eaten := min(len(lines)-1-y, need) // the rows below the cursor
+		lines = lines[:len(lines)-eaten]
+		need -= eaten
+		for i := range need {
+			t.h.push(lines[i])
+		}
+		lines, y = lines[need:], y-need
+	}
+	if pull := min(t.rows-len(lines), t.h.scrolled); pull > 0 {
+		lines, y = append(t.h.pop(pull), lines...), y+pull
+	}
+
+	var pen vt10x.Glyph
+	t.guardLocked(func() { pen = t.vt.Cursor().Attr })
+	// tmux's resize sets the scroll region to the whole screen, and the
+	// rows are drawn in it (the cursor's row is then the same with origin
+	// mode on).
+	if t.top != 0 || t.bottom != t.rows-1 {
+		t.top, t.bottom = 0, t.rows-1
+		t.out = appendCSI2(t.out, 1, t.rows, 'r')
+	}
+	t.out = append(t.out, "\x1b[0m\x1b[1;1H\x1b[2J"...)
+	t.drawLinesLocked(lines, pen.Mode&vtGfx != 0)
+	t.out = appendCUP(t.out, y, min(x, t.cols-1))
+	t.out = appendSGRForGlyph(t.out, pen, false)
+	t.touchedLocked()
+	t.curValid = false
+	t.flushLocked()
+}
