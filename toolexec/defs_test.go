@@ -246,6 +246,23 @@ func TestPaneTools(t *testing.T) {
 		t.Errorf("a stray layout did not reach the session: %q", last)
 	}
 	w.fails("open_pane", obj{"layout": 3}, `"layout" must be a string`)
+	// A pane id below 1 is the model's mistake, said in its argument's words
+	// before the session is asked.
+	before := len(f.calls)
+	for _, d := range paneToolDefs {
+		if _, ok := d.Parameters.property("pane"); ok {
+			w.fails(d.Name, obj{"pane": -1}, d.Name+`: argument "pane" must be a pane id, 1 or more (list_panes shows them), got -1`)
+			w.fails(d.Name, obj{"pane": 0}, "got 0")
+		}
+	}
+	if len(f.calls) != before {
+		t.Errorf("a pane id below 1 reached PaneTools: %q", f.calls[before:])
+	}
+	// An error that already names the tool is not prefixed twice.
+	f.err = errors.New(`read_pane: parameter "pane" is bad`)
+	if got := w.fails("read_pane", obj{"pane": 4}); strings.Count(got, "read_pane:") != 1 {
+		t.Errorf("error names the tool twice: %q", got)
+	}
 	f.err = errors.New("pane 9 does not exist (panes: 1, 3)")
 	w.fails("read_pane", obj{"pane": 9}, "read_pane: pane 9 does not exist (panes: 1, 3)")
 }

@@ -240,6 +240,11 @@ func (e *Executor) runPaneTool(ctx context.Context, name string, a args) Result 
 	}
 	out, err := e.Panes.Call(ctx, name, raw)
 	if err != nil {
+		// Some of the session's messages already start with the method's
+		// name, which is the tool's.
+		if msg := err.Error(); strings.HasPrefix(msg, name+": ") {
+			return Result{Text: msg, IsError: true}
+		}
 		return errResult("%s: %v", name, err)
 	}
 	return Result{Text: out}

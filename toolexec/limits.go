@@ -69,6 +69,21 @@ var argLimits = map[string]int{
 	"send_agent.text":        maxPaneTextBytes,
 }
 
+// paneIDMinimum is the least pane id: ids count from 1, and a model that
+// sends 0 or -1 is told that here, in the words of the argument it got
+// wrong, not with the session's message for a missing parameter.
+var paneIDMinimum = map[string]bool{
+	"send_keys.pane": true, "send_agent.pane": true, "read_pane.pane": true, "read_agent.pane": true,
+}
+
+// checkMinimum refuses a pane id below 1.
+func checkMinimum(qualified string, v any) error {
+	if n, ok := v.(int64); ok && paneIDMinimum[qualified] && n < 1 {
+		return fmt.Errorf("must be a pane id, 1 or more (list_panes shows them), got %d", n)
+	}
+	return nil
+}
+
 // quoteMax is how much of a model's argument an error message quotes: enough
 // to recognise it, never enough to flood the model's context with it.
 const quoteMax = 64

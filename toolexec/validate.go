@@ -71,6 +71,9 @@ func parseArgs(def ToolDef, arguments string) (args, error) {
 		}
 		qualified := def.Name + "." + p.Name
 		v, err := decodeValue(p, val, advisoryEnum[qualified], argLimits[qualified])
+		if err == nil {
+			err = checkMinimum(qualified, v)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: argument %q %w", def.Name, key, err)
 		}
