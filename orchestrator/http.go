@@ -100,17 +100,25 @@ func newEndpoint(s Settings, url string, hc *http.Client, retry RetryPolicy) end
 // itself reported; any other error (not a *LegError) is a broken stream.
 type streamReader func(*sseDecoder) (Reply, error)
 
+// wholeReader reads a reply a server sent whole, as one JSON body, instead
+// of streaming it; ok is false when the body is not a reply. An error is
+// the reply's own fault (an *eventError).
+type wholeReader func(raw []byte) (r Reply, ok bool, err error)
+
+// maxWholeReply bounds a reply read whole, as maxSSELine bounds an event.
+const maxWholeReply = maxSSELine
+
 // leg POSTs body and reads the answer with read. It retries a connection
 // error, a 429 or a 5xx, and a stream that ended before its first event;
 // once any event has arrived it never retries, since text may already be on
 // the screen and calls must not run twice.
-func (e *endpoint) leg(ctx context.Context, body any, read streamReader) (Reply, error) {
+func (e *endpoint) leg(ctx context.Context, body any, read streamReader, whole wholeReader) (Reply, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return Reply{}, e.fail(0, "could not encode the request: "+err.Error(), "", err)
 	}
 	for try := 1; ; try++ {
-		reply, retryable, resp, err := e.attempt(ctx, payload, read)
+		reply, retryable, resp, err := e.attempt(ctx, payload, read, whole)
 		if err == nil {
 			return reply, nil
 		}
@@ -139,8 +147,9 @@ func (e *endpoint) leg(ctx context.Context, body any, read streamReader) (Reply,
 }
 
 // attempt is one try. It reports whether its failure may be retried, and
-// the response whose headers say how long to wait.
-func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReader) (Reply, bool, *http.Response, error) {
+// the response whose headers say how long to wait. whole (may be nil) reads
+// a reply sent as JSON instead of a stream.
+func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReader, whole wholeReader) (Reply, bool, *http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(payload))
 	if err != nil {
 		return Reply{}, false, nil, e.fail(0, fmt.Sprintf("bad endpoint URL %q: %v", e.url, err), e.baseHint(), err)
@@ -167,7 +176,20 @@ func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReade
 	// Some servers answer an error, or a whole non-streamed reply, with 200
 	// and JSON; a web page means the URL is not the API.
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); strings.Contains(ct, "json") || ct == "text/html" {
-		return Reply{}, false, resp, e.fail(resp.StatusCode, fmt.Sprintf("the endpoint answered %s, not an event stream: %s", ct, errorBody(resp.Body)),
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, maxWholeReply))
+		if err != nil {
+			return Reply{}, false, resp, e.fail(0, "the reply broke: "+err.Error(), "try again", err)
+		}
+		if whole != nil && strings.Contains(ct, "json") {
+			if reply, ok, err := whole(raw); ok {
+				var ee *eventError
+				if errors.As(err, &ee) {
+					return Reply{}, false, resp, e.fail(0, ee.msg, ee.hint, nil)
+				}
+				return reply, false, resp, err
+			}
+		}
+		return Reply{}, false, resp, e.fail(resp.StatusCode, fmt.Sprintf("the endpoint answered %s, not an event stream: %s", ct, errorBody(bytes.NewReader(raw))),
 			"check that "+e.url+" is a streaming "+e.provider+" endpoint ("+e.baseHint()+")", nil)
 	}
 	dec := newSSEDecoder(resp.Body)

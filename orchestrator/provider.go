@@ -80,24 +80,52 @@ type protocol interface {
 	read(dec *sseDecoder, onText func(string)) (Reply, error)
 }
 
+// wholeProtocol is a protocol whose servers may answer a streaming request
+// with the whole reply as one JSON body: several OpenAI-compatible servers
+// and proxies ignore "stream": true (some whenever tools are sent).
+type wholeProtocol interface {
+	// whole reads such a body; ok is false when it is not a reply (an
+	// error, or JSON of another shape).
+	whole(raw []byte) (r Reply, ok bool)
+}
+
 func (p *provider) Name() string { return p.name }
 
 func (p *provider) Leg(ctx context.Context, req Request, onText func(string)) (Reply, error) {
 	body := p.proto.body(req, firstSet(req.Model, p.model))
+	var whole wholeReader
+	if wp, ok := p.proto.(wholeProtocol); ok {
+		whole = func(raw []byte) (Reply, bool, error) {
+			r, ok := wp.whole(raw)
+			if !ok {
+				return Reply{}, false, nil
+			}
+			r, err := checkCalls(r)
+			if err == nil && onText != nil && r.Text != "" {
+				onText(r.Text)
+			}
+			return r, true, err
+		}
+	}
 	return p.ep.leg(ctx, body, func(dec *sseDecoder) (Reply, error) {
 		return readLeg(p.proto, dec, onText)
-	})
+	}, whole)
 }
 
-// readLeg reads one answer and refuses calls the loop could not run: a call
-// with no name would be sent back to the model on the next leg, where the
-// endpoint refuses the whole conversation, so the leg fails now instead,
-// before any of its calls runs.
+// readLeg reads one answer and refuses calls the loop could not run.
 func readLeg(pr protocol, dec *sseDecoder, onText func(string)) (Reply, error) {
 	r, err := pr.read(dec, onText)
 	if err != nil {
 		return Reply{}, err
 	}
+	return checkCalls(r)
+}
+
+// checkCalls refuses a reply with a call the loop could not run: a call
+// with no name would be sent back to the model on the next leg, where the
+// endpoint refuses the whole conversation, so the leg fails now instead,
+// before any of its calls runs.
+func checkCalls(r Reply) (Reply, error) {
 	for i, c := range r.Calls {
 		if strings.TrimSpace(c.Name) == "" {
 			return Reply{}, &eventError{msg: fmt.Sprintf("the model sent tool call %d of %d without a name; none of this leg's calls were run", i+1, len(r.Calls))}

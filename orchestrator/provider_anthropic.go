@@ -154,6 +154,37 @@ type anToolUse struct {
 	builder strings.Builder
 }
 
+// anWholeMessage is a message sent whole.
+type anWholeMessage struct {
+	Type    string `json:"type"`
+	Content []struct {
+		Type  string          `json:"type"`
+		Text  string          `json:"text"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"content"`
+	Usage anUsage `json:"usage"`
+}
+
+// whole reads a message a server sent whole despite "stream": true.
+func (anthropicProtocol) whole(raw []byte) (Reply, bool) {
+	var m anWholeMessage
+	if json.Unmarshal(raw, &m) != nil || m.Type != "message" {
+		return Reply{}, false
+	}
+	reply := Reply{Usage: Usage{InputTokens: m.Usage.input(), OutputTokens: m.Usage.OutputTokens}}
+	for _, b := range m.Content {
+		switch b.Type {
+		case "text":
+			reply.Text += b.Text
+		case "tool_use":
+			reply.Calls = append(reply.Calls, finishCall(ToolCall{ID: b.ID, Name: b.Name, Arguments: rawArguments(b.Input)}))
+		}
+	}
+	return reply, true
+}
+
 // read follows the stream to message_stop. A stream that breaks first
 // returns an error and no calls.
 func (anthropicProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) {

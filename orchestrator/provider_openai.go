@@ -140,6 +140,36 @@ func (openAIProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) 
 	return reply, nil
 }
 
+// oaCompletion is a chat completion sent whole.
+type oaCompletion struct {
+	Choices []struct {
+		Message *struct {
+			Content   string       `json:"content"`
+			ToolCalls []oaFragment `json:"tool_calls"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage *wireUsage `json:"usage"`
+}
+
+// whole reads a chat completion a server sent whole despite "stream": true.
+func (openAIProtocol) whole(raw []byte) (Reply, bool) {
+	var c oaCompletion
+	if json.Unmarshal(raw, &c) != nil || len(c.Choices) == 0 || c.Choices[0].Message == nil {
+		return Reply{}, false
+	}
+	reply := Reply{Usage: c.Usage.usage()}
+	for _, ch := range c.Choices {
+		if ch.Message == nil {
+			continue
+		}
+		reply.Text += ch.Message.Content
+		for _, f := range ch.Message.ToolCalls {
+			reply.Calls = append(reply.Calls, finishCall(ToolCall{ID: f.ID, Name: f.Function.Name, Arguments: rawArguments(f.Function.Arguments)}))
+		}
+	}
+	return reply, true
+}
+
 // callGatherer joins tool-call fragments into calls. OpenAI sends a call's
 // id and name first and its arguments in pieces, all under one index, with
 // the pieces of parallel calls interleaved. Ollama sends each call whole in

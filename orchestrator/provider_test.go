@@ -272,3 +272,49 @@ func reply1ID(reqs []modeltest.Recorded) string {
 	}
 	return m.ToolCalls[1].ID
 }
+
+// rawJSON serves body as a JSON answer (status 200) to every request.
+func rawJSON(t *testing.T, body string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A server that ignores "stream": true and sends the whole reply as JSON
+// (several OpenAI-compatible servers and proxies do, some whenever tools are
+// sent) is answered all the same: its text, its calls and its usage. JSON
+// that is not a reply is still an error that shows it.
+func TestWholeReplies(t *testing.T) {
+	for _, c := range []struct {
+		proto, path, body string
+		usage             Usage
+	}{
+		{ProviderOpenAI, "/v1", `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant",` +
+			`"content":"Looking.","tool_calls":[{"id":"a","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"x\"}"}},` +
+			`{"type":"function","function":{"name":"list_panes","arguments":""}}]},"finish_reason":"tool_calls"}],` +
+			`"usage":{"prompt_tokens":11,"completion_tokens":3}}`, Usage{11, 3}},
+		{ProviderAnthropic, "", `{"id":"msg","type":"message","role":"assistant","content":[{"type":"text","text":"Looking."},` +
+			`{"type":"tool_use","id":"a","name":"read_file","input":{"path":"x"}},{"type":"tool_use","name":"list_panes","input":{}}],` +
+			`"stop_reason":"tool_use","usage":{"input_tokens":11,"output_tokens":3}}`, Usage{11, 3}},
+	} {
+		t.Run(c.proto, func(t *testing.T) {
+			p := against(t, c.proto, rawJSON(t, c.body)+c.path, RetryPolicy{})
+			reply, sink, err := runLeg(t, p, Request{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reply.Text != "Looking." || reply.Usage != c.usage || len(sink.pieces) != 1 {
+				t.Errorf("text %q (streamed %q) usage %+v", reply.Text, sink.pieces, reply.Usage)
+			}
+			wantCalls(t, reply.Calls, ToolCall{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`}, ToolCall{Name: "list_panes", Arguments: "{}"})
+
+			p = against(t, c.proto, rawJSON(t, `{"error":{"message":"no such model"}}`)+c.path, RetryPolicy{})
+			_, _, err = runLeg(t, p, Request{})
+			wantLegError(t, err, http.StatusOK, "not an event stream: no such model")
+		})
+	}
+}
