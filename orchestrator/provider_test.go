@@ -65,8 +65,14 @@ func fakeEndpoint(t *testing.T, proto string, legs ...modeltest.Leg) (*modeltest
 // rawStream serves body as an event stream to every request.
 func rawStream(t *testing.T, body string) string {
 	t.Helper()
+	return rawAnswer(t, "text/event-stream", body)
+}
+
+// rawAnswer serves body with status 200 and contentType to every request.
+func rawAnswer(t *testing.T, contentType, body string) string {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Type", contentType)
 		fmt.Fprint(w, body)
 	}))
 	t.Cleanup(srv.Close)
@@ -273,17 +279,6 @@ func reply1ID(reqs []modeltest.Recorded) string {
 	return m.ToolCalls[1].ID
 }
 
-// rawJSON serves body as a JSON answer (status 200) to every request.
-func rawJSON(t *testing.T, body string) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
 // A server that ignores "stream": true and sends the whole reply as JSON
 // (several OpenAI-compatible servers and proxies do, some whenever tools are
 // sent) is answered all the same: its text, its calls and its usage. JSON
@@ -302,7 +297,7 @@ func TestWholeReplies(t *testing.T) {
 			`"stop_reason":"tool_use","usage":{"input_tokens":11,"output_tokens":3}}`, Usage{11, 3}},
 	} {
 		t.Run(c.proto, func(t *testing.T) {
-			p := against(t, c.proto, rawJSON(t, c.body)+c.path, RetryPolicy{})
+			p := against(t, c.proto, rawAnswer(t, "application/json", c.body)+c.path, RetryPolicy{})
 			reply, sink, err := runLeg(t, p, Request{})
 			if err != nil {
 				t.Fatal(err)
@@ -312,7 +307,7 @@ func TestWholeReplies(t *testing.T) {
 			}
 			wantCalls(t, reply.Calls, ToolCall{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`}, ToolCall{Name: "list_panes", Arguments: "{}"})
 
-			p = against(t, c.proto, rawJSON(t, `{"error":{"message":"no such model"}}`)+c.path, RetryPolicy{})
+			p = against(t, c.proto, rawAnswer(t, "application/json", `{"error":{"message":"no such model"}}`)+c.path, RetryPolicy{})
 			_, _, err = runLeg(t, p, Request{})
 			wantLegError(t, err, http.StatusOK, "not an event stream: no such model")
 		})
