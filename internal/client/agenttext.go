@@ -87,6 +87,9 @@ func ReadAgentText(r proto.ReadAgentResult) string {
 		b.WriteString("no reply yet\n")
 		return b.String()
 	}
+	for _, e := range r.Earlier {
+		fmt.Fprintf(&b, "--- reply to turn %d (not read before) ---\n%s\n", e.Turn, strings.TrimRight(e.Reply, "\n"))
+	}
 	b.WriteString("--- reply ---\n")
 	b.WriteString(strings.TrimRight(r.Reply, "\n"))
 	b.WriteString("\n--- end ---\n")

@@ -383,6 +383,17 @@ type ReadAgentResult struct {
 	Activity string     `json:"activity"`
 	IdleMS   int64      `json:"idle_ms"`
 	Lines    []string   `json:"lines,omitempty"`
+
+	// Earlier are the replies of finished turns before the latest one that
+	// no read_agent has returned yet, oldest first: a lead that queued a
+	// second message before reading the first reply still gets both.
+	Earlier []TurnReply `json:"earlier,omitempty"`
+}
+
+// TurnReply is the reply that ended one turn of a melmux agent.
+type TurnReply struct {
+	Turn  int    `json:"turn"`
+	Reply string `json:"reply"`
 }
 
 // DiffParams asks what a worktree pane changed since its worktree was made.

@@ -44,7 +44,7 @@ func init() {
 		}
 		a.state, a.turn, a.at = p.State, p.Turn, time.Now()
 		if p.Reply != "" {
-			a.reply = p.Reply
+			a.replyLocked(p.Turn, p.Reply)
 		}
 		if p.Error != "" {
 			a.err = p.Error

@@ -57,7 +57,7 @@ func init() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		out := proto.ReadAgentResult{Pane: p.Pane, Agent: a.infoLocked(e.p), Status: statusWord(e.p.Status()),
-			Reply: a.reply, Error: a.err, TurnDone: a.finished >= target}
+			Reply: a.reply, Earlier: a.takeEarlierLocked(), Error: a.err, TurnDone: a.finished >= target}
 		out.Activity, out.IdleMS = activity(e)
 		if waited {
 			out.WaitedMS = time.Since(start).Milliseconds()

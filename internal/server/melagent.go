@@ -42,10 +42,42 @@ type melAgent struct {
 	finished int // the highest turn reported finished (idle or waiting)
 	queue    []proto.AgentMessage
 
-	reply string // the latest reply, of any turn
-	err   string // why the current turn failed, when it did
+	reply      string            // the latest reply, of any turn
+	replyTurn  int               // the turn reply ended
+	unreadTurn []proto.TurnReply // replies of finished turns read_agent has not returned yet, oldest first, at most maxUnread
+	err        string            // why the current turn failed, when it did
 
 	legs, inTokens, outTokens int
+}
+
+// maxUnread bounds the replies kept for read_agent: a lead that queues more
+// turns than this without reading gets the latest ones.
+const maxUnread = 16
+
+// replyLocked records the reply that ended turn.
+func (a *melAgent) replyLocked(turn int, reply string) {
+	a.reply, a.replyTurn = reply, turn
+	if n := len(a.unreadTurn); n > 0 && a.unreadTurn[n-1].Turn == turn {
+		a.unreadTurn[n-1].Reply = reply
+		return
+	}
+	if len(a.unreadTurn) == maxUnread {
+		a.unreadTurn = append(a.unreadTurn[:0], a.unreadTurn[1:]...)
+	}
+	a.unreadTurn = append(a.unreadTurn, proto.TurnReply{Turn: turn, Reply: reply})
+}
+
+// takeEarlierLocked returns the unread replies of the turns before the
+// latest reply's, and marks every reply read.
+func (a *melAgent) takeEarlierLocked() []proto.TurnReply {
+	var earlier []proto.TurnReply
+	for _, r := range a.unreadTurn {
+		if r.Turn != a.replyTurn {
+			earlier = append(earlier, r)
+		}
+	}
+	a.unreadTurn = nil
+	return earlier
 }
 
 // unfinishedLocked counts the turns given out and not finished: queued,
