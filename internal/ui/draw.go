@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
@@ -276,7 +277,10 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 					}
 					end++
 				}
-				s.PutStrStyled(c.X+x, sy, line[x:end], style)
+				run := line[x:end]
+				if i, j := changedSpan(s, c.X+x, sy, run, style); i < j {
+					s.PutStrStyled(c.X+x+i, sy, run[i:j], style)
+				}
 				x = end
 				continue
 			}
@@ -286,12 +290,12 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 			case cell.Width == 0, wide && x+1 >= c.W:
 				// An orphan continuation or a wide rune cut by the edge:
 				// a blank keeps the columns right.
-				s.Put(sx, sy, " ", style)
+				putCell(s, sx, sy, " ", style)
 			case cell.Rune == 0x7f || cell.Rune >= 0x80 && cell.Rune < 0xa0:
-				s.Put(sx, sy, " ", style) // DEL and C1 controls have no glyph
+				putCell(s, sx, sy, " ", style) // DEL and C1 controls have no glyph
 			default:
 				g, pair := fitCell(row, rx, x+1 < n)
-				s.Put(sx, sy, g, style)
+				putCell(s, sx, sy, g, style)
 				wide = wide || pair
 			}
 			x++
@@ -300,13 +304,13 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 				// to this grapheme. tcell skips it when it agrees the
 				// grapheme is wide; if it measures it narrow, the blank
 				// keeps last frame's text from showing.
-				s.Put(sx+1, sy, " ", style)
+				putCell(s, sx+1, sy, " ", style)
 				x++
 			}
 		}
 		// Past the end of the pane's screen (a resize not yet caught up).
 		for x := n; x < c.W; x++ {
-			s.Put(c.X+x, sy, " ", tcell.StyleDefault)
+			putCell(s, c.X+x, sy, " ", tcell.StyleDefault)
 		}
 	}
 	if p.Copy != nil && p.Copy.Position != "" {
@@ -321,6 +325,54 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 		}
 		putStr(s, c.X, c.Y+y, c.X+c.W, exitText(p), tcell.StyleDefault.Reverse(true))
 	}
+}
+
+// A frame redraws every cell of every pane, and most are what the screen
+// holds already: tcell's Put measures each grapheme (uniseg) before it
+// compares, the larger part of a frame's cost, while reading a cell back is
+// an index. So a pane's content goes to tcell only where it differs from the
+// screen's buffer. Skipping a Put of what a cell holds leaves the buffer as
+// the Put would (tcell marks nothing dirty for equal content); Get shows an
+// empty cell as a blank, and an empty cell is drawn as one.
+
+// changedSpan is the part [i, j) of the ASCII run that the screen does not
+// hold at x, y in style; i == j when it holds all of it.
+func changedSpan(s tcell.Screen, x, y int, run string, style tcell.Style) (i, j int) {
+	get := s.Get
+	if b, ok := s.(cellBuffered); ok {
+		// One lock for the run rather than one a cell.
+		cells := b.GetCells()
+		b.Lock()
+		defer b.Unlock()
+		get = cells.Get
+	}
+	holds := func(k int) bool {
+		str, st, w := get(x+k, y)
+		return w == 1 && st == style && len(str) == 1 && str[0] == run[k]
+	}
+	i, j = 0, len(run)
+	for i < j && holds(i) {
+		i++
+	}
+	for j > i && holds(j-1) {
+		j--
+	}
+	return i, j
+}
+
+// cellBuffered is what tcell's screens have beside tcell.Screen: the cell
+// buffer its own Put and Get use, under the screen's lock.
+type cellBuffered interface {
+	GetCells() *tcell.CellBuffer
+	sync.Locker
+}
+
+// putCell puts one grapheme unless the screen holds it there in style.
+func putCell(s tcell.Screen, x, y int, g string, style tcell.Style) {
+	if str, st, _ := s.Get(x, y); str == g && st == style {
+		return
+	}
+	s.Put(x, y, g, style)
 }
 
 // Search matches in copy mode take tmux's colours: black on cyan, the

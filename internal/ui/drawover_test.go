@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/melmux/melmux/pane/term"
+)
+
+// Frames drawn over earlier ones show what the same frame drawn on a fresh
+// screen shows: Draw sends tcell only the cells that differ from its buffer
+// (changedSpan, putCell), and nothing of an earlier frame may stay behind —
+// not a wide rune's half, a combining mark, a style, an overlay. Random
+// frames mix ASCII runs, wide runes, combining marks, controls, colours,
+// splits, copy-mode marks, exited panes and the help overlay.
+func TestDrawOverEqualsFresh(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	words := []string{"ls", "日本", "é", "e\u0301", "👍", "x", "  ", "\x7f", "\u0085", "abc def", "中文字", "ok"}
+	styles := []term.Cell{{}, {FG: term.Indexed(2)}, {FG: term.Indexed(1), Attr: term.AttrBold},
+		{BG: term.RGB(10, 20, 30)}, {Attr: term.AttrReverse}, {FG: term.Indexed(2)}}
+	randomScreen := func(w, h int) *term.Screen {
+		sc := screenOf(w, h)
+		for y := range sc.Cells {
+			x := 0
+			for x < w && rng.Intn(8) > 0 {
+				x = putText(sc.Cells[y], x, words[rng.Intn(len(words))], styles[rng.Intn(len(styles))])
+			}
+		}
+		return sc
+	}
+	over := newSim(t, W, H)
+	for frame := range 300 {
+		var sc *Scene
+		switch rng.Intn(3) {
+		case 0:
+			sc = scene(nil, pane(1, Rect{0, 0, W, H - 1}, true, "bash"))
+		case 1:
+			sc = scene(nil, pane(1, Rect{0, 0, 20, H - 1}, false, "bash"), pane(2, Rect{21, 0, 19, H - 1}, true, "vim"))
+			sc.Separators = []Rect{{20, 0, 1, H - 1}}
+		default:
+			sc = scene(nil, pane(1, Rect{0, 0, W, 5}, true, "bash"), pane(2, Rect{0, 5, W, 6}, false, "htop"))
+		}
+		for i := range sc.Panes {
+			p := &sc.Panes[i]
+			p.Screen = randomScreen(p.Content.W, p.Content.H)
+			p.Exited = rng.Intn(6) == 0
+		}
+		if rng.Intn(5) == 0 {
+			p := &sc.Panes[0]
+			p.Copy = &CopyView{Rows: p.Screen.Cells, Position: "[3/40]"}
+		}
+		sc.Help = rng.Intn(8) == 0
+		Draw(over, sc)
+		fresh := tcell.NewSimulationScreen("UTF-8")
+		if err := fresh.Init(); err != nil {
+			t.Fatal(err)
+		}
+		fresh.SetSize(W, H)
+		Draw(fresh, sc)
+		if d := differences(fresh, over); d != "" {
+			fresh.Fini()
+			t.Fatalf("frame %d drawn over the frames before differs from it drawn fresh:\n%s", frame, d)
+		}
+		fresh.Fini()
+	}
+}
+
+// text is what a cell shows; one never drawn shows a blank.
+func text(c tcell.SimCell) string {
+	if len(c.Runes) == 0 {
+		return " "
+	}
+	return string(c.Runes)
+}
+
+// differences lists the cells two simulation screens display differently
+// after Show: text and style.
+func differences(want, got tcell.SimulationScreen) string {
+	wc, w, _ := want.GetContents()
+	gc, _, _ := got.GetContents()
+	var b strings.Builder
+	for i := range wc {
+		if i%w > 0 && widths.StringWidth(text(wc[i-1])) == 2 && text(wc[i-1]) == text(gc[i-1]) {
+			// The cell is the right half of the same wide rune in both;
+			// the simulation keeps whatever it showed there before.
+			continue
+		}
+		a, g := wc[i], gc[i]
+		if text(a) != text(g) || a.Style != g.Style {
+			fmt.Fprintf(&b, "(%d,%d): %q %s, want %q %s\n", i%w, i/w, text(g), describe(g.Style), text(a), describe(a.Style))
+		}
+	}
+	return b.String()
+}
