@@ -32,7 +32,8 @@ func init() {
 				tools = append(tools, d.Name)
 			}
 		}
-		srv, err := mcpserver.New(mcpserver.Options{Executor: ex, Tools: tools, Version: cli.Version})
+		srv, err := mcpserver.New(mcpserver.Options{Executor: ex, Tools: tools, Version: cli.Version,
+			NotServed: "melmux mcp --base-tools also serves the file, command and memory tools"})
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/melmux/melmux/toolexec"
@@ -20,6 +22,9 @@ type Options struct {
 	Tools []string
 	// Version is melmux's version, reported to the client.
 	Version string
+	// NotServed is said of a call to a melmux tool left out of Tools (how
+	// to get it served); "" says nothing more.
+	NotServed string
 }
 
 // New builds an MCP server exposing opts.Tools.
@@ -41,7 +46,31 @@ func New(opts Options) (*mcp.Server, error) {
 		srv.AddTool(&mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: json.RawMessage(schema)},
 			handler(opts.Executor, d.Name))
 	}
+	srv.AddReceivingMiddleware(namesTools(opts.Tools, defs, opts.NotServed))
 	return srv, nil
+}
+
+// namesTools makes the refusal of a call to a tool not served name the
+// tools that are, as the agent's executor does (the SDK says only "unknown
+// tool"), and say how to get a melmux tool that is left out.
+func namesTools(served []string, known map[string]toolexec.ToolDef, notServed string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok || call.Params == nil || slices.Contains(served, call.Params.Name) {
+				return next(ctx, method, req)
+			}
+			name := call.Params.Name
+			msg := fmt.Sprintf("unknown tool %q (tools: %s)", name, strings.Join(served, ", "))
+			if _, isMelmux := known[name]; isMelmux {
+				msg = fmt.Sprintf("tool %q is not served here (tools: %s)", name, strings.Join(served, ", "))
+				if notServed != "" {
+					msg += "; " + notServed
+				}
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
+		}
+	}
 }
 
 // handler runs one tool through the executor, which validates the arguments

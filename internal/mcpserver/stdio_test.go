@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/melmux/melmux/toolexec"
 )
@@ -33,6 +34,12 @@ func startRaw(t *testing.T, tools ...string) *rawClient {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startServer(t, srv)
+}
+
+// startServer serves srv to a rawClient.
+func startServer(t *testing.T, srv *mcp.Server) *rawClient {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &rawClient{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
@@ -208,4 +215,26 @@ func FuzzCheckLine(f *testing.F) {
 			t.Fatalf("answer of %d bytes", len(msg))
 		}
 	})
+}
+
+// A call to a tool that is not served is refused naming the tools that are,
+// and for a melmux tool left out, how to get it.
+func TestUnknownToolNamesTheTools(t *testing.T) {
+	ex := &toolexec.Executor{Root: t.TempDir(), Role: toolexec.RoleLead}
+	t.Cleanup(func() { ex.Close() })
+	srv, err := New(Options{Executor: ex, Tools: []string{"list_panes", "read_pane"}, Version: "test", NotServed: "ask for it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startServer(t, srv)
+	c.initialize()
+	for _, tc := range []struct{ name, want string }{
+		{"frob", `unknown tool "frob" (tools: list_panes, read_pane)`},
+		{"read_file", `tool "read_file" is not served here (tools: list_panes, read_pane); ask for it`},
+	} {
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tc.name + `","arguments":{}}}`)
+		if code, msg, _ := errorOf(c.recv()); code != jsonrpc.CodeInvalidParams || msg != tc.want {
+			t.Errorf("%s: got %v %q, want %q", tc.name, code, msg, tc.want)
+		}
+	}
 }
