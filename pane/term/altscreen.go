@@ -20,13 +20,14 @@ import "github.com/hinshun/vt10x"
 // after leaving with tmux's. Differences kept: a narrower screen cuts the
 // rows (this package does not reflow; tmux reflows the primary screen as
 // the alternate one is left); after ?47l or ?1047l, which leave the cursor
-// where the program put it, the rows are placed around the cursor's row
-// clamped to the saved screen, where tmux first resizes the alternate screen
-// to the saved size with that cursor (the same but for a cursor the
-// program left below the saved screen's last row); and the pen after ?1049l
-// is vt10x's saved one (a DECSC on the alternate screen replaces it), where
-// tmux keeps one for the alternate screen alone. Entering the alternate
-// screen costs a read of the screen.
+// where the program put it, tmux places the rows around that row, dropping
+// the rows below it that do not fit (the shell's last lines and prompt, when
+// the program worked near the top), where this package places them around
+// the row the cursor was on when the program entered, as for ?1049l, and
+// loses none; and the pen after ?1049l is vt10x's saved one (a DECSC on the
+// alternate screen replaces it), where tmux keeps one for the alternate
+// screen alone. Entering the alternate screen costs a read of the screen
+// (0.3 ms for 200x50).
 type savedPrimary struct {
 	lines   []histLine // the rows, top first, their data their own
 	cx, cy  int        // the cursor when the alternate screen was entered
@@ -52,9 +53,10 @@ func (t *Terminal) savePrimaryLocked() {
 
 // restorePrimaryLocked draws the saved primary screen, at the screen's size,
 // after vt10x switched back to the primary screen, if the screen was resized
-// since it was saved (otherwise vt10x's copy is right). cursor says the
-// program's cursor went back to where it was when it entered the alternate
-// screen (?1049l); without, it stays where the program left it.
+// since it was saved (otherwise vt10x's copy is right). The rows are placed
+// around the row the cursor was on when the program entered the alternate
+// screen; cursor says the cursor goes back there (?1049l), without it stays
+// where the program left it (?47l, ?1047l, RIS), moved with the text.
 func (t *Terminal) restorePrimaryLocked(cursor bool) {
 	p := &t.primary
 	defer func() {
@@ -65,10 +67,7 @@ func (t *Terminal) restorePrimaryLocked(cursor bool) {
 		return
 	}
 	t.syncCursorLocked()
-	lines, x, y := p.lines, p.cx, p.cy
-	if !cursor {
-		x, y = t.cx, min(t.cy, len(lines)-1)
-	}
+	lines, y := p.lines, p.cy
 	if need := len(lines) - t.rows; need > 0 {
 		eaten := min(len(lines)-1-y, need) // the rows below the cursor
 		lines = lines[:len(lines)-eaten]
@@ -93,7 +92,12 @@ func (t *Terminal) restorePrimaryLocked(cursor bool) {
 	}
 	t.out = append(t.out, "\x1b[0m\x1b[1;1H\x1b[2J"...)
 	t.drawLinesLocked(lines, pen.Mode&vtGfx != 0)
-	t.out = appendCUP(t.out, y, min(x, t.cols-1))
+	if cursor {
+		t.out = appendCUP(t.out, y, min(p.cx, t.cols-1))
+	} else {
+		// The cursor moves with the text, as on a resize.
+		t.out = appendCUP(t.out, min(max(t.cy+y-p.cy, 0), t.rows-1), t.cx)
+	}
 	t.out = appendSGRForGlyph(t.out, pen, false)
 	t.touchedLocked()
 	t.curValid = false

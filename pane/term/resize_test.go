@@ -116,6 +116,27 @@ func TestAltScreenShrinkKeepsPrimaryRows(t *testing.T) {
 	}
 }
 
+// Leaving the alternate screen by ?47l, ?1047l or RIS after a shrink keeps
+// every row of the primary screen too (tmux drops the rows below the cursor
+// the program left for ?1047l; see savedPrimary).
+func TestAltScreenShrinkKeepsPrimaryRowsOtherModes(t *testing.T) {
+	var want []string
+	for i := 1; i <= 20; i++ {
+		want = append(want, fmt.Sprintf("line %d", i))
+	}
+	want = append(want, "$")
+	for _, c := range []struct{ enter, leave string }{
+		{"\x1b[?47h", "\x1b[?47l"}, {"\x1b[?1047h", "\x1b[?1047l"}, {"\x1b[?1049h", "\x1bc"}, {"\x1b[?1047h", "\x1bc"},
+	} {
+		tm, _ := newTerm(40, 10, strings.Join(want, "\r\n")+" "+c.enter+"\x1b[Halt\x1b[3;1H")
+		tm.Resize(40, 4)
+		tm.Write([]byte(c.leave))
+		if got := append(tm.History(-1), tm.Lines()...); !reflect.DeepEqual(got[:len(want)], want) || strings.Join(got[len(want):], "") != "" {
+			t.Errorf("%q then %q: history and screen %q, want %q", c.enter, c.leave, got, want)
+		}
+	}
+}
+
 // A shrink and a grow back while the alternate screen is shown leave the
 // primary screen as it was, cell for cell, with its cursor and pen, and
 // history as it was.

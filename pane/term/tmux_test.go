@@ -206,6 +206,14 @@ func TestAltScreenResizeAgreesWithTmux(t *testing.T) {
 			}
 			compare := func(what string, sz size) {
 				tm := s.State()
+				if why, ok := altLosesInTmux[c.name]; ok {
+					// Not tmux's screen: every line, where tmux drops some.
+					ours := append(term.History(-1), term.Lines()...)
+					if lost, kept := missingLines(tm.All, 20), missingLines(ours, 20); lost == 0 || kept != 0 {
+						t.Errorf("%s: tmux lost %d of lines 1-20, we lost %d; want some and none (%s):\n%q", what, lost, kept, why, ours)
+					}
+					return
+				}
 				tmuxtest.CompareRows(t, "screen "+what, tm.Screen, term.Lines(), nil)
 				tmuxtest.CompareRows(t, "history+screen "+what, tm.All, append(term.History(-1), term.Lines()...), nil)
 				if cur := term.Cursor(); cur.X != min(tm.CursorX, sz.cols-1) || cur.Y != tm.CursorY {
@@ -228,6 +236,24 @@ func TestAltScreenResizeAgreesWithTmux(t *testing.T) {
 			}
 		})
 	}
+}
+
+// altLosesInTmux are the cases of TestAltScreenResizeAgreesWithTmux where
+// tmux loses lines and this package deliberately keeps them, with the reason.
+var altLosesInTmux = map[string]string{
+	"1047": "after ?1047l tmux places the rows around the cursor the program left on the alternate screen, dropping the shell's rows below it; this package places them around the row of the cursor at ?1047h (savedPrimary)",
+}
+
+// missingLines counts the lines "line 1" to "line n" that rows do not hold
+// in order (a row may begin with what was written over it: "ENDe 18").
+func missingLines(rows []string, n int) int {
+	next := 1
+	for _, r := range rows {
+		if next <= n && strings.HasSuffix(r, fmt.Sprintf("e %d", next)) {
+			next++
+		}
+	}
+	return n + 1 - next
 }
 
 // settle waits until the pane's command and alternate screen flag are want
