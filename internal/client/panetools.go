@@ -32,14 +32,16 @@ type PaneTools struct {
 // tool.
 var AvailablePaneTools = []string{"open_pane", "spawn_agent", "send_keys", "send_agent", "read_pane", "read_agent", "list_panes"}
 
-// ErrOwnPane is returned (wrapped) when an agent aims send_agent or
-// read_agent at the pane it runs in: a message to itself would queue behind
-// its own turn, and waiting for its own turn to end would wait out the bound.
+// ErrOwnPane is returned (wrapped) when an agent aims send_agent, read_agent
+// or send_keys at the pane it runs in: a message to itself would queue behind
+// its own turn, waiting for its own turn to end would wait out the bound, and
+// keys typed at its own prompt would be its next message, a turn it gave
+// itself (and could give again, without end).
 var ErrOwnPane = errors.New("that is the caller's own pane")
 
 // Call runs one tool. args were validated against the tool's schema.
 func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
-	if name == "send_agent" || name == "read_agent" {
+	if name == "send_agent" || name == "read_agent" || name == "send_keys" {
 		var a struct {
 			Pane int `json:"pane"`
 		}

@@ -20,7 +20,7 @@ func TestWriteScreenCountsBlankRuns(t *testing.T) {
 
 func TestOwnPaneRefusedBeforeDialling(t *testing.T) {
 	pt := &PaneTools{Socket: "/nonexistent/melmux.sock", Target: 4}
-	for _, name := range []string{"send_agent", "read_agent"} {
+	for _, name := range []string{"send_agent", "read_agent", "send_keys"} {
 		_, err := pt.Call(context.Background(), name, json.RawMessage(`{"pane":4,"text":"hi"}`))
 		if !errors.Is(err, ErrOwnPane) || !strings.Contains(err.Error(), name+": pane 4") {
 			t.Errorf("%s to own pane: %v", name, err)
