@@ -32,3 +32,11 @@ func (s *Server) confine(what string, f func() error) (err error) {
 	defer s.recovered(what, func(e error) { err = e })
 	return f()
 }
+
+// confined runs f with a panic confined to it (logged with its stack), for
+// work whose caller goes on after it whatever became of f: the next save of
+// the state, the next step of a session's end.
+func (s *Server) confined(what string, f func()) {
+	defer s.recovered(what, nil)
+	f()
+}

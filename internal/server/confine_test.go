@@ -5,13 +5,17 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	mxclient "github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/sessionstate"
 	"github.com/melmux/melmux/pane"
 )
 
@@ -138,5 +142,105 @@ func TestAgentWatcherPanicIsConfined(t *testing.T) {
 	}
 	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 2, Match: "^other-pane$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// panicOnce is a test hook that panics (a real one, a nil map write) the
+// first time it runs once armed.
+type panicOnce struct{ armed atomic.Bool }
+
+func (p *panicOnce) run() {
+	if p.armed.Swap(false) {
+		var m map[string]int
+		m["boom"]++
+	}
+}
+
+// waitLogged waits until the server's log holds want.
+func waitLogged(t *testing.T, log *logBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(log.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never said %q; it holds:\n%s", want, log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startSaved starts a server keeping a state file and logging to the
+// returned buffer, with one pane saved.
+func startSaved(t *testing.T) (*Server, *mxclient.Client, *logBuffer) {
+	t.Helper()
+	log := new(logBuffer)
+	file := filepath.Join(t.TempDir(), "t.json")
+	s, c := startServer(t, withState(file), func(cfg *Config) { cfg.Log = slog.New(slog.NewTextHandler(log, nil)) })
+	call(t, c, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil)
+	waitState(t, s, "one pane", func(st *sessionstate.State) bool { return len(st.Panes) == 1 })
+	return s, c, log
+}
+
+// A panic building the state file (under Server.mu) is logged with its
+// stack and ends that save only: Server.mu is let go of, so the session
+// goes on serving, and the next change is saved.
+func TestStateSavePanicIsConfined(t *testing.T) {
+	var boom panicOnce
+	hook := boom.run
+	stateHook.Store(&hook)
+	t.Cleanup(func() { stateHook.Store(nil) })
+	s, c, log := startSaved(t)
+
+	boom.armed.Store(true)
+	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "tab", Argv: []string{"sleep", "601"}, NoWait: true}, nil)
+	waitLogged(t, log, `msg="saving the session state panic" panic="assignment to entry in nil map" stack=`)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var panes []proto.PaneInfo
+	if err := c.Call(ctx, "list_panes", nil, &panes); err != nil || len(panes) != 2 {
+		t.Fatalf("after the saver's panic (Server.mu held?): list_panes %+v, %v", panes, err)
+	}
+	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "tab", Argv: []string{"sleep", "602"}, NoWait: true}, nil)
+	waitState(t, s, "three panes, saved after the panic", func(st *sessionstate.State) bool { return len(st.Panes) == 3 })
+}
+
+// A panic on the way of a session's end is logged with its stack and the
+// session still ends (Done closes, the process exits): kill_server's (on a
+// goroutine of its own, where a panic ended the process unlogged), and a
+// signal's, whose last save of the state panics under Server.mu.
+func TestSessionEndsDespiteAPanic(t *testing.T) {
+	endings := []struct {
+		name string
+		hook *atomic.Pointer[func()]
+		end  func(*Server, *mxclient.Client)
+		want string
+	}{
+		{"kill_server", nil, func(s *Server, c *mxclient.Client) { call(t, c, "kill_server", nil, nil) },
+			`msg="the state file's end panic" panic="assignment to entry in nil map" stack=`},
+		{"signal", &stateHook, func(s *Server, c *mxclient.Client) { s.Shutdown("signal terminated") },
+			`msg="the session state's last save panic" panic="assignment to entry in nil map" stack=`},
+	}
+	for _, e := range endings {
+		t.Run(e.name, func(t *testing.T) {
+			var boom panicOnce
+			if e.hook != nil {
+				hook := boom.run
+				e.hook.Store(&hook)
+				t.Cleanup(func() { e.hook.Store(nil) })
+			} else {
+				hook := func(string) { boom.run() }
+				endHook.Store(&hook)
+				t.Cleanup(func() { endHook.Store(nil) })
+			}
+			s, c, log := startSaved(t)
+			boom.armed.Store(true)
+			e.end(s, c)
+			select {
+			case <-s.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the session never ended after a panic on the way; the log:\n%s", log.String())
+			}
+			waitLogged(t, log, e.want)
+		})
 	}
 }

@@ -420,6 +420,15 @@ func (s *Server) lastPaneGone(reason string) { s.endSession(reason, "exited", fa
 
 // endSession ends the session telling attached clients clientMsg; keep says
 // whether its state file stays for a restore.
+//
+// Once it has begun, the session ends whatever panics on the way: each step
+// is confined (logged with its stack) and the next steps still run, and done
+// closes, so the daemon exits, its socket removed. Without that, a panic on
+// kill_server's or a last pane's goroutine ended the process with its stack
+// on the daemon's stderr, which goes nowhere, leaving the socket, the state
+// file and the clients' connections to die with it; and a panic under a
+// recover of a caller's left a session that refused every new pane (it is
+// shutting down) and never ended.
 func (s *Server) endSession(reason, clientMsg string, keep bool) {
 	s.mu.Lock()
 	if s.shutdown {
@@ -428,8 +437,9 @@ func (s *Server) endSession(reason, clientMsg string, keep bool) {
 	}
 	s.shutdown = true
 	s.mu.Unlock()
+	defer s.doneOnce.Do(func() { close(s.done) })
 	// Before the panes close, which would change the state.
-	s.finishState(keep)
+	s.endStep("the state file's end", func() { s.finishState(keep) })
 	s.mu.Lock()
 	entries := make([]*paneEntry, 0, len(s.panes))
 	for _, e := range s.panes {
@@ -446,16 +456,27 @@ func (s *Server) endSession(reason, clientMsg string, keep bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.p.Close()
+			s.endStep(fmt.Sprintf("closing pane %d", e.p.ID()), e.p.Close)
 		}()
 	}
 	wg.Wait()
-	s.stopCounts()
-	s.counts.Wait()
+	s.endStep("stopping the counts", func() {
+		s.stopCounts()
+		s.counts.Wait()
+	})
 	for _, c := range clients {
-		c.exit(clientMsg)
+		s.endStep("sending a client away", func() { c.exit(clientMsg) })
 	}
-	s.doneOnce.Do(func() { close(s.done) })
+}
+
+// endStep is one step of a session's end, confined so the next ones run.
+func (s *Server) endStep(what string, f func()) {
+	s.confined(what, func() {
+		if h := endHook.Load(); h != nil {
+			(*h)(what)
+		}
+		f()
+	})
 }
 
 func (s *Server) handleConn(c net.Conn) {
@@ -674,3 +695,6 @@ func (s *Server) Call(ctx context.Context, method string, params any) (json.RawM
 	}
 	return resp.Result, nil
 }
+
+// endHook, when set (by tests), runs first in each step of a session's end.
+var endHook atomic.Pointer[func(step string)]

@@ -113,7 +113,7 @@ func (s *Server) saveLoop() {
 		case <-timer.C:
 			due = time.Time{}
 			lastWrite = time.Now()
-			s.saveState(false)
+			s.confined("saving the session state", func() { s.saveState(false) })
 			s.quiet.later() // what building the state took goes back once all is quiet
 		}
 	}
@@ -172,7 +172,8 @@ func (s *Server) finishState(keep bool) {
 		return
 	}
 	if keep {
-		s.saveState(true)
+		// The file is stopped below even when this last save panics.
+		s.confined("the session state's last save", func() { s.saveState(true) })
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
@@ -184,37 +185,21 @@ func (s *Server) finishState(keep bool) {
 	}
 }
 
+// stateRow is a pane of the state file as buildStateLocked reads it under
+// Server.mu, for buildState to finish without it.
+type stateRow struct {
+	e  *paneEntry
+	sp sessionstate.Pane
+}
+
 // buildState is the session as the state file saves it, or nil when there
 // is nothing to save (no pane, or a session ending unless final). The time
 // and pid are left for saveState, so two builds of one state are equal.
 func (s *Server) buildState(final bool) *sessionstate.State {
-	type row struct {
-		id int
-		e  *paneEntry
-		sp sessionstate.Pane
-	}
-	s.mu.Lock()
-	if (s.shutdown && !final) || len(s.panes) == 0 {
-		s.mu.Unlock()
+	st, rows := s.buildStateSnapshot(final)
+	if st == nil {
 		return nil
 	}
-	st := &sessionstate.State{Version: sessionstate.Version, Session: s.name, Cols: s.cols, Rows: s.rows, Layout: s.layout.Dump()}
-	var rows []row
-	for _, id := range s.layout.Panes() {
-		e, ok := s.panes[id]
-		if !ok {
-			continue
-		}
-		sp := sessionstate.Pane{ID: id, Command: e.command, Shell: e.shell, Title: e.title}
-		if e.wt != nil {
-			sp.Worktree, sp.Branch = e.wt.Path, e.wt.Branch
-		}
-		if a := e.melLocked(); a != nil {
-			sp.Agent = &sessionstate.Agent{ID: a.id, Role: a.role, Model: a.model, Provider: a.provider}
-		}
-		rows = append(rows, row{id, e, sp})
-	}
-	s.mu.Unlock()
 	// What the pane's own locks or /proc answer is read without Server.mu.
 	for _, r := range rows {
 		p := r.e.p
@@ -231,3 +216,43 @@ func (s *Server) buildState(final bool) *sessionstate.State {
 	}
 	return st
 }
+
+// buildStateSnapshot takes Server.mu for buildStateLocked and lets it go
+// however that returns: a panic there must not leave the session locked.
+func (s *Server) buildStateSnapshot(final bool) (*sessionstate.State, []stateRow) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buildStateLocked(final)
+}
+
+// buildStateLocked is what the state file takes from the session's own
+// fields: the state without its panes, and the panes to finish.
+func (s *Server) buildStateLocked(final bool) (*sessionstate.State, []stateRow) {
+	if (s.shutdown && !final) || len(s.panes) == 0 {
+		return nil, nil
+	}
+	if h := stateHook.Load(); h != nil {
+		(*h)()
+	}
+	st := &sessionstate.State{Version: sessionstate.Version, Session: s.name, Cols: s.cols, Rows: s.rows, Layout: s.layout.Dump()}
+	var rows []stateRow
+	for _, id := range s.layout.Panes() {
+		e, ok := s.panes[id]
+		if !ok {
+			continue
+		}
+		sp := sessionstate.Pane{ID: id, Command: e.command, Shell: e.shell, Title: e.title}
+		if e.wt != nil {
+			sp.Worktree, sp.Branch = e.wt.Path, e.wt.Branch
+		}
+		if a := e.melLocked(); a != nil {
+			sp.Agent = &sessionstate.Agent{ID: a.id, Role: a.role, Model: a.model, Provider: a.provider}
+		}
+		rows = append(rows, stateRow{e, sp})
+	}
+	return st, rows
+}
+
+// stateHook, when set (by tests), runs in each build of the state, under
+// Server.mu.
+var stateHook atomic.Pointer[func()]
