@@ -23,12 +23,13 @@ const frameInterval = time.Second / 60
 // client is one attached terminal. Its loop goroutine owns input, the tcell
 // screen and the ui.Input state; other goroutines only signal dirty or quit.
 type client struct {
-	s      *Server
-	conn   net.Conn
-	wmu    sync.Mutex // guards writes to conn (frames from tcell and OSC 52, the exit frame)
-	tty    clientTty
-	screen tcell.Screen
-	input  *ui.Input
+	s       *Server
+	conn    net.Conn
+	wmu     sync.Mutex // guards writes to conn (frames from tcell and OSC 52, the exit frame)
+	tty     clientTty
+	screen  tcell.Screen
+	painter ui.Painter // draws screen's frames; the loop's alone
+	input   *ui.Input
 
 	dirty     chan struct{} // capacity one: a redraw is wanted
 	urgent    chan struct{} // capacity one: the pane typed into answered; draw now
@@ -559,7 +560,7 @@ func (c *client) draw(fresh int) (next time.Duration, stale bool) {
 	c.msgMu.Unlock()
 	c.input.Decorate(sc)
 	c.scene = sc
-	ui.Draw(c.screen, sc)
+	c.painter.Draw(c.screen, sc)
 	c.flushNotes()
 	return next, stale
 }

@@ -28,6 +28,36 @@ var asciiStr = func() (t [128]string) {
 // Draw paints the scene on s and calls s.Show. It never fails: anything that
 // does not fit is clipped.
 func Draw(s tcell.Screen, sc *Scene) {
+	var p Painter
+	p.Draw(s, sc)
+}
+
+// Painter draws the frames of one screen, one after another, and remembers
+// what each pane's content was drawn from. A pane whose screen is the very
+// snapshot drawn last frame, in the same place, is not drawn again: the
+// screen's buffer still holds it (nothing else writes there: clearGaps only
+// blanks what no pane covers, and a frame with an overlay over the panes,
+// or after one, draws everything). The server hands a quiet pane's last
+// snapshot on (it takes a new one only when the pane printed), so a frame
+// draws the panes that changed, the echo of a key the typed pane alone.
+// The zero value is ready; a Painter belongs to one screen.
+type Painter struct {
+	w, h    int               // the screen's size at the last frame
+	overlay bool              // the last frame drew over the panes
+	drawn   map[int]paneDrawn // by pane id: what its content was drawn from
+}
+
+// paneDrawn is everything drawContent draws from, for a pane outside copy
+// mode: an equal one draws the same cells.
+type paneDrawn struct {
+	screen  *term.Screen
+	content Rect
+	clipped Rect
+	exit    string // the exit marker, "" while the program runs
+}
+
+// Draw draws the scene onto s, as the function Draw does.
+func (pt *Painter) Draw(s tcell.Screen, sc *Scene) {
 	st := sc.StatusStyle.orDefault()
 	cols, rows := sc.Cols, sc.Rows
 	w, h := s.Size()
@@ -35,6 +65,9 @@ func Draw(s tcell.Screen, sc *Scene) {
 		cols, rows = w, h
 	}
 	bounds := Rect{0, 0, cols, rows - 1}
+	overlay := sc.Help || rows > 1 && sc.Prompt != nil && len(sc.Prompt.Choices) > 0
+	keep := pt.drawn != nil && w == pt.w && h == pt.h && !overlay && !pt.overlay
+	drawn := make(map[int]paneDrawn, len(sc.Panes))
 	// Every cell is written each frame (tcell sends only what changed), but
 	// not twice: panes and separators draw their own blanks and only the
 	// gaps between them, and any screen area beyond the scene, are cleared.
@@ -42,8 +75,20 @@ func Draw(s tcell.Screen, sc *Scene) {
 	for i := range sc.Panes {
 		p := &sc.Panes[i]
 		drawTitle(s, p, st, bounds)
-		drawContent(s, p, bounds)
+		if p.Copy != nil || p.Screen == nil {
+			drawContent(s, p, bounds)
+			continue
+		}
+		d := paneDrawn{screen: p.Screen, content: p.Content, clipped: clip(p.Content, bounds)}
+		if p.Exited {
+			d.exit = exitText(p)
+		}
+		if !keep || pt.drawn[p.ID] != d {
+			drawContent(s, p, bounds)
+		}
+		drawn[p.ID] = d
 	}
+	pt.w, pt.h, pt.overlay, pt.drawn = w, h, overlay, drawn
 	drawSeparators(s, sc, st, bounds)
 	if rows > 0 {
 		drawStatus(s, sc, st, cols, rows-1)

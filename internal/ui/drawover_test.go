@@ -11,11 +11,15 @@ import (
 )
 
 // Frames drawn over earlier ones show what the same frame drawn on a fresh
-// screen shows: Draw sends tcell only the cells that differ from its buffer
-// (changedSpan, putCell), and nothing of an earlier frame may stay behind —
-// not a wide rune's half, a combining mark, a style, an overlay. Random
-// frames mix ASCII runs, wide runes, combining marks, controls, colours,
-// splits, copy-mode marks, exited panes and the help overlay.
+// screen shows: a Painter skips a pane whose snapshot it drew last frame in
+// the same place, and sends tcell only the cells that differ from its
+// buffer (changedSpan, putCell); nothing of an earlier frame may stay
+// behind — not a wide rune's half, a combining mark, a style, an overlay,
+// another layout's pane. Random frames mix ASCII runs, wide runes,
+// combining marks, controls, colours, three layouts, copy-mode marks,
+// exited panes, the help overlay and the prompt's choices; a pane keeps its
+// last snapshot (the same pointer, as the server passes a quiet pane's)
+// half the time.
 func TestDrawOverEqualsFresh(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	words := []string{"ls", "日本", "é", "e\u0301", "👍", "x", "  ", "\x7f", "\u0085", "abc def", "中文字", "ok"}
@@ -32,7 +36,9 @@ func TestDrawOverEqualsFresh(t *testing.T) {
 		return sc
 	}
 	over := newSim(t, W, H)
-	for frame := range 300 {
+	var painter Painter
+	last := map[int]*term.Screen{} // by pane id: the snapshot of the frame before
+	for frame := range 400 {
 		var sc *Scene
 		switch rng.Intn(3) {
 		case 0:
@@ -45,7 +51,12 @@ func TestDrawOverEqualsFresh(t *testing.T) {
 		}
 		for i := range sc.Panes {
 			p := &sc.Panes[i]
-			p.Screen = randomScreen(p.Content.W, p.Content.H)
+			if old := last[p.ID]; old != nil && old.Cols == p.Content.W && old.Rows == p.Content.H && rng.Intn(2) == 0 {
+				p.Screen = old
+			} else {
+				p.Screen = randomScreen(p.Content.W, p.Content.H)
+			}
+			last[p.ID] = p.Screen
 			p.Exited = rng.Intn(6) == 0
 		}
 		if rng.Intn(5) == 0 {
@@ -53,12 +64,24 @@ func TestDrawOverEqualsFresh(t *testing.T) {
 			p.Copy = &CopyView{Rows: p.Screen.Cells, Position: "[3/40]"}
 		}
 		sc.Help = rng.Intn(8) == 0
-		Draw(over, sc)
+		if rng.Intn(8) == 0 {
+			sc.Prompt = &PromptView{Label: ":", Text: "kill", Choices: []string{"kill-pane", "kill-server"}, Choice: -1}
+		}
+		if rng.Intn(12) == 0 {
+			// The terminal changes size (the scene keeps its own: the
+			// rest of a larger terminal stays blank).
+			if w, _ := over.Size(); w == W {
+				over.SetSize(W+3, H+1)
+			} else {
+				over.SetSize(W, H)
+			}
+		}
+		painter.Draw(over, sc)
 		fresh := tcell.NewSimulationScreen("UTF-8")
 		if err := fresh.Init(); err != nil {
 			t.Fatal(err)
 		}
-		fresh.SetSize(W, H)
+		fresh.SetSize(over.Size())
 		Draw(fresh, sc)
 		if d := differences(fresh, over); d != "" {
 			fresh.Fini()
