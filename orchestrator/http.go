@@ -150,6 +150,26 @@ func (e *endpoint) leg(ctx context.Context, body any, read streamReader, whole w
 // the response whose headers say how long to wait. whole (may be nil) reads
 // a reply sent as JSON instead of a stream.
 func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReader, whole wholeReader) (Reply, bool, *http.Response, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := newWatchdog(e.retry.Idle, func() { cancel(errIdle) })
+	defer wd.stop()
+	reply, retryable, resp, err := e.try(ctx, payload, read, whole, wd)
+	if err != nil && errors.Is(context.Cause(ctx), errIdle) {
+		// The silence, not what it broke, is the news; like a broken
+		// connection it is retried when no event had arrived.
+		err = e.fail(0, fmt.Sprintf("the endpoint sent nothing for %s", e.retry.Idle),
+			fmt.Sprintf("it may be overloaded or hung: try again later ($%s sets the bound)", IdleEnv), errIdle)
+	}
+	return reply, retryable, resp, err
+}
+
+// errIdle is the cause of a try the watchdog ended.
+var errIdle = errors.New("the endpoint went silent")
+
+// try is attempt's request and answer, under the watchdog wd, which each
+// byte from the endpoint resets.
+func (e *endpoint) try(ctx context.Context, payload []byte, read streamReader, whole wholeReader, wd *watchdog) (Reply, bool, *http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(payload))
 	if err != nil {
 		return Reply{}, false, nil, e.fail(0, fmt.Sprintf("bad endpoint URL %q: %v", e.url, err), e.baseHint(), err)
@@ -169,6 +189,8 @@ func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReade
 			"is the server running and the URL right? "+e.baseHint(), err)
 	}
 	defer resp.Body.Close()
+	wd.reset()
+	resp.Body = wd.reader(resp.Body)
 	if resp.StatusCode/100 != 2 {
 		retryable := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 		return Reply{}, retryable, resp, e.statusError(resp)

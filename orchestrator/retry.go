@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +16,11 @@ type RetryPolicy struct {
 	Tries int           // attempts in all; 0 = 3
 	Base  time.Duration // the wait before the second try, doubling after; 0 = 1s
 	Cap   time.Duration // the longest wait, Retry-After included; 0 = 30s
+	// Idle bounds how long a try may go without a byte from the endpoint
+	// (its headers, then each piece of the answer); the try then fails and
+	// is retried as a broken connection is. 0 = DefaultIdle; negative = no
+	// bound.
+	Idle time.Duration
 
 	// Sleep waits d or until ctx ends (then it returns ctx's error); nil
 	// waits on a timer. Tests inject one that records d and returns at once.
@@ -32,7 +38,33 @@ const (
 	DefaultTries     = 3
 	DefaultRetryBase = time.Second
 	DefaultRetryCap  = 30 * time.Second
+	// DefaultIdle is far longer than any live endpoint stays silent (a
+	// local model reading a long prompt before its first token, a reasoning
+	// model thinking): a silence this long is a hung server or proxy, which
+	// would otherwise hold the agent for ever.
+	DefaultIdle = 10 * time.Minute
 )
+
+// IdleEnv names the environment variable that sets RetryPolicy.Idle for
+// melmux agent, as a Go duration; 0 means no bound.
+const IdleEnv = "MELMUX_AGENT_STREAM_IDLE"
+
+// IdleFromEnv reads IdleEnv with getenv: the bound, 0 when unset (the
+// default), or an error naming the variable.
+func IdleFromEnv(getenv func(string) string) (time.Duration, error) {
+	v := strings.TrimSpace(getenv(IdleEnv))
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("$%s is %q: want a Go duration such as 30m (0: no bound)", IdleEnv, v)
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
+}
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.Tries <= 0 {
@@ -43,6 +75,9 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	}
 	if p.Cap <= 0 {
 		p.Cap = DefaultRetryCap
+	}
+	if p.Idle == 0 {
+		p.Idle = DefaultIdle
 	}
 	if p.Sleep == nil {
 		p.Sleep = sleepCtx

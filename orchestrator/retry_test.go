@@ -319,3 +319,43 @@ func TestCancelDuringRetryWait(t *testing.T) {
 		t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
 	}
 }
+
+// An endpoint that goes silent fails the try after RetryPolicy.Idle: before
+// any event it is retried like a dropped connection, after one the error
+// says what happened (the relay's stream starts with nothing; the others
+// send an event before the held answer).
+func TestSilentEndpoint(t *testing.T) {
+	for _, proto := range providers {
+		t.Run(proto, func(t *testing.T) {
+			srv := modeltest.New(nil, proto, []modeltest.Leg{{Text: "late", DelayMS: 3600_000}, {Text: "ok"}})
+			t.Cleanup(srv.Close)
+			sl := &sleeps{}
+			p := against(t, proto, srv.URL(), RetryPolicy{Idle: 100 * time.Millisecond, Sleep: sl.sleep})
+			reply, _, err := runLeg(t, p, Request{})
+			if proto == ProviderRelay {
+				if err != nil || reply.Text != "ok" || len(sl.waits()) != 1 {
+					t.Fatalf("reply %q err %v after waits %v", reply.Text, err, sl.waits())
+				}
+				return
+			}
+			wantLegError(t, err, 0, "the endpoint sent nothing for 100ms", "$"+IdleEnv)
+			if n := len(srv.Requests()); n != 1 {
+				t.Errorf("%d requests: a try that had events was retried", n)
+			}
+		})
+	}
+}
+
+func TestIdleFromEnv(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 0, "30m": 30 * time.Minute, "0": -1, "0s": -1} {
+		got, err := IdleFromEnv(func(string) string { return v })
+		if err != nil || got != want {
+			t.Errorf("%q: got %v %v, want %v", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"soon", "-1s", "10"} {
+		if _, err := IdleFromEnv(func(string) string { return v }); err == nil || !strings.Contains(err.Error(), IdleEnv) {
+			t.Errorf("%q: err %v", v, err)
+		}
+	}
+}

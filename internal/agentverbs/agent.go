@@ -171,7 +171,12 @@ func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, e
 		r.log.Close()
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	provider, err := orchestrator.NewProvider(r.settings, nil)
+	idle, err := orchestrator.IdleFromEnv(os.Getenv)
+	if err != nil {
+		r.log.Close()
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	provider, err := orchestrator.NewProvider(r.settings, nil, orchestrator.WithRetry(orchestrator.RetryPolicy{Idle: idle}))
 	if err != nil {
 		r.log.Close()
 		return nil, fmt.Errorf("agent: %w", err)
@@ -189,10 +194,14 @@ func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, e
 	}
 	sock, pane := proto.SocketPath(g.Session), cli.EnvPane(g)
 	var panes *client.PaneTools
+	spawnEnv := r.settings.Env()
+	if v, ok := os.LookupEnv(orchestrator.IdleEnv); ok { // workers go silent-bound as their lead does
+		spawnEnv = append(spawnEnv, orchestrator.IdleEnv+"="+v)
+	}
 	if _, err := os.Stat(sock); err == nil {
 		panes = &client.PaneTools{Socket: sock, Target: pane, Cwd: wd, Spawn: proto.SpawnAgentParams{
 			Provider: r.settings.Provider, BaseURL: r.settings.BaseURL, KeyEnv: r.settings.KeyEnv,
-			Model: r.settings.Model, MaxLegs: o.maxLegs, Env: r.settings.Env(), Worktree: cfg.Agent.Worktrees}}
+			Model: r.settings.Model, MaxLegs: o.maxLegs, Env: spawnEnv, Worktree: cfg.Agent.Worktrees}}
 	}
 	r.exec = &toolexec.Executor{Root: wd, Role: o.role}
 	if panes != nil {
