@@ -111,6 +111,28 @@ func BenchmarkDrawUnchanged200x50(b *testing.B) {
 	cpu.report(b, n)
 }
 
+// BenchmarkPainterOnePaneChanged200x50 is a client's frame as the server
+// draws it: four panes, three of them quiet (their snapshots are the ones
+// drawn last frame), one printing (a new snapshot each frame); without the
+// simulation screen's Show, as BenchmarkDrawNoShow200x50.
+func BenchmarkPainterOnePaneChanged200x50(b *testing.B) {
+	s := noShow{newSim(b, 200, 50)}
+	first := fourPanes(0)
+	second := *first
+	second.Panes = append([]PaneView(nil), first.Panes...)
+	second.Panes[0].Screen = colourfulScreen(first.Panes[0].Content.W, first.Panes[0].Content.H, 7)
+	frames := [2]*Scene{first, &second}
+	var p Painter
+	b.ReportAllocs()
+	cpu := startCPU()
+	n := 0
+	for b.Loop() {
+		p.Draw(s, frames[n%2])
+		n++
+	}
+	cpu.report(b, n)
+}
+
 // noShow draws into the simulation buffer without the simulated terminal's
 // per-cell work in Show, to isolate Draw's own cost.
 type noShow struct{ tcell.SimulationScreen }
