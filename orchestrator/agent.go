@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -127,9 +128,12 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		}
 		if len(reply.Calls) == 0 {
 			res.Reply = reply.Text
+			if reply.Cut {
+				res.Reply = strings.TrimRight(res.Reply, "\n") + "\n" + CutNote
+			}
 			return res, nil
 		}
-		results := a.runCalls(ctx, reply.Calls)
+		results := a.runCalls(ctx, reply.Calls, reply.Cut)
 		for i, c := range reply.Calls {
 			a.appendMessage(Message{Role: "tool", ToolCallID: c.ID, Content: results[i].Text})
 		}
@@ -189,10 +193,22 @@ var readOnlyTools = map[string]bool{
 	"read_file": true, "list_dir": true, "grep": true, "find_files": true, "recall": true,
 }
 
+// CutNote ends a reply the model's output token limit cut short.
+const CutNote = "[the reply was cut off here: the model reached its output token limit]"
+
+// cutCallResult answers a call whose arguments the output token limit cut
+// short: running it would fail on broken JSON, or worse, run on what is
+// there; the model is told why, and how to avoid it.
+const cutCallResult = "not run: your reply reached the output token limit while writing this call's arguments, " +
+	"so they were cut short. Send less in one call: write a long file in parts (write_file the start, then " +
+	"edit_file to add the rest), or split the work over several calls."
+
 // runCalls runs a leg's calls and returns their results in the calls'
 // order. Once ctx has ended, the calls not yet started are not run; their
-// results say so, keeping one result per call.
-func (a *Agent) runCalls(ctx context.Context, calls []ToolCall) []toolexec.Result {
+// results say so, keeping one result per call. When the leg was cut by the
+// output token limit, a call whose arguments are not a whole JSON object is
+// not run.
+func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, cut bool) []toolexec.Result {
 	results := make([]toolexec.Result, len(calls))
 	var obsMu sync.Mutex // serialises the observer across calls run together
 	run := func(i int) {
@@ -207,7 +223,11 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall) []toolexec.Resul
 		}
 		obsMu.Unlock()
 		start := time.Now()
-		results[i] = a.Tools.Run(ctx, c.Name, c.Arguments)
+		if cut && !json.Valid([]byte(c.Arguments)) {
+			results[i] = toolexec.Result{Text: cutCallResult, IsError: true}
+		} else {
+			results[i] = a.Tools.Run(ctx, c.Name, c.Arguments)
+		}
 		obsMu.Lock()
 		if a.Observer != nil {
 			a.Observer.CallDone(c, results[i], time.Since(start))

@@ -243,3 +243,29 @@ type toolRunnerFunc func(ctx context.Context, name, args string) toolexec.Result
 func (f toolRunnerFunc) Run(ctx context.Context, name, args string) toolexec.Result {
 	return f(ctx, name, args)
 }
+
+// A leg cut by the output token limit does not run the call it cut (its
+// arguments are broken JSON): the model is told why; the whole calls before
+// it run. A cut final answer says it was cut.
+func TestTurnWithCutReply(t *testing.T) {
+	p := &scripted{replies: []Reply{
+		{Calls: []ToolCall{call("a", "list_panes", `{}`), call("b", "write_file", `{"path":"x","content":"abc`)}, Cut: true},
+		{Text: "the answer is", Cut: true},
+	}}
+	tools := &fakeTools{}
+	a := &Agent{Provider: p, Role: toolexec.RoleLead, Tools: tools}
+	res, err := a.Turn(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.calls) != 1 || tools.calls[0] != "list_panes {}" {
+		t.Errorf("calls run: %q", tools.calls)
+	}
+	msgs := a.Messages()
+	if got := msgs[3].Content; !strings.Contains(got, "output token limit") || !strings.Contains(got, "not run") {
+		t.Errorf("the cut call's result: %q", got)
+	}
+	if res.Reply != "the answer is\n"+CutNote {
+		t.Errorf("reply %q", res.Reply)
+	}
+}

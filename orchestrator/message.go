@@ -48,6 +48,10 @@ type Reply struct {
 	Text  string
 	Calls []ToolCall
 	Usage Usage
+	// Cut says the model stopped at its output token limit (OpenAI's
+	// finish_reason "length", Anthropic's stop_reason "max_tokens"): the
+	// text, or the arguments of the last call, end mid-way.
+	Cut bool
 }
 
 // Provider runs one leg against a model endpoint, streaming assistant text

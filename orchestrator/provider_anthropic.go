@@ -164,7 +164,8 @@ type anWholeMessage struct {
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
 	} `json:"content"`
-	Usage anUsage `json:"usage"`
+	StopReason string  `json:"stop_reason"`
+	Usage      anUsage `json:"usage"`
 }
 
 // whole reads a message a server sent whole despite "stream": true.
@@ -173,7 +174,7 @@ func (anthropicProtocol) whole(raw []byte) (Reply, bool) {
 	if json.Unmarshal(raw, &m) != nil || m.Type != "message" {
 		return Reply{}, false
 	}
-	reply := Reply{Usage: Usage{InputTokens: m.Usage.input(), OutputTokens: m.Usage.OutputTokens}}
+	reply := Reply{Usage: Usage{InputTokens: m.Usage.input(), OutputTokens: m.Usage.OutputTokens}, Cut: m.StopReason == "max_tokens"}
 	for _, b := range m.Content {
 		switch b.Type {
 		case "text":
@@ -224,6 +225,9 @@ func (anthropicProtocol) read(dec *sseDecoder, onText func(string)) (Reply, erro
 		case "message_delta":
 			if ev.Delta.StopReason != "" {
 				stopped = true
+			}
+			if ev.Delta.StopReason == "max_tokens" {
+				reply.Cut = true
 			}
 			if ev.Usage != nil { // running totals: overwrite, never add
 				if in := ev.Usage.input(); in > 0 {

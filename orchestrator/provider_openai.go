@@ -123,6 +123,9 @@ func (openAIProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) 
 			if ch.FinishReason != "" {
 				finished = true
 			}
+			if ch.FinishReason == "length" {
+				reply.Cut = true
+			}
 		}
 		return false, nil
 	}, func() bool { return finished }, "[DONE]")
@@ -147,6 +150,7 @@ type oaCompletion struct {
 			Content   string       `json:"content"`
 			ToolCalls []oaFragment `json:"tool_calls"`
 		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *wireUsage `json:"usage"`
 }
@@ -163,6 +167,7 @@ func (openAIProtocol) whole(raw []byte) (Reply, bool) {
 			continue
 		}
 		reply.Text += ch.Message.Content
+		reply.Cut = reply.Cut || ch.FinishReason == "length"
 		for _, f := range ch.Message.ToolCalls {
 			reply.Calls = append(reply.Calls, finishCall(ToolCall{ID: f.ID, Name: f.Function.Name, Arguments: rawArguments(f.Function.Arguments)}))
 		}

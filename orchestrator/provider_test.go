@@ -313,3 +313,26 @@ func TestWholeReplies(t *testing.T) {
 		})
 	}
 }
+
+// A leg the model's output token limit cut short says so, streamed or whole.
+func TestCutReplies(t *testing.T) {
+	anCut := append(append([]string{anStart}, anToolUseEvents(0, "a", "write_file", `{"path":"x","con`)...),
+		`message_delta {"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":8192}}`, anStop)
+	for _, c := range []struct {
+		name, proto, path, url string
+		cut                    bool
+	}{
+		{"openai stream", ProviderOpenAI, "/v1", rawStream(t, chunks(`{"content":"abc"}`, `{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}`)+oaDone), true},
+		{"openai stream, stop", ProviderOpenAI, "/v1", rawStream(t, chunks(`{"content":"abc"}`, oaFinishStop)+oaDone), false},
+		{"openai whole", ProviderOpenAI, "/v1", rawAnswer(t, "application/json", `{"choices":[{"message":{"content":"abc"},"finish_reason":"length"}]}`), true},
+		{"anthropic stream", ProviderAnthropic, "", rawStream(t, anEvents(anCut...)), true},
+		{"anthropic whole", ProviderAnthropic, "", rawAnswer(t, "application/json", `{"type":"message","content":[{"type":"text","text":"abc"}],"stop_reason":"max_tokens"}`), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reply, _, err := runLeg(t, against(t, c.proto, c.url+c.path, RetryPolicy{}), Request{})
+			if err != nil || reply.Cut != c.cut {
+				t.Fatalf("cut %v (want %v), err %v", reply.Cut, c.cut, err)
+			}
+		})
+	}
+}
