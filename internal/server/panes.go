@@ -401,7 +401,22 @@ func commandArgv(shell, line string) []string {
 	if strings.ContainsAny(line, "\"'`$\\|&;<>(){}*?[]~=#!\n\t") {
 		return []string{"/bin/sh", "-c", line}
 	}
-	return strings.Fields(line)
+	words := strings.Fields(line)
+	if shellOnly[words[0]] {
+		return []string{"/bin/sh", "-c", line}
+	}
+	return words
+}
+
+// shellOnly are the words that are only the shell's (builtins and keywords
+// with no program of that name): a line starting with one runs under sh -c,
+// where "exit 3" or "cd sub" means what it says instead of failing to start.
+var shellOnly = map[string]bool{
+	".": true, ":": true, "alias": true, "break": true, "case": true, "cd": true, "continue": true,
+	"eval": true, "exec": true, "exit": true, "export": true, "for": true, "if": true, "read": true,
+	"readonly": true, "return": true, "set": true, "shift": true, "source": true, "times": true,
+	"trap": true, "ulimit": true, "umask": true, "unalias": true, "unset": true, "until": true,
+	"wait": true, "while": true,
 }
 
 // waitFirstScreen gives a new pane's program a moment to draw, so open_pane
