@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,6 +46,20 @@ func waitShown(t *testing.T, c *client, want string) {
 	}
 }
 
+// attachedToOnePane starts a session of one pane and attaches a client of
+// cols x rows to it: its connection, to write frames, and the server's side.
+func attachedToOnePane(t *testing.T, cols, rows int) (*mxclient.Client, net.Conn, *client) {
+	t.Helper()
+	s, c := startServer(t)
+	newPane(t, c, "sleep", "600")
+	conn, frames, err := attachRaw(t, s, cols, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, frames) }()
+	return c, conn, onlyClient(t, s)
+}
+
 // A verb typed at the ":" prompt that panics inside the server fails alone:
 // the person reads why in the output view, the client stays attached and
 // takes the next verb, and the session goes on.
@@ -57,14 +72,7 @@ func TestPromptVerbPanicIsConfined(t *testing.T) {
 	}
 	promptHook.Store(&hook)
 	t.Cleanup(func() { promptHook.Store(nil) })
-	s, c := startServer(t)
-	newPane(t, c, "sleep", "600")
-	conn, frames, err := attachRaw(t, s, 100, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, frames) }()
-	cl := onlyClient(t, s)
+	c, conn, cl := attachedToOnePane(t, 100, 30)
 	typeKeys := func(keys string) {
 		t.Helper()
 		if err := proto.WriteFrame(conn, proto.FrameInput, []byte(keys)); err != nil {

@@ -127,8 +127,9 @@ type CopyMode struct {
 	// ByMouse records that the wheel opened copy mode, so scrolling back to
 	// the bottom leaves it again, as tmux does.
 	ByMouse bool
-	view    bool     // a read-only view of a verb's output (ShowOutput): the arrows scroll
-	diff    *diffNav // a view of a worktree's diff (ShowDiff): its files and hunks
+	view    bool      // a read-only view of a verb's output (ShowOutput): the arrows scroll
+	diff    *diffNav  // a view of a worktree's diff (ShowDiff): its files and hunks
+	text    *viewText // a view's text, laid out again when the width changes
 }
 
 // NewCopyMode starts copy mode over src in a width x height window showing
@@ -172,6 +173,17 @@ func (c *CopyMode) follow() {
 // resize fits copy mode to a pane whose content area changed size.
 func (c *CopyMode) resize(w, h int) {
 	if w <= 0 || h <= 0 || (w == c.w && h == c.h) {
+		return
+	}
+	if c.text != nil && w != c.w {
+		// A view's text is wrapped again, its top row staying where it was
+		// in the text; the cursor comes into view rather than the view
+		// going to the cursor.
+		c.relayout(w)
+		c.w, c.h = w, h
+		c.top = min(c.top, c.maxTop())
+		c.cur.Y = min(max(c.cur.Y, c.top), c.top+c.h-1)
+		c.clampCursor()
 		return
 	}
 	c.w, c.h = w, h

@@ -56,26 +56,12 @@ type diffNav struct {
 // hunk; the rest is the output view's (scrolling, search, selection; q or
 // Escape leaves). It reports whether there was a pane to show it in.
 func (in *Input) ShowDiff(lines []DiffLine, sc *Scene) bool {
-	if sc == nil {
-		return false
-	}
-	p := sc.Focused()
-	if p == nil || p.Content.W <= 0 || p.Content.H <= 0 {
-		return false
-	}
-	rows, nav := diffRows(lines, p.Content.W)
-	cm := NewCopyMode(rows, p.Content.W, p.Content.H, 0, 0)
-	cm.view = true
-	cm.diff = nav
-	cm.GoTop()
-	in.StartCopy(p.ID, cm)
-	in.help = false
-	return true
+	return in.showView(func(width int) (CellRows, []int, *diffNav) { return diffRows(lines, width) }, sc)
 }
 
 // diffRows lays out a diff's lines as textRows does, coloured by kind, and
-// finds where files and hunks begin.
-func diffRows(lines []DiffLine, width int) (CellRows, *diffNav) {
+// finds where files and hunks begin; starts is the first row of each line.
+func diffRows(lines []DiffLine, width int) (CellRows, []int, *diffNav) {
 	nav := &diffNav{}
 	var text strings.Builder
 	for _, l := range lines {
@@ -83,7 +69,7 @@ func diffRows(lines []DiffLine, width int) (CellRows, *diffNav) {
 		text.WriteByte('\n')
 	}
 	i := 0
-	rows := layoutLines(text.String(), width, func(_ string, first int, span CellRows) {
+	rows, starts := layoutLines(text.String(), width, func(_ string, first int, span CellRows) {
 		l := lines[i]
 		i++
 		switch l.Kind {
@@ -110,7 +96,7 @@ func diffRows(lines []DiffLine, width int) (CellRows, *diffNav) {
 	for len(nav.hunks) > 0 && nav.hunks[len(nav.hunks)-1] >= len(rows) {
 		nav.hunks = nav.hunks[:len(nav.hunks)-1]
 	}
-	return rows, nav
+	return rows, starts, nav
 }
 
 // paint gives every cell of rows the colours and attributes of style.

@@ -75,7 +75,7 @@ func TestDiffView(t *testing.T) {
 func TestDiffRowsWrapAndLimit(t *testing.T) {
 	lines := []DiffLine{{Text: "diff --git a/" + strings.Repeat("x", 30) + " b/x", Kind: DiffFile}, {Text: "+1", Kind: DiffAdded},
 		{Text: "diff --git a/y b/y", Kind: DiffFile}}
-	_, nav := diffRows(lines, 20)
+	_, _, nav := diffRows(lines, 20)
 	if !reflect.DeepEqual(nav.files, []int{0, 4}) {
 		t.Fatalf("files at %v, want [0 4] (the first header takes 3 rows)", nav.files)
 	}
@@ -83,7 +83,7 @@ func TestDiffRowsWrapAndLimit(t *testing.T) {
 	for range maxViewRows + 5 {
 		many = append(many, DiffLine{Text: "diff --git a/z b/z", Kind: DiffFile})
 	}
-	rows, nav := diffRows(many, 40)
+	rows, _, nav := diffRows(many, 40)
 	if len(rows) != maxViewRows || nav.files[len(nav.files)-1] >= len(rows) {
 		t.Fatalf("%d rows, last file at %d", len(rows), nav.files[len(nav.files)-1])
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,28 @@ const maxViewRows = 10000
 // on it. It replaces this client's copy mode, if any. It reports whether
 // there was a pane to show it in.
 func (in *Input) ShowOutput(text string, sc *Scene) bool {
+	return in.showView(func(width int) (CellRows, []int, *diffNav) {
+		rows, starts := layoutLines(text, width, nil)
+		return rows, starts, nil
+	}, sc)
+}
+
+// viewLayout lays out the text of a view (ShowOutput's, ShowDiff's) at a
+// width: its rows, the first row of each line of the text shown, and the
+// diff's files and hunks for a diff. A view keeps it to lay its text out
+// again when its pane's width changes (see CopyMode.relayout).
+type viewLayout func(width int) (rows CellRows, starts []int, nav *diffNav)
+
+// viewText is a view's text as it is laid out now.
+type viewText struct {
+	layout viewLayout
+	starts []int // the first row of each line of the text, at the view's width
+}
+
+// showView opens a view of the text layout lays out over the focused pane
+// of sc, from its top, replacing this client's copy mode. It reports
+// whether there was a pane to show it in.
+func (in *Input) showView(layout viewLayout, sc *Scene) bool {
 	if sc == nil {
 		return false
 	}
@@ -25,38 +48,88 @@ func (in *Input) ShowOutput(text string, sc *Scene) bool {
 	if p == nil || p.Content.W <= 0 || p.Content.H <= 0 {
 		return false
 	}
-	cm := NewCopyMode(textRows(text, p.Content.W), p.Content.W, p.Content.H, 0, 0)
-	cm.view = true
+	rows, starts, nav := layout(p.Content.W)
+	cm := NewCopyMode(rows, p.Content.W, p.Content.H, 0, 0)
+	cm.view, cm.diff, cm.text = true, nav, &viewText{layout: layout, starts: starts}
 	cm.GoTop()
 	in.StartCopy(p.ID, cm)
 	in.help = false
 	return true
 }
 
+// textPlace is a place in a view's text that a new width keeps: a line of
+// the text and a cell of that line.
+type textPlace struct{ line, cell int }
+
+// placeOf is where row p.Y, column p.X of a view is in its text.
+func (c *CopyMode) placeOf(p Point) textPlace {
+	starts := c.text.starts
+	line := sort.SearchInts(starts, p.Y+1) - 1
+	if line < 0 {
+		return textPlace{}
+	}
+	cell := p.X
+	for y := starts[line]; y < p.Y && y < c.lines(); y++ {
+		cell += len(c.src.Line(y))
+	}
+	return textPlace{line, cell}
+}
+
+// pointOf is the row and column of a view where its text's place t is.
+func (c *CopyMode) pointOf(t textPlace) Point {
+	starts := c.text.starts
+	if t.line >= len(starts) {
+		return Point{0, max(c.lines()-1, 0)} // a line no longer shown: past the row limit
+	}
+	end := c.lines()
+	if t.line+1 < len(starts) {
+		end = starts[t.line+1]
+	}
+	y, cell := starts[t.line], t.cell
+	for y+1 < end && cell >= len(c.src.Line(y)) {
+		cell -= len(c.src.Line(y))
+		y++
+	}
+	return Point{cell, y}
+}
+
+// relayout lays a view's text out again at width w, keeping its top row,
+// its cursor and its selection's anchor on the same places of the text.
+func (c *CopyMode) relayout(w int) {
+	top, cur, anchor := c.placeOf(Point{0, c.top}), c.placeOf(c.cur), c.placeOf(c.anchor)
+	rows, starts, nav := c.text.layout(w)
+	c.src, c.text.starts, c.diff = rows, starts, nav
+	c.top, c.cur, c.anchor = c.pointOf(top).Y, c.pointOf(cur), c.pointOf(anchor)
+}
+
 // textRows lays text out in rows of width cells: lines wrap at the width,
 // tabs stop every eight columns, wide runes take two cells (wrapping whole),
 // combining marks join the rune before them and other control characters
 // are dropped. Past maxViewRows a last row says how many lines were left out.
-func textRows(text string, width int) CellRows { return layoutLines(text, width, nil) }
+func textRows(text string, width int) CellRows {
+	rows, _ := layoutLines(text, width, nil)
+	return rows
+}
 
 // layoutLines is textRows calling each, when not nil, with every line shown
-// and the rows it became (from row first), which each may recolour.
-func layoutLines(text string, width int, each func(line string, first int, rows CellRows)) CellRows {
+// and the rows it became (from row first), which each may recolour. starts
+// is the first row of each line shown.
+func layoutLines(text string, width int, each func(line string, first int, rows CellRows)) (rows CellRows, starts []int) {
 	width = max(width, 2)
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	var rows CellRows
 	for i, line := range lines {
 		if len(rows) >= maxViewRows-1 {
 			note := "… " + strconv.Itoa(len(lines)-i) + " more lines not shown"
-			return append(rows[:maxViewRows-1], wrapLine(note, width)[0])
+			return append(rows[:maxViewRows-1], wrapLine(note, width)[0]), starts
 		}
 		wrapped := wrapLine(line, width)
 		if each != nil {
 			each(line, len(rows), wrapped)
 		}
+		starts = append(starts, len(rows))
 		rows = append(rows, wrapped...)
 	}
-	return rows[:min(len(rows), maxViewRows)]
+	return rows[:min(len(rows), maxViewRows)], starts
 }
 
 // wrapLine lays out one line of text (see textRows); it is at least one row.
