@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/sessionstate"
 )
 
 // lsTimeout bounds how long ls waits for each server: a stopped or stuck one
@@ -37,16 +39,25 @@ func init() {
 				return err
 			}
 			sessions := askSessions(sessionSockets())
+			sessions = append(sessions, savedSessions(sessions)...)
 			sort.Slice(sessions, func(i, j int) bool { return sessions[i].Name < sessions[j].Name })
 			if *asJSON {
 				return printJSON(g.Stdout, sessions)
 			}
 			if len(sessions) == 0 {
-				return fmt.Errorf("no sessions in %s (start one with `melmux new -d`)", proto.SocketDir())
+				return fmt.Errorf("no sessions in %s and none saved (start one with `melmux new -d`)", proto.SocketDir())
 			}
 			tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tPANES\tCLIENTS\tSIZE\tCREATED")
 			for _, s := range sessions {
+				if s.Saved != "" {
+					when := s.Saved
+					if t, err := time.Parse(time.RFC3339, s.Saved); err == nil {
+						when = t.Local().Format("2006-01-02 15:04:05")
+					}
+					fmt.Fprintf(tw, "%s\t%d\t-\t%dx%d\tnot running; saved %s: `melmux restore %s`\n", s.Name, s.Panes, s.Cols, s.Rows, when, s.Name)
+					continue
+				}
 				if s.Error != "" {
 					fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", s.Name, s.Error)
 					continue
@@ -60,6 +71,36 @@ func init() {
 			return tw.Flush()
 		},
 	})
+}
+
+// savedSessions are the sessions with a saved state and no server among
+// running: a server that was killed, or a machine that went down, leaves
+// one, and `melmux restore NAME` rebuilds it. A state that cannot be read
+// is listed with why.
+func savedSessions(running []proto.SessionInfo) []proto.SessionInfo {
+	dir, err := sessionstate.Dir()
+	if err != nil {
+		return nil
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var saved []proto.SessionInfo
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		if slices.ContainsFunc(running, func(s proto.SessionInfo) bool { return s.Name == name }) {
+			continue
+		}
+		st, err := sessionstate.Read(f)
+		if errors.Is(err, sessionstate.ErrNoState) {
+			continue // gone meanwhile
+		}
+		if err != nil {
+			saved = append(saved, proto.SessionInfo{Name: name, Error: "not running; " + err.Error()})
+			continue
+		}
+		saved = append(saved, proto.SessionInfo{Name: name, Panes: len(st.Panes), Cols: st.Cols, Rows: st.Rows,
+			Saved: st.Saved.Format(time.RFC3339)})
+	}
+	return saved
 }
 
 // sessionSockets are the sockets sessions may listen on: those in the

@@ -101,7 +101,17 @@ func savedState(g *cli.Globals) (*sessionstate.State, string, error) {
 	} else if errors.Is(err, proto.ErrUnsafeSocket) {
 		return nil, "", err
 	}
-	return readState(g)
+	st, path, err := readState(g)
+	if errors.Is(err, sessionstate.ErrNoState) {
+		// The session named may not be the one that was lost: say which
+		// ones can be restored.
+		for _, s := range savedSessions(nil) {
+			if s.Error == "" {
+				err = fmt.Errorf("%w; session %q has one: `melmux restore %s`", err, s.Name, s.Name)
+			}
+		}
+	}
+	return st, path, err
 }
 
 // readState reads the session's saved state, for a caller that found no
@@ -114,7 +124,7 @@ func readState(g *cli.Globals) (*sessionstate.State, string, error) {
 	}
 	st, err := sessionstate.Read(path)
 	if errors.Is(err, sessionstate.ErrNoState) {
-		return nil, "", fmt.Errorf("session %q has no saved state to restore (%s); start it with `melmux -s %s new`", name, path, name)
+		return nil, "", fmt.Errorf("session %q has %w to restore (%s); start it with `melmux -s %s new`", name, sessionstate.ErrNoState, path, name)
 	}
 	return st, path, err
 }

@@ -213,8 +213,13 @@ type SessionInfo struct {
 	Rows    int    `json:"rows"`
 	Socket  string `json:"socket"`
 	// Error is set by `melmux ls` for a server that holds its socket but did
-	// not answer (stopped, stuck): only Name and Socket are known then.
+	// not answer (stopped, stuck): only Name and Socket are known then; and
+	// for a saved state that cannot be restored.
 	Error string `json:"error,omitempty"`
+	// Saved is set by `melmux ls` for a session whose server is gone but
+	// whose state was saved (RFC 3339, when): `melmux restore NAME` rebuilds
+	// it. Panes, Cols and Rows are the saved ones; no server, no PID.
+	Saved string `json:"saved,omitempty"`
 }
 
 // RestoreParams rebuilds, in a server that has no pane yet, the session its
