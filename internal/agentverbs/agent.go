@@ -350,7 +350,14 @@ func (r *agentRun) runOnce(ctx context.Context) error {
 	out := &lineObserver{w: r.g.Stderr}
 	res, err := r.turn(ictx, m, out)
 	out.end()
-	fmt.Fprintf(r.g.Stderr, "[%s]\n", r.footer("done"))
+	ending := "done"
+	switch {
+	case errors.Is(err, orchestrator.ErrBudget):
+		ending = "stopped at the leg budget"
+	case err != nil:
+		ending = "failed"
+	}
+	fmt.Fprintf(r.g.Stderr, "[%s]\n", r.footer(ending))
 	if err != nil {
 		if errors.Is(err, orchestrator.ErrBudget) {
 			return &cli.ExitError{Code: exitBudget, Msg: err.Error()}
