@@ -1,16 +1,3 @@
-// Package cli is the verb table and the command line of melmux's two
-// binaries: melmux (cmd/melmux: the multiplexer, its server and the session
-// verbs) and melmux-agent (cmd/melmux-agent: the verbs agent, tool, tools and
-// mcp, which need the tool executor, the orchestrator and the MCP server).
-// Every melmux process runs the package inits of everything its binary
-// links, and those four verbs' dependencies cost an idle server about 7 MiB
-// and each process about 3 ms of CPU (docs/benchmarks.md); in melmux they are
-// stand-ins that hand the command line to melmux-agent, as git hands
-// `git foo` to git-foo.
-//
-// Each verb is one file registering itself in init with Register; the
-// helpers both binaries' verbs share (flags, errors, the pane a command runs
-// in, the provider variables a worker inherits) are here.
 package cli
 
 import (
