@@ -505,6 +505,11 @@ func (e *Engine) terminalSignals(v *verdicts, s Signals, bellAt time.Time, anima
 	if animating {
 		i := v.add("title", Working, fmt.Sprintf("%q changing (%d changes within %s)", clip(s.Screen.Title, 40), len(e.titleAts), TitleWindow))
 		v.decide(i, Working, "title animating: "+v.list[i].Detail)
+		if v.list[i].Decided {
+			// It stops animating when its second newest change leaves the
+			// window, output or not: the next look is due then.
+			v.d.Next = e.titleAts[len(e.titleAts)-2].Add(TitleWindow).Sub(now)
+		}
 	} else {
 		v.add("title", "", fmt.Sprintf("%q, not animating", clip(s.Screen.Title, 40)))
 	}

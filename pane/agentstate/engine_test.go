@@ -309,3 +309,27 @@ func verdict(d Decision, signal string) Verdict {
 	}
 	return Verdict{}
 }
+
+// A title that stopped changing stops counting as work once its changes
+// are older than TitleWindow, with no output to make anyone look again:
+// the decision says when (Gemini CLI sets its title once per state, and a
+// quick turn — Working, then Ready — left the pane working for good).
+func TestTitleAnimationEnds(t *testing.T) {
+	e := NewEngine(Default())
+	sig := Signals{Running: true, Kind: "gemini", Screen: screen(1, "> ", ""), LastOutput: at(1000)}
+	var d Decision
+	for i, title := range []string{"◇  Ready", "✦  Working…", "◇  Ready"} {
+		sig.Screen.Title, sig.Now, sig.LastOutput = title, at(5000+100*i), at(5000+100*i)
+		d = e.Decide(sig)
+	}
+	if d.State != Working || decided(d) != "title" {
+		t.Fatalf("title changed twice: %s by %s (%s), want working by title", d.State, decided(d), d.Evidence)
+	}
+	if want := at(5100).Add(TitleWindow).Sub(sig.Now); d.Next != want {
+		t.Fatalf("next look in %s, want %s (when the first change leaves the window)", d.Next, want)
+	}
+	sig.Now = sig.Now.Add(d.Next)
+	if d = e.Decide(sig); d.State != Idle {
+		t.Errorf("title still since %s: %s (%s), want idle", TitleWindow, d.State, d.Evidence)
+	}
+}
