@@ -44,6 +44,8 @@ func TestDetect(t *testing.T) {
 		{"question while output still moves", on(2, "Edit file\nDo you want to make this edit to main.go?\n❯ 1. Yes\nEsc to cancel"), busy, Waiting},
 		{"aider confirmation", on(0, "Add main.go to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: "), quiet, Waiting},
 		{"gemini allow, cursor hidden", Screen{Lines: strings.Split("Allow execution?\n● Yes, allow once\n  Yes, allow always\n\n\n", "\n"), CursorHidden: true}, quiet, Waiting},
+		{"a spinner line saying esc to cancel", Screen{Lines: strings.Split(" ⠸ Thinking... (esc to cancel, 1s)\n────\n >   Type your message\n", "\n"), CursorHidden: true}, quiet, Working},
+		{"a key to enter, esc to cancel", Screen{Lines: strings.Split("Enter API Key\n│ key │\n(Press Enter to submit, Esc to cancel, Ctrl+C to clear stored key)\n", "\n"), CursorHidden: true}, quiet, Waiting},
 		{"claude working", bottom("● Reading files\n✻ Thinking… (12s · ↑ 1.2k tokens · esc to interrupt)\n\n> \n"), quiet, Working},
 		{"codex working", bottom("• Working (8s • esc to interrupt)\n▌ "), quiet, Working},
 		{"spinner", bottom("⠹ Running tests\n"), quiet, Working},

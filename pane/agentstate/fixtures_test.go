@@ -28,6 +28,12 @@ var fixtures = []fixture{
 	{"codex_waiting.txt", "codex", false, Waiting, "codex.approval"},
 	{"codex_answered.txt", "codex", false, Working, "codex.busy"},
 	{"codex_done.txt", "codex", false, Idle, "codex.prompt"},
+	{"gemini_idle.txt", "gemini", false, Idle, "gemini.prompt"},
+	{"gemini_working.txt", "gemini", false, Working, "gemini.busy"}, // its spinner line says "esc to cancel"
+	{"gemini_working.txt", "gemini", true, Working, "gemini.busy"},
+	{"gemini_waiting.txt", "gemini", false, Waiting, "gemini.allow"},
+	{"gemini_done.txt", "gemini", false, Idle, "gemini.prompt"},
+	{"gemini_trust.txt", "gemini", false, Waiting, "gemini.choice"},
 	{"aider_waiting.txt", "aider", false, Waiting, "aider.confirm"},
 	{"aider_answered.txt", "aider", true, Working, ""},
 	{"aider_answered.txt", "aider", false, Idle, ""},
