@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -29,6 +30,8 @@ type CLI struct {
 	// directly: npm may refuse a package's postinstall script, which leaves
 	// node_modules/.bin a placeholder.
 	bin func(platform string) string
+	// runtime is a program bin needs on PATH: node, for a script.
+	runtime string
 }
 
 var (
@@ -40,6 +43,12 @@ var (
 		bin: func(platform string) string {
 			triple := map[string]string{"linux-x64": "x86_64-unknown-linux-musl", "linux-arm64": "aarch64-unknown-linux-musl"}[platform]
 			return filepath.Join("node_modules", "@openai", "codex-"+platform, "vendor", triple, "bin", "codex")
+		}}
+	// Gemini CLI is one bundled script for node (>= 20), the same on
+	// every platform; its native helpers (node-pty) are optional.
+	Gemini = CLI{Name: "Gemini CLI", Package: "@google/gemini-cli", Version: "0.61.0", runtime: "node",
+		bin: func(string) string {
+			return filepath.Join("node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
 		}}
 )
 
@@ -58,8 +67,8 @@ func Dir() string {
 
 // InstallCommand is the command that installs the pinned CLIs into dir.
 func InstallCommand(dir string) string {
-	return fmt.Sprintf("npm install --prefix %s %s@%s %s@%s",
-		dir, ClaudeCode.Package, ClaudeCode.Version, Codex.Package, Codex.Version)
+	return fmt.Sprintf("npm install --prefix %s %s@%s %s@%s %s@%s", dir, ClaudeCode.Package, ClaudeCode.Version,
+		Codex.Package, Codex.Version, Gemini.Package, Gemini.Version)
 }
 
 // platform is npm's name for this machine in the CLIs' per-platform
@@ -103,6 +112,11 @@ func (c CLI) Find(dir string) (string, error) {
 	// Codex's platform packages say 0.169.0-linux-x64.
 	if v, _, _ := strings.Cut(manifest.Version, "-"); v != c.Version {
 		return "", fmt.Errorf("%s in %s is version %q, the tests need %s", c.Name, dir, manifest.Version, c.Version)
+	}
+	if c.runtime != "" {
+		if _, err := exec.LookPath(c.runtime); err != nil {
+			return "", fmt.Errorf("%s in %s needs %s on PATH: %w", c.Name, dir, c.runtime, err)
+		}
 	}
 	return bin, nil
 }

@@ -17,7 +17,8 @@ const DefaultReply = "(no scripted reply)"
 // Rule scripts the model's answer to a prompt that contains Match. Without
 // Command the answer is Text. With Command the answer is a call of the
 // agent's shell tool running it — Claude Code's Bash, Codex's exec_command
-// asking to run outside its sandbox — which makes the agent ask the person
+// asking to run outside its sandbox, Gemini CLI's run_shell_command — which
+// makes the agent ask the person
 // first; once the tool's result comes back, the answer is Text.
 type Rule struct {
 	Match   string
@@ -31,13 +32,13 @@ type Request struct {
 	Path   string // with the query
 	Header http.Header
 	Body   []byte
-	// API is "messages" (Anthropic) or "responses" (OpenAI) for a model
-	// request, "" for anything else. For those: whether it asked for a
+	// API is "messages" (Anthropic), "responses" (OpenAI) or "gemini"
+	// (Google) for a model request, "" for anything else. For those: whether it asked for a
 	// stream, the model, and what the last user turn says — Prompt is its
 	// last text (system reminders and context blocks left out), ToolUseID
 	// names the tool call whose result it carries instead. Aside marks a
-	// request the agent makes for itself (Codex's thread title), which gets
-	// a fixed answer, not the rules'.
+	// request the agent makes for itself (Codex's thread title, Gemini
+	// CLI's model router), which gets a fixed answer, not the rules'.
 	API       string
 	Stream    bool
 	Model     string
@@ -54,8 +55,10 @@ type reply struct {
 }
 
 // Model is a scripted model endpoint on 127.0.0.1 speaking the Anthropic
-// Messages API (POST /v1/messages) and the OpenAI Responses API (POST
-// /v1/responses), streamed or not.
+// Messages API (POST /v1/messages), the OpenAI Responses API (POST
+// /v1/responses) and the Gemini API (POST
+// /v1beta/models/MODEL:generateContent or :streamGenerateContent), streamed
+// or not.
 type Model struct {
 	srv *http.Server
 	ln  net.Listener
@@ -81,8 +84,8 @@ func NewModel() (*Model, error) {
 	return m, nil
 }
 
-// URL is the base URL: ANTHROPIC_BASE_URL as it is, Codex's base_url with
-// /v1 added.
+// URL is the base URL: ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL as it
+// is, Codex's base_url with /v1 added.
 func (m *Model) URL() string { return "http://" + m.ln.Addr().String() }
 
 // Close stops the endpoint, ending any stream still open.
@@ -96,7 +99,8 @@ func (m *Model) AddRule(r Rule) {
 }
 
 // Hold makes answers wait until Release, so that a test can see the agent
-// at work on a request for as long as it needs to look.
+// at work on a request for as long as it needs to look. (Gemini CLI's
+// asides are answered all the same: its turn waits for them.)
 func (m *Model) Hold() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -193,7 +197,7 @@ func (m *Model) decide(req Request) reply {
 	return reply{Text: DefaultReply}
 }
 
-// serve answers what the agents send: model requests of either API, token
+// serve answers what the agents send: model requests of each API, token
 // counts, and anything else with what the real APIs would say.
 func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
@@ -203,6 +207,7 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "reading the body: "+err.Error())
 		return
 	}
+	model, method, isGemini := geminiPath(r.URL.Path)
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		m.record(req)
@@ -211,12 +216,19 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		m.serveMessages(w, r, req)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
 		m.serveResponses(w, r, req)
+	case r.Method == http.MethodPost && isGemini:
+		m.serveGemini(w, r, req, model, method)
 	case r.Method == http.MethodHead || (r.Method == http.MethodGet && r.URL.Path == "/"):
 		m.record(req)
 		w.WriteHeader(http.StatusOK)
 	default:
 		m.record(req)
-		apiError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("%s %s is not served here (only POST /v1/messages, /v1/messages/count_tokens and /v1/responses)", r.Method, r.URL.Path))
+		msg := fmt.Sprintf("%s %s is not served here (only POST /v1/messages, /v1/messages/count_tokens, /v1/responses and /v1beta/models/MODEL:generateContent, :streamGenerateContent or :countTokens)", r.Method, r.URL.Path)
+		if strings.HasPrefix(r.URL.Path, "/v1beta/") {
+			googleError(w, http.StatusNotFound, "NOT_FOUND", msg)
+			return
+		}
+		apiError(w, http.StatusNotFound, "not_found_error", msg)
 	}
 }
 
@@ -235,6 +247,17 @@ func startSSE(w http.ResponseWriter) sse {
 func (s sse) event(name string, data any) {
 	raw, _ := json.Marshal(data)
 	fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, raw)
+	s.flush()
+}
+
+// data writes an event with no name, as the Gemini API streams.
+func (s sse) data(data any) {
+	raw, _ := json.Marshal(data)
+	fmt.Fprintf(s.w, "data: %s\n\n", raw)
+	s.flush()
+}
+
+func (s sse) flush() {
 	if f, ok := s.w.(http.Flusher); ok {
 		f.Flush()
 	}
