@@ -22,9 +22,20 @@ import (
 // a scripted endpoint in this process, driven by the script's `model`
 // command.
 func TestRealAgents(t *testing.T) {
-	bins := map[string]string{"claude": agentcli.ClaudeCode.Require(t), "codex": agentcli.Codex.Require(t)}
+	runRealAgents(t, "testdata/realagent", map[string]string{
+		"claude": agentcli.ClaudeCode.Require(t), "codex": agentcli.Codex.Require(t)})
+}
+
+// TestRealGemini runs the scripts in testdata/realgemini against the real
+// Gemini CLI, as TestRealAgents does Claude Code and Codex; it needs only
+// Gemini CLI (and node), so that either can run without the other.
+func TestRealGemini(t *testing.T) {
+	runRealAgents(t, "testdata/realgemini", map[string]string{"gemini": agentcli.Gemini.Require(t)})
+}
+
+func runRealAgents(t *testing.T, dir string, bins map[string]string) {
 	testscript.Run(t, testscript.Params{
-		Dir:   "testdata/realagent",
+		Dir:   dir,
 		Setup: func(env *testscript.Env) error { return setupRealAgentEnv(env, bins) },
 		Cmds:  map[string]func(*testscript.TestScript, bool, []string){"model": modelCmd},
 	})
@@ -33,10 +44,10 @@ func TestRealAgents(t *testing.T) {
 type endpointKey struct{}
 
 // setupRealAgentEnv adds to the scripts' usual setup a scripted endpoint,
-// the homes that take Claude Code (HOME=$WORK) and Codex
-// (CODEX_HOME=$WORK/.codex) straight to their prompts in $WORK, their
-// environment, `claude` and `codex` on PATH, and a check that nothing the
-// script started outlives it.
+// the homes that take Claude Code (HOME=$WORK), Codex
+// (CODEX_HOME=$WORK/.codex) and Gemini CLI (HOME=$WORK) straight to their
+// prompts in $WORK, their environment, the agents of bins on PATH under
+// their names, and a check that nothing the script started outlives it.
 func setupRealAgentEnv(env *testscript.Env, bins map[string]string) error {
 	if err := setupScriptEnv(env); err != nil {
 		return err
@@ -54,7 +65,11 @@ func setupRealAgentEnv(env *testscript.Env, bins map[string]string) error {
 	if err := agentcli.WriteCodexHome(codexHome, model.URL(), env.WorkDir); err != nil {
 		return err
 	}
-	for _, kv := range append(agentcli.ClaudeEnv(model.URL(), agentcli.TestKey), agentcli.CodexEnv(codexHome)...) {
+	if err := agentcli.WriteGeminiHome(env.WorkDir, env.WorkDir); err != nil {
+		return err
+	}
+	agentEnv := append(agentcli.ClaudeEnv(model.URL(), agentcli.TestKey), agentcli.CodexEnv(codexHome)...)
+	for _, kv := range append(agentEnv, agentcli.GeminiEnv(model.URL())...) {
 		k, v, _ := strings.Cut(kv, "=")
 		env.Setenv(k, v)
 	}
@@ -102,7 +117,8 @@ func setupRealAgentEnv(env *testscript.Env, bins map[string]string) error {
 //
 //	model reply MATCH TEXT         answer a prompt containing MATCH with TEXT
 //	model shell MATCH COMMAND TEXT answer it with a shell tool call of COMMAND (Claude Code's
-//	                               Bash, Codex's exec_command outside its sandbox), then TEXT
+//	                               Bash, Codex's exec_command outside its sandbox, Gemini
+//	                               CLI's run_shell_command), then TEXT
 //	model wait [-timeout D] TEXT   wait for a request whose prompt contains TEXT; print the prompt
 //	model wait [-timeout D] -tool  wait for a request carrying a tool's result
 //	model prompts                  print every model request's prompt, quoted, one a line
