@@ -137,6 +137,9 @@ func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage
 		if !r.Settled {
 			state = "still printing when the wait ended; read_pane later for more"
 		}
+		if r.Running != "" {
+			state += fmt.Sprintf("; %s is still running in the foreground", r.Running)
+		}
 		fmt.Fprintf(&b, "sent %d bytes to pane %d (%s, %s)\n", r.Bytes, r.Pane, r.Status, state)
 		writeScreen(&b, r.Lines)
 		return b.String(), nil

@@ -135,6 +135,11 @@ type SendKeysResult struct {
 	Settled bool     `json:"settled"` // false when the wait bound ran out first
 	Status  string   `json:"status"`
 	Lines   []string `json:"lines,omitempty"`
+
+	// Running names the program in the pane's foreground when it is not the
+	// pane's own (a command the keys started in a shell, still running):
+	// output that settled is then a pause, not the end.
+	Running string `json:"running,omitempty"`
 }
 
 // ReadPaneParams reads a pane's screen and, when asked, its history.

@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane"
 )
 
 // Bounds of the settle wait of send_keys.
@@ -56,8 +58,24 @@ func init() {
 			}
 			out.Settled = e.p.WaitSettled(ctx, since, settle, firstOutput, maxWait)
 			out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+			out.Running = startedProgram(e.p)
 		}
 		out.Status = statusWord(e.p.Status())
 		return out, nil
 	}})
+}
+
+// startedProgram names the program in p's foreground when it is not p's
+// own process (a shell's job: what the keys started, still running), ""
+// when it is, or when it cannot be told.
+func startedProgram(p *pane.Pane) string {
+	st := p.Status()
+	pg := p.ForegroundGroup()
+	if !st.Running || pg == 0 || pg == st.PID {
+		return ""
+	}
+	if argv := readProc(pg).Argv; len(argv) > 0 && argv[0] != "" {
+		return filepath.Base(argv[0])
+	}
+	return ""
 }
