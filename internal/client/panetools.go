@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -218,25 +219,67 @@ func decodeArgs(args json.RawMessage, v any) error {
 // dozens of them between its top and bottom, each a token for nothing.
 const blankRun = 3
 
+// Bounds of a screen in one tool result. A 200x50 screen is 10 KB at most,
+// but a session may be thousands of columns wide and tall: a 2000x1000
+// screen came back as 2 MB, flooding the model's context. The bottom rows,
+// where the latest output and the prompt are, are the ones kept.
+const (
+	maxScreenBytes = 48 << 10
+	maxRowBytes    = 2 << 10
+)
+
 // writeScreen frames the screen so a model can tell where it starts and
 // ends; runs of blank rows are written as one line that counts them, so row
-// numbers stay computable.
+// numbers stay computable, as does a line saying how many rows at the top
+// were left out to keep the screen within maxScreenBytes.
 func writeScreen(b *strings.Builder, lines []string) {
-	b.WriteString("--- screen ---\n")
+	type entry struct {
+		text string
+		rows int
+	}
+	var entries []entry
 	for i := 0; i < len(lines); i++ {
 		j := i
 		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
 			j++
 		}
 		if j-i >= blankRun {
-			fmt.Fprintf(b, "(%d blank rows)\n", j-i)
+			entries = append(entries, entry{fmt.Sprintf("(%d blank rows)", j-i), j - i})
 			i = j - 1
 			continue
 		}
-		b.WriteString(lines[i])
+		entries = append(entries, entry{clipRow(lines[i]), 1})
+	}
+	first, size, left := len(entries), 0, 0
+	for first > 0 && size+len(entries[first-1].text)+1 <= maxScreenBytes {
+		first--
+		size += len(entries[first].text) + 1
+	}
+	for _, e := range entries[:first] {
+		left += e.rows
+	}
+	b.WriteString("--- screen ---\n")
+	if left > 0 {
+		fmt.Fprintf(b, "(%d rows above left out: the screen is larger than a tool result may be)\n", left)
+	}
+	for _, e := range entries[first:] {
+		b.WriteString(e.text)
 		b.WriteString("\n")
 	}
 	b.WriteString("--- end ---\n")
+}
+
+// clipRow cuts a row longer than maxRowBytes (at a rune boundary), saying
+// how much was cut.
+func clipRow(row string) string {
+	if len(row) <= maxRowBytes {
+		return row
+	}
+	cut := maxRowBytes
+	for cut > 0 && !utf8.RuneStart(row[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", row[:cut], len(row)-cut)
 }
 
 func trimBlankTail(lines []string) []string {
