@@ -1,7 +1,7 @@
 // Command startparts times the parts of a melmux session start, for
-// comparing builds: the daemon alone (melmux-server started with ForkExec,
-// as `melmux new` does, until it writes `ok` on its ready pipe, its first
-// pane running `true`), a `melmux wait -t 1 --exit` call on that session,
+// comparing builds: the daemon alone (melmux-server started as `melmux new`
+// starts it, until it writes `ok` on its ready pipe, its first pane running
+// `true`), a `melmux wait -t 1 --exit` call on that session,
 // and `melmux new -d -- true` as a whole. The builds given take turns in
 // every round, so the machine's other load falls on all of them alike; it
 // prints the median of each part per build.

@@ -62,19 +62,21 @@ func round(bin, name string, p *parts) error {
 		return err
 	}
 	defer pr.Close()
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		pw.Close()
-		return err
-	}
-	defer devnull.Close()
+	// As `melmux new` starts it: its own process session, fd 3 the ready
+	// pipe, stdio on /dev/null (os/exec's, when left nil).
+	daemon := exec.Command(server, "__serve", "-s", "d"+name, "--ready-fd", "3", "--cli", bin, "--new", "--", "true")
+	daemon.ExtraFiles = []*os.File{pw}
+	daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	t0 := time.Now()
-	pid, err := syscall.ForkExec(server, []string{server, "__serve", "-s", "d" + name, "--ready-fd", "3", "--cli", bin, "--new", "--", "true"},
-		&syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{devnull.Fd(), devnull.Fd(), devnull.Fd(), pw.Fd()}, Sys: &syscall.SysProcAttr{Setsid: true}})
+	err = daemon.Start()
 	pw.Close()
 	if err != nil {
 		return err
 	}
+	defer func() {
+		_ = daemon.Process.Signal(syscall.SIGTERM)
+		_ = daemon.Wait()
+	}()
 	line, _ := bufio.NewReader(pr).ReadString('\n')
 	p.daemon = append(p.daemon, ms(t0))
 	if strings.TrimSpace(line) != "ok" {
@@ -86,9 +88,6 @@ func round(bin, name string, p *parts) error {
 	if err != nil {
 		return fmt.Errorf("wait: %v: %s", err, out)
 	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	var ws syscall.WaitStatus
-	_, _ = syscall.Wait4(pid, &ws, 0, nil)
 	t2 := time.Now()
 	out, err = exec.Command(bin, "-s", "n"+name, "new", "-d", "--", "true").CombinedOutput()
 	p.new = append(p.new, ms(t2))
