@@ -627,9 +627,6 @@ func (c *client) enterCopy(a ui.EnterCopy) {
 	if err != nil {
 		return
 	}
-	t := e.p.Term()
-	snap := t.Snapshot()
-	hist := t.HistoryCells(0, t.HistoryLen())
-	rows := append(ui.CellRows(hist), snap.Cells...)
-	a.Start(c.input, rows, snap.Cols, snap.Rows, snap.Cursor.X, snap.Cursor.Y)
+	src, snap := copySource(e.p.Term())
+	a.Start(c.input, src, snap.Cols, snap.Rows, snap.Cursor.X, snap.Cursor.Y)
 }
