@@ -1,6 +1,9 @@
 package sessionstate
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // A coding agent's pane starts again with the conversation resumed and the
 // settings it was started with: the model, the permission mode, the
@@ -46,7 +49,7 @@ type agentCLI struct {
 // that work only with it, --bg, --desktop, the cloud and teleport ones),
 // a new worktree (the pane's directory is the one it made), files to
 // download at startup, and --help and --version.
-var claudeCLI = newAgentCLI([]flagRule{
+var claudeCLI = lazyAgentCLI([]flagRule{
 	{[]string{"--allow-dangerously-skip-permissions"}, bare, true},
 	{[]string{"--ax-screen-reader"}, bare, true},
 	{[]string{"--bare"}, bare, true},
@@ -120,7 +123,7 @@ var claudeCLI = newAgentCLI([]flagRule{
 // subcommand and after `resume`. Dropped: what picks the session (--last,
 // --all: restore picks it), the images of the first prompt, a new managed
 // worktree, and --help and --version.
-var codexCLI = newAgentCLI([]flagRule{
+var codexCLI = lazyAgentCLI([]flagRule{
 	{[]string{"--strict-config"}, bare, true},
 	{[]string{"--oss"}, bare, true},
 	{[]string{"--approve-for-me"}, bare, true},
@@ -152,6 +155,13 @@ var codexCLI = newAgentCLI([]flagRule{
 }, []string{"agents", "exec", "e", "review", "login", "logout", "mcp", "plugin", "app-server", "remote-control",
 	"completion", "update", "doctor", "sandbox", "debug", "apply", "a", "resume", "queue", "archive", "delete",
 	"migrate-rollouts", "migrate-nfs-db", "unarchive", "fork", "cloud", "exec-server", "features", "help"})
+
+// lazyAgentCLI builds the table's index when it is first needed: every
+// melmux process links this package (ls, new and restore read states), and
+// only a restore of an agent pane parses an agent's command line.
+func lazyAgentCLI(rules []flagRule, subcommands []string) func() *agentCLI {
+	return sync.OnceValue(func() *agentCLI { return newAgentCLI(rules, subcommands) })
+}
 
 func newAgentCLI(rules []flagRule, subcommands []string) *agentCLI {
 	cli := &agentCLI{rules: rules, subcommands: subcommands, flags: map[string]flagRule{}}
@@ -281,7 +291,7 @@ func resumeArgs(kind string, args []string) (out, resume []string, ok bool) {
 // unless forked, whose new id is unknown), else the directory's last
 // (--continue).
 func resumeClaude(args []string) (out, resume []string) {
-	p := claudeCLI.parse(args)
+	p := claudeCLI().parse(args)
 	resume = []string{"--continue"}
 	switch {
 	case p.value("--session-id") != "":
@@ -297,14 +307,14 @@ func resumeClaude(args []string) (out, resume []string) {
 // directory's last (`resume --last`). Another subcommand's own arguments
 // go with it (exec's prompt among them).
 func resumeCodex(args []string) (out, resume []string) {
-	p := codexCLI.parse(args)
+	p := codexCLI().parse(args)
 	resume = []string{"resume", "--last"}
 	flags := p.kept
-	if sub, i := codexCLI.subcommand(args, p); i >= 0 {
-		flags = codexCLI.parse(args[:i]).kept
+	if sub, i := codexCLI().subcommand(args, p); i >= 0 {
+		flags = codexCLI().parse(args[:i]).kept
 		if sub == "resume" {
 			rest := args[i+1:]
-			r := codexCLI.parse(rest)
+			r := codexCLI().parse(rest)
 			flags = append(flags, r.kept...)
 			// With --last, a word after resume is the prompt.
 			if !r.has("--last") && len(r.positional) > 0 {

@@ -127,7 +127,7 @@ func TestResumeArgs(t *testing.T) {
 
 // Every spelling in the tables is a flag, and names one rule only.
 func TestAgentCLITables(t *testing.T) {
-	for name, cli := range map[string]*agentCLI{"claude": claudeCLI, "codex": codexCLI} {
+	for name, cli := range map[string]*agentCLI{"claude": claudeCLI(), "codex": codexCLI()} {
 		seen := map[string]bool{}
 		for _, r := range cli.rules {
 			for _, n := range r.names {
