@@ -82,13 +82,15 @@ func TestDrawHostileScenes(t *testing.T) {
 	}
 }
 
-// FuzzInput feeds arbitrary key and mouse events, with copy mode entered
-// whenever it is asked for, and draws after each: nothing may panic.
+// FuzzInput feeds arbitrary key and mouse events and pane resizes, with
+// copy mode entered whenever it is asked for, and draws after each: nothing
+// may panic.
 func FuzzInput(f *testing.F) {
 	f.Add([]byte("\x02[kkvjy\x02:ls\r"))
 	f.Add([]byte("\x02x y\x02?q\x02%\x02\x02"))
 	f.Add([]byte("\x02:l\x9b\x9b\x9b\r\x02:\x94\x94read-pane -t \x9b\x9b\rjj/l\rq"))
 	f.Add([]byte{0x80, 10, 5, 0x81, 25, 8, 0x82, 20, 3, 0x83, 22, 3})
+	f.Add([]byte("\x02:read-pane\rjj\xa0\x05jv\xa3\x17k\xa1\x02G\xa2\x0ey"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, src := copyScene()
 		sc.Panes[0].Screen.Modes = term.Modes{MouseButton: len(data)%2 == 0, MouseSGR: len(data)%3 == 0, AppCursor: true}
@@ -111,6 +113,13 @@ func FuzzInput(f *testing.F) {
 				ev = tcell.NewEventPaste(c&1 == 0)
 			case c >= 0x90 && c < 0xa0:
 				ev = tcell.NewEventKey(keys[int(c-0x90)%len(keys)], 0, tcell.ModMask(c&7))
+			case c >= 0xa0 && c < 0xa4 && i+1 < len(data):
+				// The pane resized (a client's resize, a split): a view wraps again.
+				content := &sc.Panes[0].Content
+				content.W, content.H = int(data[i+1]%24)+1, int(c-0xa0)+2
+				i++
+				in.Decorate(sc)
+				continue
 			default:
 				ev = tcell.NewEventKey(tcell.KeyRune, rune(c), 0)
 			}
