@@ -50,8 +50,10 @@ func TestEnterCopyDoesNotCopyTheHistory(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	bytes := after.TotalAlloc - before.TotalAlloc
 	t.Logf("entering copy mode over 10,000 lines of history: %d bytes", bytes)
-	if bytes > 2<<20 {
-		t.Errorf("entering copy mode allocated %d bytes, want under 2 MB", bytes)
+	// 0.6 MB now; the bound leaves room for what the package's other
+	// goroutines allocate meanwhile, far below the 38 MB of a full copy.
+	if bytes > 8<<20 {
+		t.Errorf("entering copy mode allocated %d bytes, want under 8 MB", bytes)
 	}
 	if n := src.Len(); n != 10000+snap.Rows {
 		t.Fatalf("the copy source has %d lines, want 10000 of history and %d of screen", n, snap.Rows)
