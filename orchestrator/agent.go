@@ -121,7 +121,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		res.Usage = res.Usage.Add(reply.Usage)
 		a.usage = a.usage.Add(reply.Usage)
 		reply.Calls = a.uniqueIDs(reply.Calls)
-		a.appendMessage(Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.Calls})
+		a.appendMessage(Message{Role: "assistant", Content: reply.Text, ToolCalls: wellFormed(reply.Calls)})
 		a.Log.leg(a.legs, reply.Usage)
 		if a.Observer != nil {
 			a.Observer.LegDone(a.legs, reply)
@@ -173,6 +173,24 @@ func (a *Agent) uniqueIDs(calls []ToolCall) []ToolCall {
 			c.Arguments = "{}"
 		}
 		a.markUsed(c.ID)
+		out[i] = c
+	}
+	return out
+}
+
+// wellFormed is calls as the conversation keeps them: arguments that are
+// not a JSON object (the model's mistake, or cut by its output limit) become
+// {}. Servers that read the history's arguments (vLLM, llama.cpp's chat
+// templates, Anthropic's tool_use input) refuse every later leg over one
+// malformed call; its result already quotes what the model sent. The calls
+// run with their arguments as sent, so the tool's error says what was wrong.
+func wellFormed(calls []ToolCall) []ToolCall {
+	out := make([]ToolCall, len(calls))
+	for i, c := range calls {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(c.Arguments), &obj) != nil || obj == nil {
+			c.Arguments = "{}"
+		}
 		out[i] = c
 	}
 	return out

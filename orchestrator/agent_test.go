@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -267,5 +268,28 @@ func TestTurnWithCutReply(t *testing.T) {
 	}
 	if res.Reply != "the answer is\n"+CutNote {
 		t.Errorf("reply %q", res.Reply)
+	}
+}
+
+// A call whose arguments are not a JSON object runs as sent (its error says
+// what was wrong) but is kept in the conversation with {}: servers that read
+// the history's arguments refused every later leg over it.
+func TestMalformedArgumentsKeptWellFormed(t *testing.T) {
+	p := &scripted{replies: []Reply{
+		{Calls: []ToolCall{call("a", "read_pane", `{bad`), call("b", "read_pane", `[1]`), call("c", "read_pane", `{"pane":2}`)}},
+		{Text: "done"},
+	}}
+	tools := &fakeTools{}
+	a := &Agent{Provider: p, Role: toolexec.RoleLead, Tools: tools}
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(tools.calls) // read_pane calls run together
+	if got := strings.Join(tools.calls, "|"); got != `read_pane [1]|read_pane {"pane":2}|read_pane {bad` {
+		t.Errorf("calls ran with %q", got)
+	}
+	sent := p.reqs[1].Messages[1].ToolCalls
+	if sent[0].Arguments != "{}" || sent[1].Arguments != "{}" || sent[2].Arguments != `{"pane":2}` {
+		t.Errorf("the next leg was sent %+v", sent)
 	}
 }
