@@ -16,7 +16,8 @@ type Message struct {
 }
 
 // ToolCall is one call the model asked for. Arguments is the JSON-encoded
-// object exactly as the model sent it ("" is normalised to "{}").
+// object exactly as the model sent it ("" is normalised to "{}"); the
+// conversation keeps arguments that are not an object as "{}" (wellFormed).
 type ToolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
