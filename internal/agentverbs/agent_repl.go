@@ -223,7 +223,7 @@ func (s *replState) banner() {
 		}
 	}
 	if r.opts.task != "" {
-		fmt.Fprintf(w, "task: %s\n", r.opts.task)
+		fmt.Fprintf(w, "task: %s\n", visible(r.opts.task))
 	}
 	fmt.Fprintln(w, "\x1b[2mEnter sends · Ctrl-C stops a turn · Ctrl-C twice or Ctrl-D at the prompt exits\x1b[0m")
 }
@@ -374,7 +374,7 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 			r.turns = m.turn
 			stopReading()
 			if m.from != "person" {
-				fmt.Fprintf(text{s.out}, "\x1b[36m» turn %d from %s:\x1b[0m %s\n", m.turn, fromWords(m.from), m.text)
+				fmt.Fprintf(text{s.out}, "\x1b[36m» turn %d from %s:\x1b[0m %s\n", m.turn, fromWords(m.from), visible(m.text))
 			}
 			pending = &m
 		case err := <-nextErr:
