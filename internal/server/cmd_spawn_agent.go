@@ -119,7 +119,7 @@ func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string) er
 		select {
 		case <-ch:
 		case <-e.p.Exited():
-			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d exited (%s) before it registered; its screen:\n%s\n(pane %d stays for reading; kill_pane removes it)",
+			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d exited (%s) before it registered; its screen:\n%s\n(pane %d stays for reading; `melmux kill-pane -t %[4]d` removes it)",
 				pane, exitWords(e.p.Status()), screenText(e), pane)
 		case <-deadline.C:
 			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d did not register with its task within %s; its screen:\n%s\n(it still runs in pane %d)",

@@ -439,7 +439,7 @@ func absDir(dir string) string {
 // gives.
 func writeError(method string, id int, p *pane.Pane, err error) error {
 	if errors.Is(err, pane.ErrExited) {
-		return errorf(proto.CodeFailed, "pane %d has exited (%s); it takes no input. read_pane shows its last screen; kill_pane removes it", id, exitWords(p.Status()))
+		return errorf(proto.CodeFailed, "pane %d has exited (%s); it takes no input. read_pane shows its last screen; `melmux kill-pane -t %d` removes it", id, exitWords(p.Status()), id)
 	}
 	return errorf(proto.CodeFailed, "%s to pane %d: %v", method, id, err)
 }
