@@ -34,8 +34,11 @@ func (o *lineObserver) Text(s string) {
 	o.mid = !strings.HasSuffix(s, "\n")
 }
 
-func (o *lineObserver) LegDone(int, orchestrator.Reply) {
+func (o *lineObserver) LegDone(_ int, r orchestrator.Reply) {
 	o.end()
+	if r.Cut && len(r.Calls) == 0 {
+		o.line(orchestrator.CutNote)
+	}
 	if o.onLeg != nil {
 		o.onLeg()
 	}

@@ -314,7 +314,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, leg Leg, ids []s
 	if leg.Fail == FailDropAfterCalls {
 		panic(http.ErrAbortHandler)
 	}
-	st.end(len(leg.Calls) > 0, usageOf(leg))
+	st.end(len(leg.Calls) > 0, leg.Cut, usageOf(leg))
 }
 
 func usageOf(l Leg) Usage {

@@ -37,6 +37,9 @@ type Leg struct {
 	// DelayMS holds the answer this long after its headers, before the first
 	// event (ended early when the client goes away or the server closes).
 	DelayMS int `json:"delay_ms,omitempty"`
+	// Cut ends the answer as the output token limit does (finish_reason
+	// "length", stop_reason "max_tokens"); the relay has no such end.
+	Cut bool `json:"cut,omitempty"`
 	// Usage reported for the leg; nil reports DefaultUsage.
 	Usage *Usage `json:"usage,omitempty"`
 }

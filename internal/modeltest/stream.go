@@ -126,7 +126,7 @@ func (st *stream) calls(calls []Call, ids []string, u Usage) {
 }
 
 // end closes a whole answer.
-func (st *stream) end(wantsTools bool, u Usage) {
+func (st *stream) end(wantsTools, cut bool, u Usage) {
 	switch st.proto {
 	case Relay:
 		if !wantsTools { // tool_calls already ended the leg
@@ -134,7 +134,10 @@ func (st *stream) end(wantsTools bool, u Usage) {
 		}
 	case OpenAI:
 		finish := "stop"
-		if wantsTools {
+		switch {
+		case cut:
+			finish = "length"
+		case wantsTools:
 			finish = "tool_calls"
 		}
 		st.chunk(obj{}, finish)
@@ -144,7 +147,10 @@ func (st *stream) end(wantsTools bool, u Usage) {
 		_ = st.rc.Flush()
 	case Anthropic:
 		stop := "end_turn"
-		if wantsTools {
+		switch {
+		case cut:
+			stop = "max_tokens"
+		case wantsTools:
 			stop = "tool_use"
 		}
 		st.event("message_delta", obj{"type": "message_delta", "delta": obj{"stop_reason": stop}, "usage": obj{"output_tokens": u.OutputTokens}})
