@@ -289,6 +289,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, leg Leg, ids []s
 		writeJSON(w, status, apiError(s.proto, firstSet(leg.Message, http.StatusText(status))))
 		return
 	}
+	if leg.Whole && s.proto != Relay {
+		writeJSON(w, http.StatusOK, wholeAnswer(s.proto, leg, ids))
+		return
+	}
 	st := newStream(w, s.proto)
 	st.start(leg)
 	if leg.DelayMS > 0 {

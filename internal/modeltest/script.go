@@ -37,6 +37,10 @@ type Leg struct {
 	// DelayMS holds the answer this long after its headers, before the first
 	// event (ended early when the client goes away or the server closes).
 	DelayMS int `json:"delay_ms,omitempty"`
+	// Whole answers with one JSON body instead of a stream (a chat
+	// completion, an Anthropic message), as servers that ignore "stream":
+	// true do; the relay has no such answer and streams.
+	Whole bool `json:"whole,omitempty"`
 	// Cut ends the answer as the output token limit does (finish_reason
 	// "length", stop_reason "max_tokens"); the relay has no such end.
 	Cut bool `json:"cut,omitempty"`

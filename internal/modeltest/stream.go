@@ -182,3 +182,50 @@ func split(s string, n int) []string {
 	}
 	return out
 }
+
+// wholeAnswer is leg as one JSON body: an OpenAI chat completion or an
+// Anthropic message.
+func wholeAnswer(proto string, leg Leg, ids []string) obj {
+	u := usageOf(leg)
+	if proto == Anthropic {
+		content := []any{}
+		if leg.Text != "" {
+			content = append(content, obj{"type": "text", "text": leg.Text})
+		}
+		for i, c := range leg.Calls {
+			var input any = obj{}
+			_ = json.Unmarshal([]byte(c.Arguments), &input)
+			content = append(content, obj{"type": "tool_use", "id": ids[i], "name": c.Name, "input": input})
+		}
+		stop := "end_turn"
+		switch {
+		case leg.Cut:
+			stop = "max_tokens"
+		case len(leg.Calls) > 0:
+			stop = "tool_use"
+		}
+		return obj{"id": "msg_modeltest", "type": "message", "role": "assistant", "content": content, "stop_reason": stop,
+			"usage": obj{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens}}
+	}
+	msg := obj{"role": "assistant", "content": leg.Text}
+	var calls []any
+	for i, c := range leg.Calls {
+		call := obj{"type": "function", "function": obj{"name": c.Name, "arguments": c.Arguments}}
+		if ids[i] != "" {
+			call["id"] = ids[i]
+		}
+		calls = append(calls, call)
+	}
+	if len(calls) > 0 {
+		msg["tool_calls"] = calls
+	}
+	finish := "stop"
+	switch {
+	case leg.Cut:
+		finish = "length"
+	case len(calls) > 0:
+		finish = "tool_calls"
+	}
+	return obj{"object": "chat.completion", "choices": []any{obj{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage": obj{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens}}
+}
