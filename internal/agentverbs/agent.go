@@ -67,7 +67,7 @@ func parseAgentFlags(g *cli.Globals, args []string) (*agentOpts, error) {
 		return nil, cli.Usagef("agent: --role: %v", err)
 	}
 	if *maxLegs < 0 {
-		return nil, cli.Usagef("agent: --max-legs must be positive, got %d", *maxLegs)
+		return nil, cli.Usagef("agent: --max-legs must be 1 or more (0 or none: max_legs in config.toml, else 50), got %d", *maxLegs)
 	}
 	if *once && strings.TrimSpace(*task) == "" {
 		return nil, cli.Usagef("agent: --once needs --task TEXT (the job to run)")
