@@ -45,6 +45,7 @@ type Painter struct {
 	w, h    int               // the screen's size at the last frame
 	overlay bool              // the last frame drew over the panes
 	drawn   map[int]paneDrawn // by pane id: what its content was drawn from
+	next    map[int]paneDrawn // the frame being drawn's, swapped with drawn after it
 }
 
 // paneDrawn is everything drawContent draws from, for a pane outside copy
@@ -67,7 +68,11 @@ func (pt *Painter) Draw(s tcell.Screen, sc *Scene) {
 	bounds := Rect{0, 0, cols, rows - 1}
 	overlay := sc.Help || rows > 1 && sc.Prompt != nil && len(sc.Prompt.Choices) > 0
 	keep := pt.drawn != nil && w == pt.w && h == pt.h && !overlay && !pt.overlay
-	drawn := make(map[int]paneDrawn, len(sc.Panes))
+	if pt.next == nil {
+		pt.next = make(map[int]paneDrawn, len(sc.Panes))
+	}
+	drawn := pt.next
+	clear(drawn)
 	// Every cell is written each frame (tcell sends only what changed), but
 	// not twice: panes and separators draw their own blanks and only the
 	// gaps between them, and any screen area beyond the scene, are cleared.
@@ -88,7 +93,8 @@ func (pt *Painter) Draw(s tcell.Screen, sc *Scene) {
 		}
 		drawn[p.ID] = d
 	}
-	pt.w, pt.h, pt.overlay, pt.drawn = w, h, overlay, drawn
+	pt.w, pt.h, pt.overlay = w, h, overlay
+	pt.drawn, pt.next = drawn, pt.drawn
 	drawSeparators(s, sc, st, bounds)
 	if rows > 0 {
 		drawStatus(s, sc, st, cols, rows-1)
