@@ -182,7 +182,7 @@ func putStr(s tcell.Screen, x, y, maxX int, str string, style tcell.Style) int {
 		if r < 128 {
 			s.Put(x, y, asciiStr[r], style)
 		} else {
-			s.SetContent(x, y, r, nil, style)
+			putCell(s, x, y, glyph(r), style)
 		}
 		x += w
 	}
@@ -214,7 +214,7 @@ func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
 	}
 	end := f.X + f.W
 	for x := f.X; x < end; x++ {
-		s.SetContent(x, f.Y, '─', nil, line)
+		putCell(s, x, f.Y, "─", line)
 	}
 	name := p.Title
 	if name == "" {
@@ -418,6 +418,19 @@ type cellBuffered interface {
 	sync.Locker
 }
 
+// boxGlyphs are the frames' and separators' runes as strings, drawn on
+// every frame: tcell's SetContent would allocate two values a cell.
+var boxGlyphs = map[rune]string{'─': "─", '│': "│", '┌': "┌", '┐': "┐", '└': "└", '┘': "┘",
+	'├': "├", '┤': "┤", '┬': "┬", '┴': "┴", '┼': "┼"}
+
+// glyph is the rune as a string, without allocating for a frame's runes.
+func glyph(r rune) string {
+	if g, ok := boxGlyphs[r]; ok {
+		return g
+	}
+	return string(r)
+}
+
 // putCell puts one grapheme unless the screen holds it there in style.
 func putCell(s tcell.Screen, x, y int, g string, style tcell.Style) {
 	if str, st, _ := s.Get(x, y); str == g && st == style {
@@ -521,7 +534,7 @@ func drawSeparators(s tcell.Screen, sc *Scene, st StatusStyle, b Rect) {
 				}
 				ch := joint(isBorderAt(sc, x-1, y), isBorderAt(sc, x+1, y),
 					onSeparator(sc, x, y-1), onSeparator(sc, x, y+1))
-				s.SetContent(x, y, ch, nil, style)
+				putCell(s, x, y, glyph(ch), style)
 			}
 		}
 	}
@@ -778,7 +791,7 @@ func drawHelp(s tcell.Screen, sc *Scene, st StatusStyle, cols, rows int) {
 			case x == r.X || x == x1:
 				ch, style = '│', frame
 			}
-			s.SetContent(x, y, ch, nil, style)
+			putCell(s, x, y, glyph(ch), style)
 		}
 	}
 	putStr(s, r.X+2, r.Y, x1, helpTitle, frame)
