@@ -80,15 +80,22 @@ func ReadAgentText(r proto.ReadAgentResult) string {
 	if r.WaitNote != "" {
 		b.WriteString(r.WaitNote + "\n")
 	}
+	// What earlier turns told comes first, in turn order, before the
+	// current turn's failure and the latest reply.
+	for _, e := range r.Earlier {
+		if e.Error != "" {
+			fmt.Fprintf(&b, "--- turn %d failed (not read before): %s ---\n", e.Turn, e.Error)
+		}
+		if e.Reply != "" {
+			fmt.Fprintf(&b, "--- reply to turn %d (not read before) ---\n%s\n", e.Turn, strings.TrimRight(e.Reply, "\n"))
+		}
+	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "error: %s\n", r.Error)
 	}
 	if r.Reply == "" {
 		b.WriteString("no reply yet\n")
 		return b.String()
-	}
-	for _, e := range r.Earlier {
-		fmt.Fprintf(&b, "--- reply to turn %d (not read before) ---\n%s\n", e.Turn, strings.TrimRight(e.Reply, "\n"))
 	}
 	b.WriteString("--- reply ---\n")
 	b.WriteString(strings.TrimRight(r.Reply, "\n"))

@@ -394,16 +394,20 @@ type ReadAgentResult struct {
 	IdleMS   int64      `json:"idle_ms"`
 	Lines    []string   `json:"lines,omitempty"`
 
-	// Earlier are the replies of finished turns before the latest one that
-	// no read_agent has returned yet, oldest first: a lead that queued a
-	// second message before reading the first reply still gets both.
+	// Earlier are the replies and failures of finished turns that no
+	// read_agent has returned yet and that Reply and Error do not give,
+	// oldest first: a lead that queued a second message before reading
+	// the first reply, or before learning the first turn failed, still
+	// learns both.
 	Earlier []TurnReply `json:"earlier,omitempty"`
 }
 
-// TurnReply is the reply that ended one turn of a melmux agent.
+// TurnReply is how one turn of a melmux agent ended: its reply, or why it
+// failed.
 type TurnReply struct {
 	Turn  int    `json:"turn"`
-	Reply string `json:"reply"`
+	Reply string `json:"reply,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // DiffParams asks what a worktree pane changed since its worktree was made.

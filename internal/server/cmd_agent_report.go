@@ -40,15 +40,10 @@ func init() {
 			return nil, errorf(proto.CodeBadParams, "agent_report: turn %d was never given to the agent (turns given: 1-%d)", p.Turn, a.given)
 		}
 		if p.Turn != a.turn {
-			a.err = "" // a new turn starts without the last one's failure
+			a.err = "" // a new turn starts without the last one's failure (kept unread in a.unread)
 		}
 		a.state, a.turn, a.at = p.State, p.Turn, time.Now()
-		if p.Reply != "" {
-			a.replyLocked(p.Turn, p.Reply)
-		}
-		if p.Error != "" {
-			a.err = p.Error
-		}
+		a.endedLocked(p.Turn, p.Reply, p.Error)
 		a.legs, a.inTokens, a.outTokens = p.Legs, p.InputTokens, p.OutputTokens
 		if p.State != "working" {
 			a.finished = max(a.finished, p.Turn)

@@ -42,41 +42,64 @@ type melAgent struct {
 	finished int // the highest turn reported finished (idle or waiting)
 	queue    []proto.AgentMessage
 
-	reply      string            // the latest reply, of any turn
-	replyTurn  int               // the turn reply ended
-	unreadTurn []proto.TurnReply // replies of finished turns read_agent has not returned yet, oldest first, at most maxUnread
-	err        string            // why the current turn failed, when it did
+	reply     string            // the latest reply, of any turn
+	replyTurn int               // the turn reply ended
+	err       string            // why the current turn failed, when it did
+	unread    []proto.TurnReply // how finished turns ended (reply or failure), not returned by read_agent yet, oldest first, at most maxUnread
 
 	legs, inTokens, outTokens int
 }
 
-// maxUnread bounds the replies kept for read_agent: a lead that queues more
-// turns than this without reading gets the latest ones.
+// maxUnread bounds the turn endings kept for read_agent: a lead that queues
+// more turns than this without reading gets the latest ones.
 const maxUnread = 16
 
-// replyLocked records the reply that ended turn.
-func (a *melAgent) replyLocked(turn int, reply string) {
-	a.reply, a.replyTurn = reply, turn
-	if n := len(a.unreadTurn); n > 0 && a.unreadTurn[n-1].Turn == turn {
-		a.unreadTurn[n-1].Reply = reply
+// endedLocked records how turn ended: its reply, or why it failed (either
+// may be empty), for read_agent to give once.
+func (a *melAgent) endedLocked(turn int, reply, err string) {
+	if reply == "" && err == "" {
 		return
 	}
-	if len(a.unreadTurn) == maxUnread {
-		a.unreadTurn = append(a.unreadTurn[:0], a.unreadTurn[1:]...)
+	if reply != "" {
+		a.reply, a.replyTurn = reply, turn
 	}
-	a.unreadTurn = append(a.unreadTurn, proto.TurnReply{Turn: turn, Reply: reply})
+	if err != "" {
+		a.err = err
+	}
+	n := len(a.unread)
+	if n == 0 || a.unread[n-1].Turn != turn {
+		if n == maxUnread {
+			a.unread = append(a.unread[:0], a.unread[1:]...)
+		}
+		a.unread = append(a.unread, proto.TurnReply{Turn: turn})
+		n = len(a.unread)
+	}
+	last := &a.unread[n-1]
+	if reply != "" {
+		last.Reply = reply
+	}
+	if err != "" {
+		last.Error = err
+	}
 }
 
-// takeEarlierLocked returns the unread replies of the turns before the
-// latest reply's, and marks every reply read.
+// takeEarlierLocked returns what the unread turn endings tell beyond the
+// read_agent answer's Reply (the latest reply) and Error (the current
+// turn's failure), and marks every ending read.
 func (a *melAgent) takeEarlierLocked() []proto.TurnReply {
 	var earlier []proto.TurnReply
-	for _, r := range a.unreadTurn {
-		if r.Turn != a.replyTurn {
+	for _, r := range a.unread {
+		if r.Turn == a.replyTurn {
+			r.Reply = ""
+		}
+		if r.Turn == a.turn && r.Error == a.err {
+			r.Error = ""
+		}
+		if r.Reply != "" || r.Error != "" {
 			earlier = append(earlier, r)
 		}
 	}
-	a.unreadTurn = nil
+	a.unread = nil
 	return earlier
 }
 
