@@ -211,6 +211,30 @@ var readOnlyTools = map[string]bool{
 	"read_file": true, "list_dir": true, "grep": true, "find_files": true, "recall": true,
 }
 
+// functionsPrefix starts the call names of some models served through
+// vLLM or Ollama (gpt-oss's harmony format says "functions.read_pane").
+const functionsPrefix = "functions."
+
+// toolNames are the tools the calls run: the name the model used, or that
+// name without functionsPrefix when only that is a tool the role offers.
+// The conversation keeps the names as the model sent them; a name that is
+// no tool either way runs as sent, for the executor's error listing the
+// role's tools.
+func (a *Agent) toolNames(calls []ToolCall) []string {
+	offered := map[string]bool{}
+	for _, d := range a.toolDefs() {
+		offered[d.Name] = true
+	}
+	names := make([]string, len(calls))
+	for i, c := range calls {
+		names[i] = c.Name
+		if bare, ok := strings.CutPrefix(c.Name, functionsPrefix); ok && !offered[c.Name] && offered[bare] {
+			names[i] = bare
+		}
+	}
+	return names
+}
+
 // CutNote ends a reply the model's output token limit cut short.
 const CutNote = "[the reply was cut off here: the model reached its output token limit]"
 
@@ -228,6 +252,7 @@ const cutCallResult = "not run: your reply reached the output token limit while 
 // not run.
 func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, cut bool) []toolexec.Result {
 	results := make([]toolexec.Result, len(calls))
+	names := a.toolNames(calls)
 	var obsMu sync.Mutex // serialises the observer across calls run together
 	run := func(i int) {
 		c := calls[i]
@@ -244,7 +269,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, cut bool) []tool
 		if cut && !json.Valid([]byte(c.Arguments)) {
 			results[i] = toolexec.Result{Text: cutCallResult, IsError: true}
 		} else {
-			results[i] = a.Tools.Run(ctx, c.Name, c.Arguments)
+			results[i] = a.Tools.Run(ctx, names[i], c.Arguments)
 		}
 		obsMu.Lock()
 		if a.Observer != nil {
@@ -254,8 +279,8 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, cut bool) []tool
 	}
 	for i := 0; i < len(calls); {
 		j := i + 1
-		if readOnlyTools[calls[i].Name] {
-			for j < len(calls) && readOnlyTools[calls[j].Name] {
+		if readOnlyTools[names[i]] {
+			for j < len(calls) && readOnlyTools[names[j]] {
 				j++
 			}
 		}

@@ -293,3 +293,37 @@ func TestMalformedArgumentsKeptWellFormed(t *testing.T) {
 		t.Errorf("the next leg was sent %+v", sent)
 	}
 }
+
+// Some models served through vLLM or Ollama (gpt-oss's harmony format) name
+// their calls "functions.read_file": the tool offered without the prefix
+// runs, the conversation keeps the name the model used, and a name that is
+// not a tool either way still gets the error listing the role's tools.
+func TestFunctionsPrefixedCallRunsTheTool(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello from the file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &scripted{replies: []Reply{
+		{Calls: []ToolCall{call("a", "functions.read_file", `{"path":"notes.txt"}`), call("b", "functions.launch", `{}`), call("c", "functions.", `{}`)}},
+		{Text: "done"},
+	}}
+	exec := &toolexec.Executor{Root: dir, Role: toolexec.RoleWorker}
+	defer exec.Close()
+	a := &Agent{Provider: p, Role: toolexec.RoleWorker, Tools: exec}
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := p.reqs[1].Messages
+	if got := msgs[1].ToolCalls[0].Name; got != "functions.read_file" {
+		t.Errorf("the conversation names the call %q, not as the model did", got)
+	}
+	if r := msgs[2]; r.ToolCallID != "a" || !strings.Contains(r.Content, "hello from the file") {
+		t.Errorf("functions.read_file answered %q", r.Content)
+	}
+	for i, name := range []string{`"functions.launch"`, `"functions."`} {
+		r := msgs[3+i]
+		if !strings.Contains(r.Content, "unknown tool "+name) || !strings.Contains(r.Content, "read_file") {
+			t.Errorf("call %s answered %q, want the unknown-tool error listing the tools", name, r.Content)
+		}
+	}
+}
