@@ -411,6 +411,25 @@ func (c *client) takeTerminal(conn *net.UnixConn, hello proto.Hello) (*termTty, 
 	return t, nil
 }
 
+// eventQueue is what tcell's screens have beside tcell.Screen: the queue
+// PollEvent reads, and the channel closed when the screen is finished.
+type eventQueue interface {
+	EventQ() chan tcell.Event
+	StopQ() <-chan struct{}
+}
+
+// events is where the loop takes the screen's events from, and a channel
+// closed once no more will come. The loop reads tcell's own queue, as
+// PollEvent does: a goroutine between them was one more thread wake-up on
+// every key's way to its pane.
+func (c *client) events() (<-chan tcell.Event, <-chan struct{}, error) {
+	q, ok := c.screen.(eventQueue)
+	if !ok {
+		return nil, nil, fmt.Errorf("the screen (%T) has no event queue", c.screen)
+	}
+	return q.EventQ(), q.StopQ(), nil
+}
+
 // loop is the client's one goroutine: events in, frames out, at most 60 a
 // second and only when something changed. A panic here ends this client only.
 func (c *client) loop() (reason string) {
@@ -420,24 +439,10 @@ func (c *client) loop() (reason string) {
 			reason = fmt.Sprintf("client failed: %v", r)
 		}
 	}()
-	events := make(chan tcell.Event, 64)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		defer close(events)
-		defer c.s.recovered("client terminal", c.failed)
-		for {
-			ev := c.screen.PollEvent()
-			if ev == nil {
-				return
-			}
-			select {
-			case events <- ev:
-			case <-done:
-				return // the loop has left; Fini ends PollEvent's source
-			}
-		}
-	}()
+	events, stopped, err := c.events()
+	if err != nil {
+		return "client failed: " + err.Error()
+	}
 	pending, urgent := true, false
 	var last time.Time
 	timer := time.NewTimer(0)
@@ -458,10 +463,9 @@ func (c *client) loop() (reason string) {
 			default:
 			}
 			return "server exited"
-		case ev, ok := <-events:
-			if !ok {
-				return "client gone"
-			}
+		case <-stopped:
+			return "client gone"
+		case ev := <-events:
 			switch ev := ev.(type) {
 			case *tcell.EventResize:
 				c.screen.Sync()
