@@ -197,7 +197,8 @@ func (e *endpoint) try(ctx context.Context, payload []byte, read streamReader, w
 	}
 	// Some servers answer an error, or a whole non-streamed reply, with 200
 	// and JSON; a web page means the URL is not the API.
-	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); strings.Contains(ct, "json") || ct == "text/html" {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if strings.Contains(ct, "json") || ct == "text/html" {
 		raw, err := io.ReadAll(io.LimitReader(resp.Body, maxWholeReply))
 		if err != nil {
 			return Reply{}, false, resp, e.fail(0, "the reply broke: "+err.Error(), "try again", err)
@@ -211,8 +212,7 @@ func (e *endpoint) try(ctx context.Context, payload []byte, read streamReader, w
 				return reply, false, resp, err
 			}
 		}
-		return Reply{}, false, resp, e.fail(resp.StatusCode, fmt.Sprintf("the endpoint answered %s, not an event stream: %s", ct, errorBody(bytes.NewReader(raw))),
-			"check that "+e.url+" is a streaming "+e.provider+" endpoint ("+e.baseHint()+")", nil)
+		return Reply{}, false, resp, e.notAStream(resp.StatusCode, ct, errorBody(bytes.NewReader(raw)))
 	}
 	dec := newSSEDecoder(resp.Body)
 	reply, err := read(dec)
@@ -223,13 +223,26 @@ func (e *endpoint) try(ctx context.Context, payload []byte, read streamReader, w
 		le *LegError
 		ee *eventError
 	)
-	switch {
+	switch quoted, garbage := dec.notAStream(); {
+	case garbage:
+		// Not retried: a server or proxy answering this way does it again.
+		return Reply{}, false, resp, e.notAStream(resp.StatusCode, ct, quoted)
 	case errors.As(err, &ee):
 		err = e.fail(0, ee.msg, ee.hint, nil)
 	case !errors.As(err, &le):
 		err = e.fail(0, "the stream broke: "+err.Error(), "try again", err)
 	}
 	return Reply{}, dec.events == 0, resp, err
+}
+
+// notAStream is the error of an answer of content type ct that is not an
+// event stream; what says what came instead.
+func (e *endpoint) notAStream(status int, ct, what string) *LegError {
+	if ct == "" {
+		ct = "with no Content-Type"
+	}
+	return e.fail(status, fmt.Sprintf("the endpoint answered %s, not an event stream: %s", ct, what),
+		"check that "+e.url+" is a streaming "+e.provider+" endpoint ("+e.baseHint()+")", nil)
 }
 
 func (e *endpoint) fail(status int, msg, hint string, err error) *LegError {

@@ -284,6 +284,40 @@ func TestNotAStream(t *testing.T) {
 	}
 }
 
+// A 200 whose body is neither an event stream nor JSON (a proxy's text, a
+// misconfigured server) is said to be so, naming what came, quoted and
+// bounded: it was "the stream ended before its done event", as if a stream
+// had broken.
+func TestGarbageAnswer(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	for _, proto := range providers {
+		for _, tc := range []struct{ ct, body, want string }{
+			{"text/plain", "Service rerouted.\nCome back later.\n", `answered text/plain, not an event stream: "Service rerouted.\nCome back later.\n"`},
+			{"", long, `answered with no Content-Type, not an event stream: "` + long[:200] + `"…`},
+		} {
+			n := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n++
+				w.Header()["Content-Type"] = nil // not sniffed
+				if tc.ct != "" {
+					w.Header().Set("Content-Type", tc.ct)
+				}
+				w.Write([]byte(tc.body))
+			}))
+			p := against(t, proto, srv.URL, RetryPolicy{})
+			_, _, err := runLeg(t, p, Request{})
+			le := wantLegError(t, err, 200, tc.want)
+			if strings.Contains(err.Error(), "ended before") || le.Hint == "" {
+				t.Errorf("%s %q: %v (hint %q)", proto, tc.ct, err, le.Hint)
+			}
+			if n != 1 {
+				t.Errorf("%s %q: %d requests, want 1 (not retried)", proto, tc.ct, n)
+			}
+			srv.Close()
+		}
+	}
+}
+
 // Cancelling the context ends a leg that is waiting for the model at once,
 // with an error that is context.Canceled and not a provider error.
 func TestCancelDuringLeg(t *testing.T) {

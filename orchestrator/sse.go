@@ -35,10 +35,47 @@ func (e sseEvent) done() bool { return e.Data == "[DONE]" }
 type sseDecoder struct {
 	r      *bufio.Reader
 	events int // events dispatched so far; the retry policy asks "any yet?"
+	strays int // lines that are no part of an event stream (no field, comment or blank)
+	head   headReader
 }
 
 func newSSEDecoder(r io.Reader) *sseDecoder {
-	return &sseDecoder{r: bufio.NewReaderSize(r, 64<<10)}
+	d := &sseDecoder{head: headReader{r: r}}
+	d.r = bufio.NewReaderSize(&d.head, 64<<10)
+	return d
+}
+
+// maxHead bounds the start of a body kept to say what came instead of a
+// stream.
+const maxHead = 200
+
+// headReader keeps the first maxHead bytes read through it.
+type headReader struct {
+	r    io.Reader
+	head []byte
+	more bool // bytes came after head
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	keep := min(n, maxHead-len(h.head))
+	h.head = append(h.head, p[:keep]...)
+	h.more = h.more || keep < n
+	return n, err
+}
+
+// notAStream says whether the body read so far is something else than an
+// event stream: no event, and lines that are not a stream's. Then quoted is
+// its start, quoted, with "…" when there was more.
+func (d *sseDecoder) notAStream() (quoted string, ok bool) {
+	if d.events > 0 || d.strays == 0 {
+		return "", false
+	}
+	quoted = fmt.Sprintf("%q", d.head.head)
+	if d.head.more {
+		quoted += "…"
+	}
+	return quoted, true
 }
 
 // Next returns the next event that carries data. At the end of the stream
@@ -77,6 +114,9 @@ func (d *sseDecoder) Next() (sseEvent, error) {
 		name, value, _ := bytes.Cut(line, []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
 		switch string(name) {
+		case "id", "retry":
+		default:
+			d.strays++ // ignored, as the spec says, but no stream sends it
 		case "event":
 			event = string(value)
 		case "data":
