@@ -29,7 +29,10 @@ func init() {
 }
 
 // Exit statuses of `melmux agent --once` beyond 0 and 1.
-const exitBudget = 3 // the turn used its leg budget
+const (
+	exitBudget      = 3   // the turn used its leg budget
+	exitInterrupted = 130 // SIGINT stopped it (128+2, as shells report)
+)
 
 // agentOpts are the agent verb's flags.
 type agentOpts struct {
@@ -330,11 +333,27 @@ func (r *agentRun) turn(ctx context.Context, m message, obs orchestrator.Observe
 }
 
 // runOnce runs --task and exits: progress on stderr, the final answer last
-// on stdout.
+// on stdout. Interrupted by SIGINT, it exits exitInterrupted once the turn
+// has stopped and everything is written (the caller closes the rest).
 func (r *agentRun) runOnce(ctx context.Context) error {
 	ictx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	first, err := r.firstTask(ictx)
+	err := r.once(ictx)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, orchestrator.ErrBudget) {
+		return &cli.ExitError{Code: exitBudget, Msg: err.Error()}
+	}
+	if ictx.Err() != nil && ctx.Err() == nil {
+		return &cli.ExitError{Code: exitInterrupted, Msg: fmt.Sprintf("agent: interrupted by SIGINT: %v", err)}
+	}
+	return fmt.Errorf("agent: %w", err)
+}
+
+// once is runOnce under ctx, which SIGINT ends.
+func (r *agentRun) once(ctx context.Context) error {
+	first, err := r.firstTask(ctx)
 	if err != nil {
 		return err
 	}
@@ -343,26 +362,25 @@ func (r *agentRun) runOnce(ctx context.Context) error {
 	case first != nil:
 		m = *first
 	case r.sess != nil:
-		if m, err = r.next(ictx); err != nil {
-			return fmt.Errorf("agent: taking the task from the session: %w", err)
+		if m, err = r.next(ctx); err != nil {
+			return fmt.Errorf("taking the task from the session: %w", err)
 		}
 	}
 	out := &lineObserver{w: r.g.Stderr}
-	res, err := r.turn(ictx, m, out)
+	res, err := r.turn(ctx, m, out)
 	out.end()
 	ending := "done"
 	switch {
 	case errors.Is(err, orchestrator.ErrBudget):
 		ending = "stopped at the leg budget"
+	case err != nil && ctx.Err() != nil:
+		ending = "interrupted"
 	case err != nil:
 		ending = "failed"
 	}
 	fmt.Fprintf(r.g.Stderr, "[%s]\n", r.footer(ending))
 	if err != nil {
-		if errors.Is(err, orchestrator.ErrBudget) {
-			return &cli.ExitError{Code: exitBudget, Msg: err.Error()}
-		}
-		return fmt.Errorf("agent: %w", err)
+		return err
 	}
 	fmt.Fprintln(r.g.Stdout, strings.TrimRight(res.Reply, "\n"))
 	return nil
