@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -37,6 +38,9 @@ type inputQueue struct {
 	less     chan struct{}
 	dead     error         // set once nothing will be written any more
 	work     chan struct{} // capacity one: the writer has bytes to write
+	// direct writes to the program's terminal what it takes at once,
+	// without waiting, and says how much (set before the pane starts).
+	direct func([]byte) int
 }
 
 func newInputQueue() *inputQueue {
@@ -61,6 +65,15 @@ func (q *inputQueue) addLocked(b []byte) (int, error) {
 	}
 	if n == 0 {
 		q.progress = time.Now()
+		// Nothing waits, so no write is under way either (bytes leave
+		// the queue only once written): what the terminal takes now
+		// goes in order without a hop through the writer's goroutine,
+		// one thread wake-up less on a key's way to its program.
+		if q.direct != nil {
+			if b = b[q.direct(b):]; len(b) == 0 {
+				return n, nil
+			}
+		}
 	}
 	q.buf = append(q.buf, b...)
 	select {
@@ -151,6 +164,23 @@ func (p *Pane) writeLoop() {
 			q.wrote(n)
 		}
 	}
+}
+
+// writeNow writes to the PTY what it takes without waiting (none when its
+// buffer is full or the program's side is gone: the writer then meets it).
+func (p *Pane) writeNow(b []byte) int {
+	raw, err := p.ptmx.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = raw.Write(func(fd uintptr) bool {
+		if m, err := syscall.Write(int(fd), b); err == nil && m > 0 {
+			n = m
+		}
+		return true // one try: waiting is the writer's
+	})
+	return n
 }
 
 // reply queues the emulator's answers to device queries. It must not block:

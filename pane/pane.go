@@ -162,6 +162,7 @@ func Start(cfg Config) (*Pane, error) {
 	p.term = <-made
 	p.cmd = cmd
 	p.ptmx = pollable(ptmx)
+	p.in.direct = p.writeNow
 	p.status = Status{Running: true, PID: cmd.Process.Pid}
 	p.lastOutput.Store(time.Now().UnixNano())
 
