@@ -118,3 +118,59 @@ func differences(want, got tcell.SimulationScreen) string {
 	}
 	return b.String()
 }
+
+// putCounter counts what a frame sends tcell, and reads back from it,
+// inside a rectangle.
+type putCounter struct {
+	tcell.SimulationScreen
+	in         Rect
+	puts, gets int
+}
+
+func (c *putCounter) Get(x, y int) (string, tcell.Style, int) {
+	if c.in.Contains(x, y) {
+		c.gets++
+	}
+	return c.SimulationScreen.Get(x, y)
+}
+
+func (c *putCounter) Put(x, y int, str string, style tcell.Style) (string, int) {
+	if c.in.Contains(x, y) {
+		c.puts++
+	}
+	return c.SimulationScreen.Put(x, y, str, style)
+}
+
+func (c *putCounter) PutStrStyled(x, y int, str string, style tcell.Style) {
+	if c.in.Contains(x, y) {
+		c.puts++
+	}
+	c.SimulationScreen.PutStrStyled(x, y, str, style)
+}
+
+// A pane whose snapshot was drawn last frame in the same place costs the
+// next frame nothing, not even a look at the screen's cells; a new snapshot
+// of it is drawn where it differs.
+func TestPainterSkipsWhatItDrew(t *testing.T) {
+	sc := scene(nil, pane(1, Rect{0, 0, 20, H - 1}, false, "bash", "left side", "日本 and more"),
+		pane(2, Rect{21, 0, 19, H - 1}, true, "vim", "right side"))
+	sc.Separators = []Rect{{20, 0, 1, H - 1}}
+	s := &putCounter{SimulationScreen: newSim(t, W, H), in: sc.Panes[0].Content}
+	var p Painter
+	p.Draw(s, sc)
+	if s.puts == 0 {
+		t.Fatal("the first frame put nothing of pane 1")
+	}
+	s.puts, s.gets = 0, 0
+	p.Draw(s, sc)
+	if s.puts != 0 || s.gets != 0 {
+		t.Fatalf("the same snapshot drawn again: %d puts and %d gets in pane 1", s.puts, s.gets)
+	}
+	next := *sc
+	next.Panes = append([]PaneView(nil), sc.Panes...)
+	next.Panes[0].Screen = screenOf(sc.Panes[0].Content.W, sc.Panes[0].Content.H, "left side", "changed")
+	p.Draw(s, &next)
+	if s.puts != 1 {
+		t.Fatalf("one changed row of pane 1 took %d puts, want 1", s.puts)
+	}
+}
