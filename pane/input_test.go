@@ -207,3 +207,15 @@ func FuzzInputQueue(f *testing.F) {
 		}
 	})
 }
+
+// Input that finds nothing waiting is in the PTY when Type returns: it does
+// not wait in the queue for the writer's goroutine.
+func TestTypeWritesAtOnceWhenNothingWaits(t *testing.T) {
+	p, _, _ := gatedReader(t) // reads nothing: the bytes stay in the PTY's buffer
+	if err := p.Type([]byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := p.Backlog(); n != 0 {
+		t.Fatalf("%d bytes still queued after Type, with nothing waiting before", n)
+	}
+}
