@@ -75,6 +75,32 @@ type AgentInfo struct {
 	// \"Do you want to proceed?\" on row 24; still for 1.2s", "hook:
 	// Stop 3s ago". explain lists every signal.
 	Evidence string `json:"evidence,omitempty"`
+
+	// Question is what the agent asks while it waits on a person, nil
+	// otherwise.
+	Question *Question `json:"question,omitempty"`
+}
+
+// Question is what an agent waiting on a person asks: from its hook where
+// one fired (Claude Code's PermissionRequest), else read from its screen.
+type Question struct {
+	Text    string           `json:"text"`
+	Tool    string           `json:"tool,omitempty"`  // the tool it wants to use, as the agent names it
+	Input   string           `json:"input,omitempty"` // the command or file it wants, where known
+	Options []QuestionOption `json:"options"`         // in screen order
+	// Since is when the question was first seen (RFC 3339).
+	Since time.Time `json:"since"`
+	// Source says where it was read: "screen" or "hook".
+	Source string `json:"source"`
+	// Keys says in words which key answers which option.
+	Keys string `json:"keys,omitempty"`
+}
+
+// QuestionOption is one answer to a question: Key is what to type to
+// choose it, in send_keys notation ("1", "y", "<Esc>").
+type QuestionOption struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
 }
 
 // PaneInfo is one row of list_panes.
@@ -140,6 +166,11 @@ type SendKeysResult struct {
 	// pane's own (a command the keys started in a shell, still running):
 	// output that settled is then a pause, not the end.
 	Running string `json:"running,omitempty"`
+
+	// Question is the question the pane's agent was asking when the keys
+	// were sent (nil for none); QuestionGone says whether it went away.
+	Question     *Question `json:"question,omitempty"`
+	QuestionGone bool      `json:"question_gone,omitempty"`
 }
 
 // ReadPaneParams reads a pane's screen and, when asked, its history.
@@ -199,6 +230,8 @@ type WaitResult struct {
 	Line     string `json:"line,omitempty"`
 	WaitedMS int64  `json:"waited_ms"`
 	Evidence string `json:"evidence,omitempty"` // for an agent state: what decided it
+	// Question is what the agent asks, for a wait that ended on waiting.
+	Question *Question `json:"question,omitempty"`
 }
 
 // ResizeParams sets the session size (the window, status line included).
@@ -400,14 +433,43 @@ type ReadAgentResult struct {
 	// the first reply, or before learning the first turn failed, still
 	// learns both.
 	Earlier []TurnReply `json:"earlier,omitempty"`
+
+	// For an agent CLI (claude, codex, gemini...): the turn read (from
+	// send_agent, or one the person started by typing), and where its
+	// reply came from: "hook", "transcript" or "screen".
+	Turn   int    `json:"turn,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Question is what the agent asks when the wait ended on a question.
+	Question *Question `json:"question,omitempty"`
 }
 
-// TurnReply is how one turn of a melmux agent ended: its reply, or why it
-// failed.
+// TurnReply is how one turn ended: its reply, or why it failed.
 type TurnReply struct {
-	Turn  int    `json:"turn"`
-	Reply string `json:"reply,omitempty"`
-	Error string `json:"error,omitempty"`
+	Turn   int    `json:"turn"`
+	Reply  string `json:"reply,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Source string `json:"source,omitempty"` // for an agent CLI: hook, transcript or screen
+}
+
+// AnswerParams answers the question of the agent in Pane: Choice is an
+// option's key or a word of its label ("yes", "no", "always", "1").
+// Question, when set, is the text of the question the caller read: the
+// answer is refused if the pane now asks something else.
+type AnswerParams struct {
+	Pane     int    `json:"pane"`
+	Choice   string `json:"choice"`
+	Question string `json:"question,omitempty"`
+	WaitMS   int64  `json:"wait_ms,omitempty"`
+}
+
+// AnswerResult says what was typed and whether the question went away.
+type AnswerResult struct {
+	Pane     int            `json:"pane"`
+	Question *Question      `json:"question"`
+	Option   QuestionOption `json:"option"`
+	Gone     bool           `json:"gone"`
+	State    string         `json:"state,omitempty"` // the agent's state after
+	Lines    []string       `json:"lines,omitempty"`
 }
 
 // DiffParams asks what a worktree pane changed since its worktree was made.
@@ -449,12 +511,25 @@ type NotifyParams struct {
 	Message string `json:"message,omitempty"` // what the agent says or asks
 	Event   string `json:"event,omitempty"`   // the hook's event: "Notification (permission_prompt)", "Stop"
 	Kind    string `json:"kind,omitempty"`    // the agent's kind when the reporter knows it: claude, codex
+
+	// Reply is the agent's whole last message of the turn (Claude Code's
+	// Stop last_assistant_message, Codex's last-assistant-message).
+	Reply string `json:"reply,omitempty"`
+	// Tool and Input are what a permission question asks to run
+	// (Claude Code's PermissionRequest); Decide asks the server to decide
+	// it by the policy and answer with Decision.
+	Tool   string `json:"tool,omitempty"`
+	Input  string `json:"input,omitempty"`
+	Decide bool   `json:"decide,omitempty"`
 }
 
-// NotifyResult is the pane's agent after the report.
+// NotifyResult is the pane's agent after the report, and for a report
+// with Decide the policy's decision: "allow", "deny" or "" (ask a person).
 type NotifyResult struct {
-	Pane  int        `json:"pane"`
-	Agent *AgentInfo `json:"agent"`
+	Pane     int        `json:"pane"`
+	Agent    *AgentInfo `json:"agent"`
+	Decision string     `json:"decision,omitempty"`
+	Rule     string     `json:"rule,omitempty"`
 }
 
 // ExplainResult is every signal and rule behind a pane's agent state.
@@ -471,6 +546,22 @@ type ExplainResult struct {
 	Signals []ExplainSignal `json:"signals"`
 	// History holds the last changes of state, oldest first.
 	History []ExplainChange `json:"history"`
+	// Question is what the agent asks while waiting; Answers are the
+	// last questions answered in the pane, oldest first, with who or
+	// which policy rule answered.
+	Question *Question       `json:"question,omitempty"`
+	Answers  []ExplainAnswer `json:"answers,omitempty"`
+}
+
+// ExplainAnswer is one question answered in a pane.
+type ExplainAnswer struct {
+	AgoMS    int64  `json:"ago_ms"`
+	Question string `json:"question"`
+	Tool     string `json:"tool,omitempty"`
+	Input    string `json:"input,omitempty"`
+	Decision string `json:"decision"`
+	By       string `json:"by"`
+	Rule     string `json:"rule,omitempty"`
 }
 
 // ExplainSignal is one signal's verdict.
