@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,12 +21,17 @@ type Agents struct {
 	// process that only reads the config does not compile the built-in
 	// rules.
 	Rules *agentstate.Rules
+	// Policy is the [[agents.policy]] rules, which answer the agents'
+	// permission questions; nil when the table has none, so that no
+	// question is answered for anyone unless a person wrote a rule for
+	// it.
+	Policy *agentstate.Policy
 }
 
-const agentsKeyList = "bell, osc9, notify_command, launchers, [agents.kinds.NAME], [[agents.rules]]"
+const agentsKeyList = "bell, osc9, notify_command, launchers, [agents.kinds.NAME], [[agents.rules]], [[agents.policy]]"
 
 // defaultAgents are the [agents] defaults: bell and OSC 9 on, the built-in
-// rules (nil Rules).
+// rules (nil Rules), no policy (nil Policy: every question is a person's).
 func defaultAgents() Agents {
 	return Agents{Bell: true, OSC9: true}
 }
@@ -34,6 +40,7 @@ func defaultAgents() Agents {
 // through bad (the key's path under agents, and the message).
 func parseAgents(m map[string]any, a *Agents, bad func(key []string, format string, args ...any)) {
 	var user agentstate.Spec
+	var policy []map[string]any
 	for k, v := range m {
 		key := []string{k}
 		switch k {
@@ -81,11 +88,76 @@ func parseAgents(m map[string]any, a *Agents, bad func(key []string, format stri
 			for i, rm := range rules {
 				user.Rules = append(user.Rules, parseRule([]string{k, strconv.Itoa(i)}, rm, bad))
 			}
+		case "policy":
+			var ok bool
+			if policy, ok = v.([]map[string]any); !ok {
+				bad(key, "must be an array of tables ([[agents.policy]]), not %s", tomlType(v))
+			}
 		default:
 			bad(key, "unknown key (known: %s)", agentsKeyList)
 		}
 	}
 	a.Rules = compileAgents(user, bad)
+	if policy != nil {
+		a.Policy = parsePolicy(policy, a.Rules.Kinds(), bad)
+	}
+}
+
+// parsePolicy reads the [[agents.policy]] tables; kinds are the kinds a
+// rule may name besides "*". A rule for a kind that does not exist would
+// never match, and a deny rule that never matches lets a later allow rule
+// answer, so a misspelt kind is an error rather than a rule that is
+// silently idle.
+func parsePolicy(tables []map[string]any, kinds []string, bad func(key []string, format string, args ...any)) *agentstate.Policy {
+	rules := make([]agentstate.PolicyRule, len(tables))
+	// Fields already reported (a wrong type), so that NewPolicy's "is
+	// missing" does not report them twice.
+	type field struct {
+		rule int
+		name string
+	}
+	reported := map[field]bool{}
+	for i, m := range tables {
+		r := &rules[i]
+		var decision string
+		text := map[string]*string{"name": &r.Name, "kind": &r.Kind, "tool": &r.Tool, "match": &r.Match, "decision": &decision}
+		for k, v := range m {
+			key := []string{"policy", strconv.Itoa(i), k}
+			ptr, known := text[k]
+			if !known {
+				bad(key, "unknown key (known: name, kind, tool, match, decision)")
+				continue
+			}
+			if s, ok := v.(string); ok {
+				*ptr = s
+			} else {
+				bad(key, "must be a string, not %s", tomlType(v))
+				reported[field{i, k}] = true
+			}
+		}
+		r.Decision = agentstate.PolicyDecision(decision)
+	}
+	p, err := agentstate.NewPolicy(rules)
+	if err != nil {
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			var pe *agentstate.PolicyError
+			if !errors.As(e, &pe) {
+				bad([]string{"policy"}, "%v", e)
+				continue
+			}
+			if f := (field{pe.Index, pe.Field}); !reported[f] {
+				bad([]string{"policy", strconv.Itoa(pe.Index), pe.Field}, "%s", pe.Msg)
+				reported[f] = true
+			}
+		}
+	}
+	for i, r := range rules {
+		if r.Kind != "" && r.Kind != "*" && !slices.Contains(kinds, r.Kind) && !reported[field{i, "kind"}] {
+			bad([]string{"policy", strconv.Itoa(i), "kind"}, "%q is not a kind (kinds: %s; or \"*\" for every kind)", r.Kind, strings.Join(kinds, ", "))
+			p = nil
+		}
+	}
+	return p
 }
 
 // compileAgents lays the table's kinds and rules over the built-in ones

@@ -87,7 +87,7 @@ lines = "many"
 	for _, want := range []string{
 		`c.toml:2: agents.bell: must be true or false, not a string`,
 		`c.toml:3: agents.notify_command: empty; leave it out to run nothing`,
-		`c.toml:4: agents.colour: unknown key (known: bell, osc9, notify_command, launchers, [agents.kinds.NAME], [[agents.rules]])`,
+		`c.toml:4: agents.colour: unknown key (known: bell, osc9, notify_command, launchers, [agents.kinds.NAME], [[agents.rules]], [[agents.policy]])`,
 		`c.toml:7: agents.kinds.x.programs: must be an array of strings, not a string`,
 		`c.toml:8: agents.kinds.x.shell: unknown key (known: programs, scripts, apps, banner)`,
 		`c.toml:12: agents.rules.0.kind: "nobody" is not a kind (kinds: aider, claude, codex, gemini, x; or "*" for every kind)`,
@@ -100,5 +100,129 @@ lines = "many"
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+func TestAgentsPolicy(t *testing.T) {
+	src := `[agents.kinds.myagent]
+programs = ["myagent"]
+
+[[agents.policy]]
+name = "no rm"
+kind = "*"
+tool = "shell"
+match = '^rm '
+decision = "deny"
+
+[[agents.policy]]
+name = "touch is fine"
+kind = "claude"
+tool = "Bash"
+match = '^touch [\w./-]+$'
+decision = "allow"
+
+[[agents.policy]]
+kind = "myagent"
+tool = "*"
+decision = "ask"
+`
+	cfg, err := Parse([]byte(src), "c.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Agents.Policy
+	for _, tc := range []struct {
+		kind, tool, input string
+		want              agentstate.PolicyDecision
+		rule              string
+	}{
+		{"claude", "Bash", "touch a.txt", agentstate.Allow, "touch is fine"},
+		{"claude", "Bash", "touch a; rm b", agentstate.Ask, ""},
+		{"codex", "exec_command", "rm -rf build", agentstate.Deny, "no rm"},
+		{"myagent", "Edit", "a.go", agentstate.Ask, "policy 3"},
+	} {
+		d, r := p.Decide(tc.kind, tc.tool, tc.input)
+		name := ""
+		if r != nil {
+			name = r.Name
+		}
+		if d != tc.want || name != tc.rule {
+			t.Errorf("%s %s %q: %s by %q, want %s by %q", tc.kind, tc.tool, tc.input, d, name, tc.want, tc.rule)
+		}
+	}
+	// No table, or an [agents] table without policy: nothing is answered.
+	for _, src := range []string{"", "[agents]\nbell = false\n"} {
+		cfg, err := Parse([]byte(src), "c.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Agents.Policy != nil {
+			t.Errorf("%q: policy %+v", src, cfg.Agents.Policy)
+		}
+		if d, r := cfg.Agents.Policy.Decide("claude", "Bash", "ls"); d != agentstate.Ask || r != nil {
+			t.Errorf("%q: the default policy says %s by %v", src, d, r)
+		}
+	}
+}
+
+func TestAgentsPolicyErrors(t *testing.T) {
+	src := `[[agents.policy]]
+name = "first"
+kind = "claude"
+tool = "Bash"
+decision = "yes"
+
+[[agents.policy]]
+kind = "cluade"
+tool = "Bash"
+match = '^touch ('
+decision = "allow"
+when = "always"
+
+[[agents.policy]]
+kind = 1
+decision = "deny"
+
+[[agents.policy]]
+name = "first"
+kind = "*"
+tool = "*"
+decision = "ask"
+
+[[agents.policy]]
+kind = "Claude Code"
+tool = "*"
+decision = "deny"
+`
+	cfg, err := Parse([]byte(src), "c.toml")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if cfg.Agents.Policy != nil {
+		t.Errorf("a bad file gave a policy: %+v", cfg.Agents.Policy)
+	}
+	want := []string{
+		`c.toml:5: agents.policy.0.decision: "yes" is not allow, deny or ask`,
+		`c.toml:8: agents.policy.1.kind: "cluade" is not a kind (kinds: aider, claude, codex, gemini; or "*" for every kind)`,
+		"c.toml:10: agents.policy.1.match: \"^touch (\" is not a valid RE2 pattern: error parsing regexp: missing closing ): `^touch (`",
+		`c.toml:12: agents.policy.1.when: unknown key (known: name, kind, tool, match, decision)`,
+		`c.toml:14: agents.policy.2.tool: is missing: give the tool as the agent names it`,
+		`c.toml:15: agents.policy.2.kind: must be a string, not an integer`,
+		`c.toml:19: agents.policy.3.name: "first" is also policy 1's name`,
+		`c.toml:25: agents.policy.4.kind: "Claude Code" is not a kind name`,
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q:\n%v", w, err)
+		}
+	}
+	// Each mistake once: a kind of the wrong type is not also missing, nor
+	// one that is no kind name also no kind.
+	if n := strings.Count(err.Error(), "\n") + 1; n != len(want) {
+		t.Errorf("%d problems, want %d:\n%v", n, len(want), err)
+	}
+	_, err = Parse([]byte("[agents]\npolicy = \"allow\"\n"), "c.toml")
+	if err == nil || !strings.Contains(err.Error(), "c.toml:2: agents.policy: must be an array of tables ([[agents.policy]]), not a string") {
+		t.Errorf("policy as a string: %v", err)
 	}
 }
