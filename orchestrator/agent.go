@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,11 @@ type Agent struct {
 	usage    Usage // tokens of the whole conversation
 	usedIDs  map[string]bool
 	callSeq  int
+
+	// waiting, when set (by tests), is called as call i of a leg starts
+	// waiting for the earlier calls it depends on, so a test can tell a
+	// call held back from one not yet scheduled.
+	waiting func(i int)
 }
 
 // TurnResult is what one turn came to.
@@ -203,12 +209,97 @@ func (a *Agent) markUsed(id string) {
 	a.usedIDs[id] = true
 }
 
-// readOnlyTools only read or wait: consecutive calls of these in one leg run
-// together (a lead collecting three workers' replies waits once, not three
-// times). Everything else runs alone, in order.
-var readOnlyTools = map[string]bool{
-	"read_agent": true, "read_pane": true, "list_panes": true,
-	"read_file": true, "list_dir": true, "grep": true, "find_files": true, "recall": true,
+// access is how a call touches the session, which decides what it must
+// wait for when a leg's calls run together: every call of a leg is paid for
+// by one model call, and a lead sending three workers their messages, then
+// collecting three replies, should wait for the slowest, not the sum.
+type access int
+
+const (
+	// barrier calls run alone, in order, after every call before them and
+	// before every call after them: they change files or the session in
+	// ways other calls may see (write_file, run_command), keys typed into a
+	// shell run commands whose effects reach anywhere (send_keys), and new
+	// panes get their ids from the server in the order it receives the
+	// requests (open_pane, spawn_agent), which nothing tells the runner, so
+	// creating panes together would number them by goroutine scheduling.
+	barrier access = iota
+	// free calls only read files or memory: they wait for nothing.
+	free
+	// paneRead calls read one pane (read_agent, read_pane), or every pane
+	// (list_panes): they wait for the sends before them to that pane, so a
+	// read_agent after a send_agent in the same leg reads that send's turn.
+	paneRead
+	// paneWrite calls give one pane its next message (send_agent): they wait
+	// for the calls before them to that pane, so one pane's messages keep
+	// their order and a read before them reads the turn it meant to.
+	paneWrite
+)
+
+// toolAccess classifies the tools that may run together; any other tool
+// (including one unknown) is a barrier.
+var toolAccess = map[string]access{
+	"read_file": free, "list_dir": free, "grep": free, "find_files": free, "recall": free,
+	"read_agent": paneRead, "read_pane": paneRead, "list_panes": paneRead,
+	"send_agent": paneWrite,
+}
+
+// target is the pane a call touches: its pane argument, or every pane
+// (all) for list_panes and for an argument that is no plain integer (the
+// call will fail validation, but whether it did must not depend on timing).
+type target struct {
+	pane int64
+	all  bool
+}
+
+func callTarget(name, arguments string) target {
+	if name == "list_panes" {
+		return target{all: true}
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal([]byte(arguments), &args) != nil {
+		return target{all: true}
+	}
+	n, err := strconv.ParseInt(string(args["pane"]), 10, 64)
+	if err != nil {
+		return target{all: true}
+	}
+	return target{pane: n}
+}
+
+// callDeps says which earlier calls of the leg each call must wait for
+// before it starts: for a barrier, none (it runs once everything before it
+// has ended, and nothing after it starts before it ends); otherwise the
+// earlier calls since the last barrier that touch the same pane, one of them
+// a send. Reads never wait for reads, and calls to different panes never
+// wait for each other, so [send 2, send 3, read 2, read 3] runs both sends
+// at once and each read as soon as its own pane's send has ended.
+func callDeps(names []string, calls []ToolCall) [][]int {
+	deps := make([][]int, len(calls))
+	kinds := make([]access, len(calls))
+	targets := make([]target, len(calls))
+	since := 0 // the first call after the last barrier
+	for j, c := range calls {
+		kinds[j] = toolAccess[names[j]]
+		switch kinds[j] {
+		case barrier:
+			since = j + 1
+			continue
+		case free:
+			continue
+		}
+		targets[j] = callTarget(names[j], c.Arguments)
+		for i := since; i < j; i++ {
+			if kinds[i] == free || (kinds[i] == paneRead && kinds[j] == paneRead) {
+				continue
+			}
+			ti, tj := targets[i], targets[j]
+			if ti.all || tj.all || ti.pane == tj.pane {
+				deps[j] = append(deps[j], i)
+			}
+		}
+	}
+	return deps
 }
 
 // functionsPrefix starts the call names of some models served through
@@ -246,13 +337,15 @@ const cutCallResult = "not run: your reply reached the output token limit while 
 	"edit_file to add the rest), or split the work over several calls."
 
 // runCalls runs a leg's calls and returns their results in the calls'
-// order. Once ctx has ended, the calls not yet started are not run; their
-// results say so, keeping one result per call. When the leg was cut by the
-// output token limit, a call whose arguments are not a whole JSON object is
-// not run.
+// order. Calls that do not touch the same things run together (see access
+// and callDeps); a barrier runs alone on the turn's goroutine. Once ctx has
+// ended, the calls not yet started are not run; their results say so,
+// keeping one result per call. When the leg was cut by the output token
+// limit, a call whose arguments are not a whole JSON object is not run.
 func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, cut bool) []toolexec.Result {
 	results := make([]toolexec.Result, len(calls))
 	names := a.toolNames(calls)
+	deps := callDeps(names, calls)
 	var obsMu sync.Mutex // serialises the observer across calls run together
 	run := func(i int) {
 		c := calls[i]
@@ -277,27 +370,29 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, cut bool) []tool
 		}
 		obsMu.Unlock()
 	}
-	for i := 0; i < len(calls); {
-		j := i + 1
-		if readOnlyTools[names[i]] {
-			for j < len(calls) && readOnlyTools[names[j]] {
-				j++
-			}
-		}
-		if j-i == 1 {
-			run(i)
-		} else {
-			var wg sync.WaitGroup
-			for k := i; k < j; k++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					run(k)
-				}()
-			}
+	done := make([]chan struct{}, len(calls))
+	var wg sync.WaitGroup
+	for i := range calls {
+		done[i] = make(chan struct{})
+		if toolAccess[names[i]] == barrier {
 			wg.Wait()
+			run(i)
+			close(done[i])
+			continue
 		}
-		i = j
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done[i])
+			if len(deps[i]) > 0 && a.waiting != nil {
+				a.waiting(i)
+			}
+			for _, d := range deps[i] {
+				<-done[d]
+			}
+			run(i)
+		}()
 	}
+	wg.Wait()
 	return results
 }

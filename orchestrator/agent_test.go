@@ -62,7 +62,7 @@ func (f *fakeTools) Run(ctx context.Context, name, args string) toolexec.Result 
 			break
 		}
 	}
-	if f.together && readOnlyTools[name] {
+	if f.together && toolAccess[name] != barrier {
 		// Give a concurrent sibling the chance to be inside at the same time.
 		deadline := time.Now().Add(2 * time.Second)
 		for f.maxSeen.Load() < 2 && time.Now().Before(deadline) && ctx.Err() == nil {
@@ -324,6 +324,183 @@ func TestFunctionsPrefixedCallRunsTheTool(t *testing.T) {
 		r := msgs[3+i]
 		if !strings.Contains(r.Content, "unknown tool "+name) || !strings.Contains(r.Content, "read_file") {
 			t.Errorf("call %s answered %q, want the unknown-tool error listing the tools", name, r.Content)
+		}
+	}
+}
+
+// guard is how long a test waits for something that must happen before it
+// calls the mechanism broken; it bounds a deadlock, it proves nothing.
+const guard = 10 * time.Second
+
+// recordingObserver keeps every call event in a plain slice, with no lock
+// of its own: the race detector then proves the agent serialises it.
+type recordingObserver struct{ events []string }
+
+func (o *recordingObserver) Text(string)          {}
+func (o *recordingObserver) LegDone(int, Reply)   {}
+func (o *recordingObserver) CallStart(c ToolCall) { o.events = append(o.events, "start "+c.ID) }
+func (o *recordingObserver) CallDone(c ToolCall, _ toolexec.Result, _ time.Duration) {
+	o.events = append(o.events, "done "+c.ID)
+}
+
+// A lead sending two agents their messages and reading both replies in one
+// leg waits for the slowest, not the sum: the sends run together, and each
+// read starts as soon as its own pane's send has ended, not when every send
+// has. Send 2 is held until read 3 has started (possible only if send 3 ran
+// beside it and read 3 did not wait for send 2) and until read 2 is held
+// waiting for it; read 2 starting while send 2 runs, or before it, fails.
+func TestLegPipelinesSendsAndReads(t *testing.T) {
+	read2Waiting := make(chan struct{})
+	read2Started := make(chan struct{})
+	read3Started := make(chan struct{})
+	var sent2, sent3 atomic.Bool
+	tools := toolRunnerFunc(func(ctx context.Context, name, args string) toolexec.Result {
+		pane := callTarget(name, args).pane
+		switch {
+		case name == "send_agent" && pane == 2:
+			waiting, r3 := read2Waiting, read3Started
+			for waiting != nil || r3 != nil {
+				select {
+				case <-waiting:
+					waiting = nil
+				case <-r3:
+					r3 = nil
+				case <-read2Started:
+					t.Error("read_agent 2 started while send_agent 2 was running")
+					waiting, r3 = nil, nil
+				case <-time.After(guard):
+					t.Errorf("send_agent 2 ran alone: read_agent 3 started %v, read_agent 2 held %v", r3 == nil, waiting == nil)
+					waiting, r3 = nil, nil
+				}
+			}
+			sent2.Store(true)
+		case name == "send_agent" && pane == 3:
+			sent3.Store(true)
+		case name == "read_agent" && pane == 3:
+			close(read3Started)
+			if !sent3.Load() {
+				t.Error("read_agent 3 started before send_agent 3 ended")
+			}
+		case name == "read_agent" && pane == 2:
+			close(read2Started)
+			if !sent2.Load() {
+				t.Error("read_agent 2 started before send_agent 2 ended")
+			}
+		}
+		return toolexec.Result{Text: "result of " + name + " " + args}
+	})
+	calls := []ToolCall{
+		call("s2", "send_agent", `{"pane":2,"text":"a"}`),
+		call("s3", "send_agent", `{"pane":3,"text":"b"}`),
+		call("r2", "read_agent", `{"pane":2}`),
+		call("r3", "read_agent", `{"pane":3}`),
+	}
+	obs := &recordingObserver{}
+	a := &Agent{Provider: &scripted{replies: []Reply{{Calls: calls}, {Text: "done"}}}, Role: toolexec.RoleLead, Tools: tools, Observer: obs}
+	a.waiting = func(i int) {
+		if i == 2 {
+			close(read2Waiting)
+		}
+	}
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := a.Messages()
+	for i, c := range calls {
+		if m := msgs[2+i]; m.ToolCallID != c.ID || m.Content != "result of "+c.Name+" "+c.Arguments {
+			t.Errorf("tool message %d is %q for %s, want the result of %s %s", i, m.Content, m.ToolCallID, c.ID, c.Arguments)
+		}
+	}
+	if len(obs.events) != 2*len(calls) {
+		t.Errorf("observer saw %q", obs.events)
+	}
+}
+
+// Messages to one pane keep their order, whatever runs beside them: the
+// second send to pane 2 is held until the first has ended, and the read
+// after them until the second has. The first send is held until the second
+// is seen waiting for it; the second starting instead fails.
+func TestSendsToOnePaneKeepTheirOrder(t *testing.T) {
+	secondWaiting := make(chan struct{})
+	secondStarted := make(chan struct{})
+	var mu sync.Mutex
+	var order []string
+	tools := toolRunnerFunc(func(ctx context.Context, name, args string) toolexec.Result {
+		switch args {
+		case `{"pane":2,"text":"first"}`:
+			select {
+			case <-secondWaiting:
+			case <-secondStarted:
+				t.Error("the second send_agent to pane 2 started while the first was running")
+			case <-time.After(guard):
+				t.Error("the second send_agent to pane 2 was never held for the first")
+			}
+		case `{"pane":2,"text":"second"}`:
+			close(secondStarted)
+		}
+		mu.Lock()
+		order = append(order, name+" "+args)
+		mu.Unlock()
+		return toolexec.Result{Text: "ok"}
+	})
+	a := &Agent{Provider: &scripted{replies: []Reply{{Calls: []ToolCall{
+		call("a", "send_agent", `{"pane":2,"text":"first"}`),
+		call("f", "read_file", `{"path":"x"}`),
+		call("b", "send_agent", `{"pane":2,"text":"second"}`),
+		call("r", "read_agent", `{"pane":2}`),
+	}}, {Text: "done"}}}, Role: toolexec.RoleLead, Tools: tools}
+	a.waiting = func(i int) {
+		if i == 2 {
+			close(secondWaiting)
+		}
+	}
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	var pane2 []string
+	for _, o := range order {
+		if !strings.HasPrefix(o, "read_file") {
+			pane2 = append(pane2, o)
+		}
+	}
+	want := []string{`send_agent {"pane":2,"text":"first"}`, `send_agent {"pane":2,"text":"second"}`, `read_agent {"pane":2}`}
+	if !slices.Equal(pane2, want) {
+		t.Errorf("pane 2's calls ran in the order %q, want %q", pane2, want)
+	}
+}
+
+// callDeps is the whole of what a leg's calls wait for: reads wait for the
+// sends before them to their pane, sends for every call before them to
+// their pane, list_panes and a pane that is no plain integer count as every
+// pane, file reads wait for nothing, and a barrier (anything else) cuts the
+// leg so nothing waits across it (it runs alone between them).
+func TestCallDeps(t *testing.T) {
+	send := func(pane string) ToolCall { return call("", "send_agent", `{"pane":`+pane+`,"text":"x"}`) }
+	read := func(pane string) ToolCall { return call("", "read_agent", `{"pane":`+pane+`}`) }
+	for _, tc := range []struct {
+		name  string
+		calls []ToolCall
+		want  string
+	}{
+		{"sends together, each read after its send", []ToolCall{send("2"), send("3"), read("2"), read("3")}, "[] [] [0] [1]"},
+		{"a read before a send is waited for", []ToolCall{read("2"), send("2"), read("2")}, "[] [0] [1]"},
+		{"sends to one pane in order", []ToolCall{send("2"), send("2"), send("2")}, "[] [0] [0 1]"},
+		{"reads never wait for reads", []ToolCall{read("2"), call("", "read_pane", `{"pane":2}`), call("", "list_panes", `{}`), read("3")}, "[] [] [] []"},
+		{"list_panes reads every pane", []ToolCall{send("2"), call("", "list_panes", `{}`), send("3")}, "[] [0] [1]"},
+		{"an unreadable pane is every pane", []ToolCall{send(`"2"`), read("3"), call("", "send_agent", `{bad`), read("4")}, "[] [0] [0 1] [0 2]"},
+		{"file reads wait for nothing", []ToolCall{send("2"), call("", "read_file", `{"path":"x"}`), call("", "grep", `{"pattern":"x"}`), read("2")}, "[] [] [] [0]"},
+		{"a barrier cuts the leg", []ToolCall{send("2"), call("", "write_file", `{}`), read("2"), call("", "open_pane", `{}`), call("", "spawn_agent", `{}`), send("2")}, "[] [] [] [] [] []"},
+	} {
+		names := make([]string, len(tc.calls))
+		for i, c := range tc.calls {
+			names[i] = c.Name
+		}
+		var got []string
+		for _, d := range callDeps(names, tc.calls) {
+			got = append(got, fmt.Sprint(d))
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s: deps %s, want %s", tc.name, g, tc.want)
 		}
 	}
 }
