@@ -234,6 +234,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		leg = s.legs[rec.Leg]
 		if missing := missingText(rec.Messages, leg.Expect); len(missing) > 0 {
 			rec.Problem = s.problemLocked("request %d: leg %d expected %q in the messages; not found", len(s.reqs)+1, rec.Leg+1, missing)
+		} else if found := refusedText(rec.Messages, leg.Refuse); len(found) > 0 {
+			rec.Problem = s.problemLocked("request %d: leg %d refuses %q in the last tool results; found", len(s.reqs)+1, rec.Leg+1, found)
 		}
 	}
 	s.reqs = append(s.reqs, rec)
@@ -359,6 +361,23 @@ func missingText(msgs []Message, expect []string) []string {
 		}
 	}
 	return missing
+}
+
+// refusedText lists the refused texts that the last tool results (the
+// tool messages after the last assistant message) hold.
+func refusedText(msgs []Message, refuse []string) []string {
+	var last strings.Builder
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == "tool"; i-- {
+		last.WriteString(msgs[i].Content)
+		last.WriteByte('\n')
+	}
+	var found []string
+	for _, r := range refuse {
+		if strings.Contains(last.String(), r) {
+			found = append(found, r)
+		}
+	}
+	return found
 }
 
 // pairing checks what every provider API insists on: each call has an id

@@ -256,3 +256,28 @@ func TestCloseEndsADelay(t *testing.T) {
 		t.Error("a leg cut by Close succeeded")
 	}
 }
+
+// Refuse looks only at the results of the last leg's calls: text an
+// earlier result held is no problem, text the last results hold is.
+func TestRefuseLooksAtTheLastResults(t *testing.T) {
+	srv := modeltest.New(nil, modeltest.Relay, []modeltest.Leg{
+		{Refuse: []string{"first reply"}, Text: "x"},
+		{Refuse: []string{"first reply"}, Text: "y"},
+	})
+	defer srv.Close()
+	p := newProvider(t, modeltest.Relay, srv)
+	req := request(toolexec.RoleBase, "hi")
+	req.Messages = append(req.Messages,
+		orchestrator.Message{Role: "assistant", ToolCalls: []orchestrator.ToolCall{{ID: "c1", Name: "read_agent", Arguments: "{}"}}},
+		orchestrator.Message{Role: "tool", ToolCallID: "c1", Content: "the first reply"},
+		orchestrator.Message{Role: "assistant", ToolCalls: []orchestrator.ToolCall{{ID: "c2", Name: "read_agent", Arguments: "{}"}}},
+		orchestrator.Message{Role: "tool", ToolCallID: "c2", Content: "the second reply"})
+	if _, err := p.Leg(context.Background(), req, nil); err != nil {
+		t.Errorf("an earlier result's text was refused: %v", err)
+	}
+	req.Messages[len(req.Messages)-1].Content = "the second reply, with the first reply in it"
+	_, err := p.Leg(context.Background(), req, nil)
+	if err == nil || !strings.Contains(err.Error(), `leg 2 refuses ["first reply"] in the last tool results; found`) {
+		t.Errorf("the last result's text was not refused: %v", err)
+	}
+}

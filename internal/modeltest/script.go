@@ -21,6 +21,10 @@ type Leg struct {
 	// (contents, call names and arguments). A request missing any is
 	// answered with an error naming what was missing, and recorded.
 	Expect []string `json:"expect,omitempty"`
+	// Refuse lists text that must not appear in the results of the
+	// previous leg's calls (the tool messages after the last assistant
+	// message): a request holding any is answered with an error naming it.
+	Refuse []string `json:"refuse,omitempty"`
 	// Text is streamed in a few deltas.
 	Text string `json:"text,omitempty"`
 	// Calls end the leg wanting tools; none ends the turn.
