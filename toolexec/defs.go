@@ -268,7 +268,8 @@ var paneToolDefs = []ToolDef{
 	{Name: "open_pane", Description: "Open a new pane in the melmux session running a command (a CLI agent " +
 		"such as claude or codex, or any shell command; default the user's shell). layout right splits beside " +
 		"the current pane, down below it, tab opens a new tab; a split too small becomes a tab and the result " +
-		"says so. Returns the new pane's id and its first screen.",
+		"says so. Returns the new pane's id and its first screen; for a coding agent CLI (claude, codex, gemini, " +
+		"aider...) it returns once the CLI has drawn that screen, ready for send_agent.",
 		Parameters: Schema{Required: []string{"layout"}, Properties: []Property{
 			{Name: "layout", Type: "string", Enum: layoutEnum, Description: "where the pane goes"},
 			{Name: "command", Type: "string", Description: "command line to run in the pane (default the shell)"},
@@ -283,14 +284,18 @@ var paneToolDefs = []ToolDef{
 		}}},
 	{Name: "send_keys", Description: "Type text into a pane as keys. A newline is Enter; vim-style key names " +
 		"in angle brackets are keys (<Enter> <Tab> <Esc> <BS> <Up> <Down> <Left> <Right> <C-c> <M-x> <F1>..., " +
-		"<lt> for a literal <). Returns the screen once the output settles.",
+		"<lt> for a literal <). Returns the screen once the output settles. To answer an agent's question, send the key " +
+		"it names (such as 1 or y); the result says whether the question went away.",
 		Parameters: Schema{Required: []string{"pane", "text"}, Properties: []Property{
 			{Name: "pane", Type: "integer", Description: "pane id (see list_panes)"},
 			{Name: "text", Type: "string", Description: "text and keys to type"},
 		}}},
-	{Name: "send_agent", Description: "Give an agent its next message. A melmux agent queues it as a new turn " +
-		"(the result gives the turn id); any other program (claude, codex, a shell) gets it typed and " +
-		"submitted as a person would, and the result says whether it was submitted, with the screen.",
+	{Name: "send_agent", Description: "Give an agent its next message and return at once, without waiting " +
+		"for the reply: a melmux agent queues it as a new turn, a coding agent CLI (claude, codex, gemini, " +
+		"aider...) gets it typed and submitted; the result gives the turn id for read_agent. Any other program " +
+		"(a shell) gets it typed and submitted as a person would, and the result says whether it was submitted, " +
+		"with the screen. An error when the agent is waiting on a question: it names the question and the keys " +
+		"that answer it (see send_keys).",
 		Parameters: Schema{Required: []string{"pane", "text"}, Properties: []Property{
 			{Name: "pane", Type: "integer", Description: "pane id of the agent"},
 			{Name: "text", Type: "string", Description: "the message"},
@@ -300,10 +305,12 @@ var paneToolDefs = []ToolDef{
 		Parameters: Schema{Required: []string{"pane"}, Properties: []Property{
 			{Name: "pane", Type: "integer", Description: "pane id"},
 		}}},
-	{Name: "read_agent", Description: "Read an agent: its state (working, waiting, idle, exited) and latest reply. " +
-		"If a melmux agent is working on a turn, waits for the turn to finish (up to a bound) first, so call it " +
-		"once per reply, not in a loop; several read_agent calls in one response run together. For other panes: " +
-		"the detected agent state, activity and the screen.",
+	{Name: "read_agent", Description: "Wait (up to a bound) for the turn the last send_agent started to end, " +
+		"for a melmux agent or a claude, codex or gemini CLI, and return how it ended: idle, with the turn's " +
+		"whole reply (after the replies of earlier turns not read before, oldest first); a question, with its " +
+		"text and the key answering each option (answer with send_keys); or exited. Call it once per turn, " +
+		"never in a loop; read_agent calls of one response run together, each after a send_agent to its pane " +
+		"before it. For other panes: the detected agent state, activity and the screen.",
 		Parameters: Schema{Required: []string{"pane"}, Properties: []Property{
 			{Name: "pane", Type: "integer", Description: "pane id"},
 		}}},

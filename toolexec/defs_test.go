@@ -276,3 +276,24 @@ func TestRunNeverPanics(t *testing.T) {
 	w.ex.Panes = panicPanes{}
 	w.fails("list_panes", "", "internal error", "boom")
 }
+
+// The pane tools say what waits and what does not, the only way a model
+// learns it without spending calls to find out.
+func TestPaneToolsSayWhatWaits(t *testing.T) {
+	for name, wants := range map[string][]string{
+		"send_agent": {"return at once, without waiting for the reply", "turn id", "waiting on a question", "keys"},
+		"read_agent": {"Wait (up to a bound)", "claude, codex or gemini", "whole reply", "question", "send_keys"},
+		"send_keys":  {"answer an agent's question", "whether the question went away"},
+		"open_pane":  {"drawn that screen, ready for send_agent"},
+	} {
+		d, ok := lookup(name)
+		if !ok {
+			t.Fatalf("no tool %s", name)
+		}
+		for _, w := range wants {
+			if !strings.Contains(d.Description, w) {
+				t.Errorf("%s's description lacks %q: %s", name, w, d.Description)
+			}
+		}
+	}
+}
