@@ -27,6 +27,7 @@ var forbidden = map[string][]string{
 	"internal/mcpserver":    {mod + "internal/server", mod + "pane"},
 	"internal/sessionstate": {mod + "internal/server", "github.com/gdamore/tcell"},
 	"internal/procstat":     {"*"},
+	"internal/audit":        {"*"},
 	"internal/transcript":   {"*"},
 	"internal/cli":          {mod + "toolexec", mod + "orchestrator", mod + "internal/mcpserver", mod + "internal/server", mod + "pane"},
 	"worktree":              {"*"},
