@@ -78,6 +78,23 @@ func explainText(r proto.ExplainResult) string {
 			fmt.Fprintf(&b, "  %s ago  %s -> %s  %s\n", ago(h.AgoMS), from, h.To, h.Evidence)
 		}
 	}
+	if r.Question != nil {
+		b.WriteString("\n" + questionText(r.Question))
+	}
+	if len(r.Answers) > 0 {
+		b.WriteString("\nanswered:\n")
+		for _, a := range r.Answers {
+			by := a.By
+			if a.Rule != "" {
+				by += " (rule " + a.Rule + ")"
+			}
+			what := a.Question
+			if a.Input != "" {
+				what += " [" + strings.TrimSpace(a.Tool+" "+a.Input) + "]"
+			}
+			fmt.Fprintf(&b, "  %s ago  %s: %s by %s\n", ago(a.AgoMS), what, a.Decision, by)
+		}
+	}
 	return b.String()
 }
 

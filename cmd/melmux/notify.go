@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/melmux/melmux/internal/cli"
@@ -32,6 +35,7 @@ func init() {
 			event := fs.String("event", "", "the hook's event, shown as the evidence")
 			kind := fs.String("kind", "", "the agent's kind (claude, codex, ...)")
 			from := fs.String("from", "", "read the report from an agent's own hook: claude (its hook JSON on stdin) or codex (its notify JSON as the argument)")
+			chain := fs.String("chain", "", "with --from codex: the user's own notify program (a JSON array), run after with the same payload")
 			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
@@ -63,6 +67,11 @@ func init() {
 				if fs.NArg() != 1 {
 					return cli.Usagef("notify --from codex takes Codex's notify JSON as its one argument (notify = [\"melmux\", \"notify\", \"--from\", \"codex\"] in Codex's config.toml), got %d arguments", fs.NArg())
 				}
+				if *chain != "" {
+					// Whatever melmux makes of it, the user's own
+					// program gets the notification too.
+					defer runChain(g, *chain, fs.Arg(0))
+				}
 				skip, err := fromCodexNotify([]byte(fs.Arg(0)), &p)
 				if err != nil || skip {
 					return err
@@ -82,10 +91,63 @@ func init() {
 			}
 			p.Pane = id
 			p.Message = clipMessage(p.Message)
+			if len(p.Reply) > maxHookReply {
+				p.Reply = strings.ToValidUTF8(p.Reply[:maxHookReply], "")
+			}
 			var res proto.NotifyResult
-			return call(g, "notify", p, &res)
+			if err := call(g, "notify", p, &res); err != nil {
+				return err
+			}
+			if res.Decision != "" && *from == "claude" {
+				// Claude Code reads a PermissionRequest hook's decision
+				// from its output.
+				out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+					"hookEventName": "PermissionRequest",
+					"decision":      permissionDecision(res),
+				}})
+				fmt.Fprintln(g.Stdout, string(out))
+			}
+			return nil
 		},
 	})
+}
+
+// chainTimeout bounds the user's own notify program run after melmux's.
+const chainTimeout = 30 * time.Second
+
+// runChain runs the notify program argv (a JSON array) with payload as its
+// last argument, as Codex would have; a failure is told on stderr, not
+// returned, so melmux's own report stands.
+func runChain(g *cli.Globals, argv, payload string) {
+	var cmd []string
+	if err := json.Unmarshal([]byte(argv), &cmd); err != nil || len(cmd) == 0 {
+		fmt.Fprintf(g.Stderr, "melmux notify: --chain %q is not a JSON array of the program and its arguments\n", argv)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), chainTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, cmd[0], append(cmd[1:], payload)...)
+	c.Stdout, c.Stderr = g.Stdout, g.Stderr
+	if err := c.Run(); err != nil {
+		fmt.Fprintf(g.Stderr, "melmux notify: the chained notify program %s: %v\n", cmd[0], err)
+	}
+}
+
+// maxHookReply is how much of a turn's last message is sent (the server's
+// bound).
+const maxHookReply = 256 << 10
+
+// permissionDecision is the decision object of Claude Code's
+// PermissionRequest hook output for the policy's decision.
+func permissionDecision(res proto.NotifyResult) map[string]any {
+	if res.Decision == "allow" {
+		return map[string]any{"behavior": "allow"}
+	}
+	why := "denied by melmux's policy"
+	if res.Rule != "" {
+		why += " (rule " + res.Rule + ")"
+	}
+	return map[string]any{"behavior": "deny", "message": why}
 }
 
 // clipMessage makes a message short enough to send: one paragraph of at
@@ -101,12 +163,31 @@ func clipMessage(s string) string {
 // claudeHook is what Claude Code gives a hook command on stdin (the fields
 // melmux reads).
 type claudeHook struct {
-	Event            string `json:"hook_event_name"`
-	Message          string `json:"message"`
-	NotificationType string `json:"notification_type"`
-	Prompt           string `json:"prompt"`
-	ToolName         string `json:"tool_name"`
-	LastMessage      string `json:"last_assistant_message"`
+	Event            string          `json:"hook_event_name"`
+	Message          string          `json:"message"`
+	NotificationType string          `json:"notification_type"`
+	Prompt           string          `json:"prompt"`
+	ToolName         string          `json:"tool_name"`
+	ToolInput        json.RawMessage `json:"tool_input"`
+	LastMessage      string          `json:"last_assistant_message"`
+}
+
+// toolInput is what a tool call wants, in one string: the command of a
+// shell tool, the path of a file tool, else its input as JSON.
+func toolInput(raw json.RawMessage) string {
+	var in map[string]any
+	if json.Unmarshal(raw, &in) != nil {
+		return strings.TrimSpace(string(raw))
+	}
+	for _, k := range []string{"command", "cmd", "file_path", "path", "url", "pattern"} {
+		if v, ok := in[k].(string); ok {
+			return v
+		}
+	}
+	if len(raw) == 0 {
+		return ""
+	}
+	return string(raw)
 }
 
 // fromClaudeHook fills p from Claude Code's hook JSON: the state its event
@@ -140,8 +221,20 @@ func fromClaudeHook(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
 			event = h.Event
 		}
 		msg = h.Message
-	case "Stop", "SessionStart":
+	case "PermissionRequest":
+		// Before Claude Code draws its question: the policy may answer
+		// it through this hook's output.
+		state, msg = "waiting", "approve "+h.ToolName
+		event += " (" + h.ToolName + ")"
+		p.Tool, p.Input, p.Decide = h.ToolName, toolInput(h.ToolInput), true
+		if p.Input != "" {
+			msg += ": " + p.Input
+		}
+	case "Stop":
 		state, msg = "idle", h.LastMessage
+		p.Reply = h.LastMessage
+	case "SessionStart":
+		state = "idle"
 	case "SubagentStop", "SessionEnd", "PreCompact":
 		return true, nil
 	case "":
@@ -180,6 +273,7 @@ func fromCodexNotify(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
 			return true, nil
 		}
 		state = "idle"
+		p.Reply = n.LastMessage
 	case "approval-requested":
 		state = "waiting"
 	case "":

@@ -33,11 +33,20 @@ func TestRealGemini(t *testing.T) {
 	runRealAgents(t, "testdata/realgemini", map[string]string{"gemini": agentcli.Gemini.Require(t)})
 }
 
+// TestRealLead runs the scripts in testdata/reallead: a Mel lead, scripted
+// over the relay protocol (fakemodel), driving the real Claude Code, Codex
+// and Gemini CLI in panes, each of those talking to the scripted endpoint
+// (model).
+func TestRealLead(t *testing.T) {
+	runRealAgents(t, "testdata/reallead", map[string]string{
+		"claude": agentcli.ClaudeCode.Require(t), "codex": agentcli.Codex.Require(t), "gemini": agentcli.Gemini.Require(t)})
+}
+
 func runRealAgents(t *testing.T, dir string, bins map[string]string) {
 	testscript.Run(t, testscript.Params{
 		Dir:   dir,
 		Setup: func(env *testscript.Env) error { return setupRealAgentEnv(env, bins) },
-		Cmds:  map[string]func(*testscript.TestScript, bool, []string){"model": modelCmd},
+		Cmds:  map[string]func(*testscript.TestScript, bool, []string){"model": modelCmd, "fakemodel": fakeModelCmd},
 	})
 }
 
@@ -116,6 +125,7 @@ func setupRealAgentEnv(env *testscript.Env, bins map[string]string) error {
 // modelCmd drives the scripted endpoint:
 //
 //	model reply MATCH TEXT         answer a prompt containing MATCH with TEXT
+//	model replyfile MATCH FILE     answer it with the text of FILE
 //	model shell MATCH COMMAND TEXT answer it with a shell tool call of COMMAND (Claude Code's
 //	                               Bash, Codex's exec_command outside its sandbox, Gemini
 //	                               CLI's run_shell_command), then TEXT
@@ -137,6 +147,13 @@ func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("usage: model reply MATCH TEXT")
 		}
 		model.AddRule(agentcli.Rule{Match: args[0], Text: args[1]})
+	case "replyfile":
+		if len(args) != 2 {
+			ts.Fatalf("usage: model replyfile MATCH FILE")
+		}
+		text, err := os.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		model.AddRule(agentcli.Rule{Match: args[0], Text: strings.TrimRight(string(text), "\n")})
 	case "shell":
 		if len(args) != 3 {
 			ts.Fatalf("usage: model shell MATCH COMMAND TEXT")
@@ -174,7 +191,7 @@ func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 	case "release":
 		model.Release()
 	default:
-		ts.Fatalf("model: unknown verb %q (allowed: reply, shell, wait, prompts, hold, release)", verb)
+		ts.Fatalf("model: unknown verb %q (allowed: reply, replyfile, shell, wait, prompts, hold, release)", verb)
 	}
 }
 

@@ -53,7 +53,7 @@ func init() {
 				}
 				return &cli.ExitError{Code: 1, Msg: msg}
 			case *asJSON:
-			case res.Kind == "melmux":
+			case res.Kind == "melmux" || res.Turn > 0:
 				fmt.Fprintln(g.Stdout, res.Turn)
 			default:
 				fmt.Fprintln(g.Stdout, "delivered")

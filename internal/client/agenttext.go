@@ -61,11 +61,39 @@ func ReadAgentText(r proto.ReadAgentResult) string {
 		} else {
 			fmt.Fprintf(&b, "%s agent, %s", a.Kind, a.State)
 		}
+		if r.Turn > 0 {
+			fmt.Fprintf(&b, ", turn %d", r.Turn)
+			if r.TurnDone {
+				b.WriteString(" done")
+			}
+		}
 		fmt.Fprintf(&b, " (pane %s, %s)\n", r.Status, activityText(r.Activity, r.IdleMS))
+		if r.WaitNote != "" {
+			b.WriteString(r.WaitNote + "\n")
+		}
 		if a != nil && a.Evidence != "" {
 			fmt.Fprintf(&b, "because: %s\n", a.Evidence)
 		}
-		writeScreen(&b, r.Lines)
+		for _, e := range r.Earlier {
+			if e.Error != "" {
+				fmt.Fprintf(&b, "--- turn %d (not read before): %s ---\n", e.Turn, e.Error)
+			}
+			if e.Reply != "" {
+				fmt.Fprintf(&b, "--- reply to turn %d (not read before; from %s) ---\n%s\n", e.Turn, sourceWords(e.Source), strings.TrimRight(e.Reply, "\n"))
+			}
+		}
+		if r.Question != nil {
+			writeQuestion(&b, r.Pane, r.Question)
+		}
+		if r.Error != "" {
+			fmt.Fprintf(&b, "error: %s\n", r.Error)
+		}
+		if r.Reply != "" {
+			fmt.Fprintf(&b, "--- reply to turn %d (from %s) ---\n%s\n--- end ---\n", r.Turn, sourceWords(r.Source), strings.TrimRight(r.Reply, "\n"))
+		}
+		if r.Reply == "" || r.Question != nil {
+			writeScreen(&b, r.Lines)
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "pane %d: melmux %s agent %s, %s", r.Pane, a.Role, a.ID, agentStateText(a))
@@ -121,4 +149,39 @@ func activityText(activity string, idleMS int64) string {
 		return fmt.Sprintf("idle for %s", (time.Duration(idleMS) * time.Millisecond).Round(time.Second))
 	}
 	return activity
+}
+
+// sourceWords says where an agent CLI's reply came from.
+func sourceWords(source string) string {
+	switch source {
+	case "hook":
+		return "its hook"
+	case "transcript":
+		return "its session transcript"
+	case "screen":
+		return "its screen: the end of a long reply may be all there is"
+	}
+	return source
+}
+
+// writeQuestion renders what an agent asks, with the keys that answer it.
+func writeQuestion(b *strings.Builder, pane int, q *proto.Question) {
+	fmt.Fprintf(b, "--- question (waiting on a person since %s) ---\n%s\n", q.Since.Format("15:04:05"), q.Text)
+	if q.Tool != "" || q.Input != "" {
+		fmt.Fprintf(b, "it wants to use %s: %s\n", orWord(q.Tool, "a tool"), q.Input)
+	}
+	for _, o := range q.Options {
+		fmt.Fprintf(b, "  key %q: %s\n", o.Key, o.Label)
+	}
+	if len(q.Options) > 0 {
+		fmt.Fprintf(b, "answer with send_keys(%d, KEY) using one key above, or leave it to the person\n", pane)
+	}
+	b.WriteString("--- end of question ---\n")
+}
+
+func orWord(s, instead string) string {
+	if s == "" {
+		return instead
+	}
+	return s
 }

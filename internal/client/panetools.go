@@ -142,6 +142,13 @@ func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage
 			state += fmt.Sprintf("; %s is still running in the foreground", r.Running)
 		}
 		fmt.Fprintf(&b, "sent %d bytes to pane %d (%s, %s)\n", r.Bytes, r.Pane, r.Status, state)
+		if r.Question != nil {
+			if r.QuestionGone {
+				fmt.Fprintf(&b, "the question %q was answered: it is gone; read_agent(%d) waits for the rest of the turn\n", r.Question.Text, r.Pane)
+			} else {
+				fmt.Fprintf(&b, "the question %q is still there: %s\n", r.Question.Text, r.Question.Keys)
+			}
+		}
 		writeScreen(&b, r.Lines)
 		return b.String(), nil
 	case "read_pane":

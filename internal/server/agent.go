@@ -120,6 +120,7 @@ type foreground struct {
 	fg   string    // the foreground program's name, "" once exited
 	kind string    // the coding agent among its processes, "" for none
 	why  string
+	pid  int // the agent's process, 0 for none or unknown
 	// banner is the kind whose banner is on the screen, looked for when
 	// the group runs no known agent and is not an idle shell.
 	banner, bannerWhy string
@@ -142,6 +143,9 @@ func (s *Server) lookForeground(p *pane.Pane, bannered int, printed bool) foregr
 			r.fg = filepath.Base(leader.Argv[0])
 		}
 		r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{leader})
+		if r.kind != "" {
+			r.pid = leader.PID
+		}
 		if r.kind != "" || idleShell(leader.Argv) {
 			return r
 		}
@@ -160,6 +164,7 @@ func (s *Server) lookForeground(p *pane.Pane, bannered int, printed bool) foregr
 				procs = scanGroup(r.pgrp, leader)
 			}
 			r.kind, r.why = rules.KindOfProcs(procs)
+			r.pid = agentPID(rules, procs)
 			// (Reading a screen of 200x50 costs 0.2 ms, an empty one too.)
 			if r.kind == "" && printed && r.pgrp != bannered {
 				r.banner, r.bannerWhy = rules.KindOfScreen(p.Term().Lines())
@@ -171,6 +176,16 @@ func (s *Server) lookForeground(p *pane.Pane, bannered int, printed bool) foregr
 	r = foreground{at: r.at}
 	r.kind, r.why = rules.KindOfProcs([]agentstate.Proc{{PID: p.Status().PID, Argv: p.Argv()}})
 	return r
+}
+
+// agentPID is the process among procs that is an agent, 0 for none.
+func agentPID(rules *agentstate.Rules, procs []agentstate.Proc) int {
+	for _, p := range procs {
+		if k, _ := rules.KindOfProcs([]agentstate.Proc{p}); k != "" {
+			return p.PID
+		}
+	}
+	return 0
 }
 
 // lookHook, when set (by tests), runs in each lookup of a running pane
@@ -188,7 +203,7 @@ func (s *Server) applyForegroundLocked(e *paneEntry, r foreground) {
 		e.ag.pgrp, e.ag.procSince = r.pgrp, r.at
 		e.ag.banner, e.ag.bannerWhy = "", ""
 	}
-	e.fg, e.kind, e.ag.kindWhy = r.fg, r.kind, r.why
+	e.fg, e.kind, e.ag.kindWhy, e.kindPID = r.fg, r.kind, r.why, r.pid
 	if r.banner != "" && e.ag.banner == "" {
 		e.ag.banner, e.ag.bannerWhy = r.banner, r.bannerWhy
 	}
@@ -329,12 +344,16 @@ func (s *Server) agentLocked(id int, e *paneEntry) (*proto.AgentInfo, time.Durat
 		return nil, 0
 	}
 	var info *proto.AgentInfo
-	if a := e.melLocked(); a != nil {
+	a := e.melLocked()
+	if a != nil {
 		info = a.infoLocked(e.p)
 	} else {
 		info = &proto.AgentInfo{ID: fmt.Sprintf("pane-%d", id), Role: "external", Kind: kind, State: string(d.State)}
 	}
 	info.Evidence = d.Evidence
+	if a == nil && d.State == agentstate.Waiting {
+		info.Question = questionInfo(e.turns.q)
+	}
 	var next time.Duration
 	if d.Next > 0 {
 		next = d.Next
@@ -374,6 +393,9 @@ func (s *Server) decideLocked(id int, e *paneEntry, fresh bool) (*agentstate.Dec
 	d := e.ag.engine.Decide(sig)
 	if d.Changed {
 		s.agentChangedStateLocked(id, e, kind, d)
+	}
+	if a == nil {
+		s.trackTurnLocked(id, e, kind, &d, now)
 	}
 	e.ag.cached, e.ag.cachedCh, e.ag.cacheGen = &d, ch, e.ag.gen
 	e.ag.until = now.Add(agentCacheMax)

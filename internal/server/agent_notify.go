@@ -28,6 +28,12 @@ type AgentsConfig struct {
 	Bell          bool              // ring the attached clients' terminals
 	OSC9          bool              // send them an OSC 9 notification
 	NotifyCommand string            // run with /bin/sh -c, "" for none
+	// Policy decides agents' questions before a person or lead does; nil
+	// for none (nothing is answered for anyone).
+	Policy *agentstate.Policy
+	// Audit is the audit log's path ("" for none): every answered
+	// question is appended to it.
+	Audit string
 }
 
 // notifyCommandTimeout bounds a notify_command; notifyCommandsAtOnce bounds

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane/agentstate"
 )
 
 // explain says how a pane's agent state is decided: the kind and why, then
@@ -47,6 +48,10 @@ func init() {
 		for _, h := range e.ag.engine.History() {
 			out.History = append(out.History, proto.ExplainChange{AgoMS: now.Sub(h.At).Milliseconds(), From: string(h.From), To: string(h.To), Evidence: h.Evidence})
 		}
+		if d.State == agentstate.Waiting && kind != KindMelmux {
+			out.Question = questionInfo(e.turns.q)
+		}
+		out.Answers = explainAnswersLocked(e, now)
 		return out, nil
 	}})
 }

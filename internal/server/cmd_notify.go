@@ -40,6 +40,12 @@ func init() {
 			return nil, errorf(proto.CodeBadParams, "notify: message must be UTF-8 text of at most %d bytes (got %d bytes)", maxNotifyMessage, len(p.Message))
 		case len(p.Event) > maxNotifyEvent || !utf8.ValidString(p.Event):
 			return nil, errorf(proto.CodeBadParams, "notify: event must be UTF-8 text of at most %d bytes (got %d bytes)", maxNotifyEvent, len(p.Event))
+		case len(p.Reply) > maxReplyBytes || !utf8.ValidString(p.Reply):
+			return nil, errorf(proto.CodeBadParams, "notify: reply must be UTF-8 text of at most %d bytes (got %d bytes)", maxReplyBytes, len(p.Reply))
+		case len(p.Tool) > maxNotifyEvent || !utf8.ValidString(p.Tool) || len(p.Input) > maxNotifyMessage || !utf8.ValidString(p.Input):
+			return nil, errorf(proto.CodeBadParams, "notify: tool must be UTF-8 text of at most %d bytes, input of at most %d", maxNotifyEvent, maxNotifyMessage)
+		case p.Decide && p.State != string(agentstate.Waiting):
+			return nil, errorf(proto.CodeBadParams, "notify: decide is for a question: state must be waiting, not %q", p.State)
 		}
 		if p.Kind != "" && !knownKind(s.rules(), p.Kind) {
 			return nil, errorf(proto.CodeBadParams, "notify: kind %q is not a kind of agent (kinds: %v)", p.Kind, s.rules().Kinds())
@@ -54,13 +60,43 @@ func init() {
 		if event == "" {
 			event = "melmux notify --state " + p.State
 		}
+		now := time.Now()
+		var out proto.NotifyResult
+		if p.Decide {
+			// A permission hook asks before the agent draws its
+			// question: the policy may answer it through the hook.
+			kind := p.Kind
+			if kind == "" {
+				kind, _ = s.agentKindLocked(e)
+			}
+			q := &agentstate.Question{Text: p.Message, Tool: p.Tool, Input: p.Input}
+			if dec, rule := s.decideByPolicyLocked(kind, q); dec != agentstate.Ask {
+				out.Decision = string(dec)
+				if rule != nil {
+					out.Rule = rule.Name
+				}
+				s.answeredLocked(p.Pane, e, kind, q, string(dec), "", "policy", out.Rule, now)
+				info, _ := s.agentLocked(p.Pane, e)
+				out.Pane, out.Agent = p.Pane, info
+				return out, nil
+			}
+			e.turns.hookQ = &hookQuestion{at: now, tool: p.Tool, input: p.Input}
+		}
+		if p.State == string(agentstate.Idle) && (p.Reply != "" || p.Message != "") {
+			reply := p.Reply
+			if reply == "" {
+				reply = p.Message
+			}
+			e.turns.stop = &hookReply{at: now, text: reply}
+		}
 		e.ag.hook = &agentstate.Report{Source: "hook", State: agentstate.State(p.State), Detail: oneLine(event),
-			Message: oneLine(p.Message), At: time.Now()}
+			Message: oneLine(p.Message), At: now}
 		e.ag.hookKind = p.Kind
 		e.ag.gen++
 		s.agentChangedLocked(e)
 		info, _ := s.agentLocked(p.Pane, e)
-		return proto.NotifyResult{Pane: p.Pane, Agent: info}, nil
+		out.Pane, out.Agent = p.Pane, info
+		return out, nil
 	}})
 }
 

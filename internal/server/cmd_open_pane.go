@@ -9,6 +9,7 @@ import (
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/layout"
+	"github.com/melmux/melmux/pane/agentstate"
 )
 
 // open_pane runs a command in a new pane split from a target pane (or in a new
@@ -48,6 +49,11 @@ func init() {
 			return placed(e, res, false), nil
 		}
 		waitFirstScreen(ctx, e.p, since)
+		if k, _ := s.rules().KindOfProcs([]agentstate.Proc{{Argv: argv}}); k != "" {
+			// An agent CLI takes a message only once it has drawn its
+			// prompt: a lead's next call should find it ready.
+			s.waitAgentReady(ctx, e.p.ID(), e, agentStartWait)
+		}
 		return placed(e, res, true), nil
 	}})
 }

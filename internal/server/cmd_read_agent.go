@@ -12,9 +12,10 @@ import (
 
 // read_agent reads an agent's state and latest reply. For a melmux agent with
 // turns not finished when it is called, it first waits (bounded) until they
-// are, or the agent exits, sleeping on the agent's change channel. For any
-// other pane it answers at once with the state detected on screen (if any)
-// and the screen, so a lead can read a shell as well as claude.
+// are, or the agent exits, sleeping on the agent's change channel. For an
+// agent CLI (claude, codex, gemini...) it waits for the turn under way or
+// last sent to end, or for a question (readCLI). For any other pane it
+// answers at once with the screen, so a lead can read a shell too.
 func init() {
 	register(&Command{Name: "read_agent", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.ReadAgentParams
@@ -33,15 +34,6 @@ func init() {
 			s.mu.Unlock()
 			return nil, err
 		}
-		a := e.melLocked()
-		if a == nil {
-			out := s.readOtherLocked(p.Pane, e)
-			s.mu.Unlock()
-			return out, nil
-		}
-		target := a.given
-		s.mu.Unlock()
-
 		bound := time.Duration(p.WaitMS) * time.Millisecond
 		switch {
 		case p.WaitMS == 0:
@@ -49,6 +41,19 @@ func init() {
 		case p.WaitMS < 0:
 			bound = 0
 		}
+		a := e.melLocked()
+		if a == nil {
+			if kind, _ := s.agentKindLocked(e); kind != "" {
+				s.mu.Unlock()
+				return s.readCLI(ctx, p.Pane, e, bound)
+			}
+			out := s.readOtherLocked(p.Pane, e)
+			s.mu.Unlock()
+			return out, nil
+		}
+		target := a.given
+		s.mu.Unlock()
+
 		start := time.Now()
 		waited, err := s.waitTurns(ctx, p.Pane, e, a, target, bound)
 		if err != nil {

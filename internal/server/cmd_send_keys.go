@@ -33,10 +33,20 @@ func init() {
 		if p.SettleMS < 0 || p.MaxWaitMS < 0 {
 			return nil, errorf(proto.CodeBadParams, "send_keys: settle_ms and max_wait_ms must not be negative")
 		}
-		e, err := s.lookup(p.Pane)
+		s.lockFresh(p.Pane)
+		e, err := s.lookupLocked(p.Pane)
 		if err != nil {
+			s.mu.Unlock()
 			return nil, err
 		}
+		// Keys typed into a question answer it: noted so the answer is
+		// told apart from a person's, and reported whether it went away.
+		var asked *paneQuestion
+		if info, _ := s.agentLocked(p.Pane, e); info != nil && info.Question != nil {
+			asked = e.turns.q
+		}
+		e.turns.typed = typedKeys{at: time.Now(), by: "send_keys", text: p.Text}
+		s.mu.Unlock()
 		since := time.Now()
 		n, err := len(p.Text), error(nil)
 		if p.Literal {
@@ -61,6 +71,10 @@ func init() {
 			out.Running = startedProgram(e.p)
 		}
 		out.Status = statusWord(e.p.Status())
+		if asked != nil {
+			out.Question = questionInfo(asked)
+			out.QuestionGone = s.questionGone(ctx, p.Pane, e, asked, questionGoneWait)
+		}
 		return out, nil
 	}})
 }

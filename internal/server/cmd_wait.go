@@ -80,7 +80,7 @@ func init() {
 			}
 			held, line, wake, never := w.check()
 			if held != "" {
-				return proto.WaitResult{Pane: p.Pane, Held: held, Line: line, WaitedMS: time.Since(start).Milliseconds(), Evidence: w.evidence}, nil
+				return proto.WaitResult{Pane: p.Pane, Held: held, Line: line, WaitedMS: time.Since(start).Milliseconds(), Evidence: w.evidence, Question: w.question}, nil
 			}
 			if never != "" {
 				return nil, errorf(proto.CodeFailed, "wait: pane %d will never %s: %s", p.Pane, describeWait(p), never)
@@ -230,9 +230,10 @@ type waiter struct {
 	e        *paneEntry
 	p        proto.WaitParams
 	idle     time.Duration
-	lines    *lineMatcher // for match
-	hadAgent bool         // the pane ran an agent at some look
-	evidence string       // what decided the agent state that held
+	lines    *lineMatcher    // for match
+	hadAgent bool            // the pane ran an agent at some look
+	evidence string          // what decided the agent state that held
+	question *proto.Question // what the agent asks, when the state that held is waiting
 }
 
 func (w *waiter) agent() (*proto.AgentInfo, time.Duration) {
@@ -285,7 +286,7 @@ func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, li
 			w.hadAgent = true
 			switch a.State {
 			case want:
-				w.evidence = a.Evidence
+				w.evidence, w.question = a.Evidence, a.Question
 				return a.Kind + " is " + a.State, "", 0, ""
 			case string(agentstate.Exited):
 				return "", "", 0, "the " + a.Kind + " agent in it has exited"

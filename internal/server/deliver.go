@@ -58,14 +58,45 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	kind := s.agentKind(id, e)
 	if kind != "" {
 		agentReady(ctx, p)
+		s.waitAgentReady(ctx, id, e, deliverReady)
 	}
 	// An agent asking a person something reads keys as answers: Enter picks
 	// the highlighted choice (Claude Code's "1. Yes" runs the command it
 	// asked about) and the message is lost. So nothing is typed.
 	if screen := agentScreen(p.Term()); kind != "" && agentstate.Detect(screen, time.Hour) == agentstate.Waiting {
-		return proto.SendAgentResult{Pane: id, Kind: kind, State: string(agentstate.Waiting), Lines: trimTrailingEmpty(screen.Lines),
-			Note: fmt.Sprintf("nothing was typed: %s in pane %d is waiting on a person (a question is on screen); answer it with send_keys first", kind, id)}, nil
+		keys := "read_pane shows it"
+		if q := agentstate.ParseQuestion(kind, screen); q != nil {
+			keys = q.Describe()
+		}
+		return proto.SendAgentResult{}, errorf(proto.CodeFailed, "send_agent: nothing was typed: %s in pane %d is waiting on a person: %s. "+
+			"Answer it first (send_keys(%d, KEY), or `melmux answer -t %d CHOICE`), then send the message again", kind, id, keys, id, id)
 	}
+	// A message to an agent starts a turn, which read_agent waits for.
+	var turn *cliTurn
+	if kind != "" {
+		s.mu.Lock()
+		t := &e.turns
+		if c := t.cur; c != nil {
+			// The agent takes the message while still at the last one:
+			// that one ends here, its reply read from what it left.
+			s.endTurnNowLocked(e, "idle")
+		}
+		turn = t.beginLocked("send_agent", text, time.Now(), p.Term().HistoryTotal())
+		s.mu.Unlock()
+	}
+	defer func() {
+		if turn == nil {
+			return
+		}
+		s.mu.Lock()
+		if !turn.submitted && e.turns.cur == turn {
+			e.turns.cur = nil
+			if e.turns.given == turn.id {
+				e.turns.given--
+			}
+		}
+		s.mu.Unlock()
+	}()
 	// An agent already showing that it works (a spinner, an interrupt hint)
 	// cannot prove it took the message by showing that again.
 	cueBefore := kind != "" && screenCue(agentScreen(p.Term()))
@@ -95,6 +126,11 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	for presses < deliverEnters && !submitted {
 		presses++
 		enter := time.Now()
+		if turn != nil && presses == 1 {
+			s.mu.Lock()
+			turn.enter = enter
+			s.mu.Unlock()
+		}
 		if err := p.Write([]byte{'\r'}); err != nil {
 			if errors.Is(err, pane.ErrExited) && presses > 1 {
 				submitted = true // it went away after an earlier Enter
@@ -109,12 +145,20 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 			return proto.SendAgentResult{}, errorf(proto.CodeFailed, "send_agent: cancelled")
 		}
 	}
+	if submitted && turn != nil {
+		s.mu.Lock()
+		turn.submitted = true
+		s.mu.Unlock()
+	}
 	if submitted {
 		p.WaitSettled(ctx, time.Now(), deliverQuiet, deliverQuiet, deliverSettle)
 	}
 
 	out := proto.SendAgentResult{Pane: id, Kind: kind, Delivered: submitted,
 		Lines: trimTrailingEmpty(p.Term().Lines())}
+	if submitted && turn != nil {
+		out.Turn = turn.id
+	}
 	s.lockFresh(id)
 	if a, _ := s.agentLocked(id, e); a != nil {
 		out.Kind, out.State = a.Kind, a.State
@@ -123,6 +167,8 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	switch {
 	case submitted && !p.Status().Running:
 		out.Note = fmt.Sprintf("submitted; then the program exited (%s)", exitWords(p.Status()))
+	case submitted && out.Turn > 0:
+		out.Note = fmt.Sprintf("submitted as turn %d; %s is %s; read_agent(%d) waits for its reply", out.Turn, out.Kind, out.State, id)
 	case submitted && out.Kind != "":
 		out.Note = fmt.Sprintf("submitted; %s is %s", out.Kind, out.State)
 	case submitted:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,8 +207,13 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 		"MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(id), "MELMUX_SESSION="+s.name)
 	exitDone := make(chan struct{})
 	outputs := &outputTimes{}
+	argv := spec.argv
+	hooks := s.agentHookArgs(argv, env)
+	if len(hooks) > 0 {
+		argv = slices.Concat(argv[:1], hooks, argv[1:])
+	}
 	p, err := pane.Start(pane.Config{
-		ID: id, Argv: spec.argv, Dir: spec.cwd, Env: env, Cols: cols, Rows: rows,
+		ID: id, Argv: argv, Dir: spec.cwd, Env: env, Cols: cols, Rows: rows,
 		Scrollback: s.scroll,
 		Preface:    spec.preface,
 		OnOutput: func() {
@@ -227,7 +233,8 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 		return nil, err
 	}
 	s.started = true
-	e := &paneEntry{p: p, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree, out: outputs}
+	e := &paneEntry{p: p, argv: spec.argv, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree, out: outputs}
+	e.turns.hooks = len(hooks) > 0
 	s.panes[id] = e
 	go s.watchAgent(id, e)
 	return e, nil

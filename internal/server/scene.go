@@ -231,7 +231,7 @@ func (s *Server) runningLocked(e *paneEntry) string {
 		return "mel " + a.role // "mel worker", its state beside it
 	}
 	fg := s.foregroundLocked(e)
-	start := e.p.Argv()
+	start := e.startArgv()
 	if fg == "" || (len(start) > 0 && fg == filepath.Base(start[0])) {
 		return shortCommand(start)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/melmux/melmux/internal/audit"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -98,6 +99,7 @@ type Server struct {
 	res        resources   // the panes' CPU and memory, sampled when asked
 	prices     map[string]config.Price
 	agents     AgentsConfig
+	audit      *audit.Log // nil when agents.Audit is ""
 	// notifySlots bounds the notify_commands running at once.
 	notifySlots chan struct{}
 
@@ -140,7 +142,11 @@ type Server struct {
 
 // paneEntry is what the server keeps about a pane beyond the pane itself.
 type paneEntry struct {
-	p       *pane.Pane
+	p *pane.Pane
+	// argv is the command line the pane was asked to run, without the
+	// hooks melmux added to an agent CLI's (agenthooks.go): what borders
+	// show and the state file keeps.
+	argv    []string
 	title   string
 	command string
 	cwd     string
@@ -175,6 +181,7 @@ type paneEntry struct {
 	// when that was last looked up (agent.go: lockFresh), and the channel
 	// closed when the lookup under way ends (nil for none).
 	kind    string
+	kindPID int    // the agent's process, 0 when unknown
 	fg      string // the foreground program's name
 	kindAt  time.Time
 	looking chan struct{}
@@ -188,6 +195,10 @@ type paneEntry struct {
 	// for none; kept once exited), and the channel closed at its next change.
 	mel   *melAgent
 	melCh chan struct{}
+
+	// Guarded by Server.mu: the turns and questions of the agent CLI the
+	// pane runs (turns.go, questions.go).
+	turns cliTurns
 }
 
 // New prepares a server; Serve starts it.
@@ -239,6 +250,7 @@ func New(cfg Config) *Server {
 		saver:       newStateSaver(cfg.StateFile),
 		prices:      cfg.Prices,
 		agents:      cfg.Agents,
+		audit:       openAudit(cfg.Agents.Audit),
 		notifySlots: make(chan struct{}, notifyCommandsAtOnce),
 		ui:          cfg.UI,
 		done:        make(chan struct{}),

@@ -204,7 +204,7 @@ func (s *Server) buildState(final bool) *sessionstate.State {
 	for _, r := range rows {
 		p := r.e.p
 		sp := r.sp
-		sp.Argv = p.Argv()
+		sp.Argv = r.e.startArgv()
 		if sp.Cwd = p.Cwd(); sp.Cwd == "" {
 			sp.Cwd = r.e.cwd
 		}

@@ -3,6 +3,7 @@ package serveverb
 import (
 	"errors"
 	"fmt"
+	"github.com/melmux/melmux/internal/audit"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -85,7 +86,7 @@ func serve(g *cli.Globals, args []string) error {
 		Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem, AgentReadWait: cfg.Agent.ReadWait, MaxClients: cfg.MaxClients,
 		RemainOnExit: cfg.RemainOnExit, StateFile: stateFile, Prices: cfg.Prices,
 		Agents: server.AgentsConfig{Rules: cfg.Agents.Rules, Bell: cfg.Agents.Bell, OSC9: cfg.Agents.OSC9,
-			NotifyCommand: cfg.Agents.NotifyCommand},
+			NotifyCommand: cfg.Agents.NotifyCommand, Policy: cfg.Agents.Policy, Audit: auditPath(logger)},
 		UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: cli.PromptVerbs},
 		// While a client is attached the server runs one P more
 		// than the CPUs, so a typed key finds a P at once beside
@@ -185,4 +186,15 @@ func (l *lateLog) Close() error {
 		return nil
 	}
 	return l.f.Close()
+}
+
+// auditPath is where answered questions are logged, "" (none) when no
+// state directory can be named.
+func auditPath(logger *slog.Logger) string {
+	path, err := audit.Path()
+	if err != nil {
+		logger.Warn("answered questions are not logged", "err", err)
+		return ""
+	}
+	return path
 }

@@ -1,0 +1,81 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane"
+)
+
+// answer answers the question the agent in a pane asks: the choice is an
+// option's key or a word of its label. It refuses when the pane asks
+// nothing, or asks something else than the question the caller read; it
+// types the option's key and returns once the question is gone, or says it
+// is still there.
+func init() {
+	register(&Command{Name: "answer", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.AnswerParams
+		if err := decodeParams("answer", raw, &p); err != nil {
+			return nil, err
+		}
+		if err := paneParam("answer", p.Pane); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(p.Choice) == "" {
+			return nil, errorf(proto.CodeBadParams, "answer: parameter \"choice\" is required: an option's key (\"1\", \"y\") or a word of its label (\"yes\", \"no\", \"always\")")
+		}
+		if p.WaitMS < 0 || p.WaitMS > maxWaitMS {
+			return nil, errorf(proto.CodeBadParams, "answer: wait_ms must be between 0 (the default, %s) and %d", questionGoneWait, maxWaitMS)
+		}
+		s.lockFresh(p.Pane)
+		e, err := s.lookupLocked(p.Pane)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		info, _ := s.agentLocked(p.Pane, e)
+		asked := e.turns.q
+		switch {
+		case !e.p.Status().Running:
+			s.mu.Unlock()
+			return nil, writeError("answer", p.Pane, e.p, pane.ErrExited)
+		case info == nil:
+			s.mu.Unlock()
+			return nil, errorf(proto.CodeFailed, "answer: pane %d runs no agent that melmux knows, so it asks nothing melmux can answer; send_keys types into it", p.Pane)
+		case info.Question == nil || asked == nil:
+			s.mu.Unlock()
+			return nil, errorf(proto.CodeFailed, "answer: the %s agent in pane %d asks nothing now (it is %s)", info.Kind, p.Pane, info.State)
+		case p.Question != "" && p.Question != asked.q.Text:
+			s.mu.Unlock()
+			return nil, errorf(proto.CodeFailed, "answer: pane %d now asks %q, not %q: read it again before answering (%s)", p.Pane, asked.q.Text, p.Question, asked.q.Describe())
+		}
+		opt, err := asked.q.Choose(p.Choice)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, errorf(proto.CodeBadParams, "answer: pane %d: %v", p.Pane, err)
+		}
+		e.turns.typed = typedKeys{at: time.Now(), by: "answer", text: opt.Key}
+		q := questionInfo(asked)
+		s.mu.Unlock()
+
+		if _, err := e.p.SendKeys(ctx, opt.Key); err != nil {
+			return nil, writeError("answer", p.Pane, e.p, err)
+		}
+		bound := questionGoneWait
+		if p.WaitMS > 0 {
+			bound = time.Duration(p.WaitMS) * time.Millisecond
+		}
+		out := proto.AnswerResult{Pane: p.Pane, Question: q, Option: proto.QuestionOption{Key: opt.Key, Label: opt.Label}}
+		out.Gone = s.questionGone(ctx, p.Pane, e, asked, bound)
+		s.lockFresh(p.Pane)
+		defer s.mu.Unlock()
+		if info, _ := s.agentLocked(p.Pane, e); info != nil {
+			out.State = info.State
+		}
+		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+		return out, nil
+	}})
+}
