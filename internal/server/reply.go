@@ -129,8 +129,9 @@ func clipReply(s string) string {
 var (
 	ruleLine    = regexp.MustCompile(`^\s*[─━═╌▄▀-]{10,}\s*$`)
 	spinnerLine = regexp.MustCompile(`^\s*[✻✶✳✢✽·*⏺◐◓◑◒⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s+\S.*(…|\.\.\.)`)
-	footerLine  = regexp.MustCompile(`(?i)(esc to interrupt|ctrl\+c to|\? for shortcuts|context left|tokens used|accept edits|bypass permissions)`)
+	footerLine  = regexp.MustCompile(`(?i)(esc to interrupt|ctrl\+c to|\? for shortcuts|context left|tokens used|accept edits|bypass permissions|^\s*✻\s|^\s*(worked|cooked) for \d)`)
 	bulletLine  = regexp.MustCompile(`^\s*([●•✦⏺])\s?`)
+	promptLine  = regexp.MustCompile(`^\s*[›❯>](\s|$)`)
 )
 
 // screenReply cuts a turn's reply out of what the pane shows since the
@@ -157,6 +158,9 @@ func screenReply(txt term.Text, message string) string {
 			}
 			break
 		}
+		if promptLine.MatchString(l) && len(body) > 0 {
+			break // the agent's input line: what follows is its footer
+		}
 		if spinnerLine.MatchString(l) || footerLine.MatchString(l) {
 			continue
 		}
@@ -172,6 +176,10 @@ func screenReply(txt term.Text, message string) string {
 		body = body[last:]
 		body[0] = bulletLine.ReplaceAllString(body[0], "")
 		for i := 1; i < len(body); i++ {
+			if body[i] != "" && !strings.HasPrefix(body[i], "  ") {
+				body = body[:i] // the message's lines are indented under its bullet
+				break
+			}
 			body[i] = strings.TrimPrefix(body[i], "  ")
 		}
 	}
