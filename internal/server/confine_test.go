@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,7 +123,7 @@ func (l *logBuffer) String() string {
 func TestAgentWatcherPanicIsConfined(t *testing.T) {
 	bad := standIn(t, "#!/bin/sh\nexec sleep 600\n")
 	hook := func(p *pane.Pane) {
-		if slices.Equal(p.Argv(), []string{bad}) {
+		if argv := p.Argv(); len(argv) > 0 && argv[0] == bad { // with the hooks melmux adds to claude
 			var m map[string]int
 			m["boom"]++
 		}

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/melmux/melmux/internal/proto"
 )
 
 // An agent asking a person something gets nothing typed: Enter would answer
@@ -13,13 +16,15 @@ import (
 func TestSendAgentLeavesAQuestionAlone(t *testing.T) {
 	_, c := startServer(t)
 	got := filepath.Join(t.TempDir(), "got")
-	newPane(t, c, standIn(t, "#!/bin/sh\nprintf 'Bash command\\n  rm -rf build\\nDo you want to proceed?\\n  1. Yes\\n  2. No\\n'\n"+
+	newPane(t, c, standIn(t, "#!/bin/sh\nprintf 'Bash command\\n  rm -rf build\\nDo you want to proceed?\\n\\342\\235\\257 1. Yes\\n  2. No\\n'\n"+
 		"IFS= read -r answer\nprintf '%s' \"$answer\" > '"+got+"'\nexec sleep 600\n"))
 	waitLine(t, c, 1, `^  2\. No$`)
-	r := send(t, c, 1, "fix the tests", "")
-	want := "nothing was typed: claude in pane 1 is waiting on a person (a question is on screen); answer it with send_keys first"
-	if r.Delivered || r.Kind != "claude" || r.State != "waiting" || r.Note != want || !strings.Contains(strings.Join(r.Lines, "\n"), "Do you want to proceed?") {
-		t.Fatalf("send_agent to a waiting agent: %+v", r)
+	// The refusal is an error (is_error over MCP, exit 1 from `melmux
+	// tool`) that names the keys answering the question.
+	err := c.Call(context.Background(), "send_agent", proto.SendAgentParams{Pane: 1, Text: "fix the tests"}, nil)
+	want := `send_agent: nothing was typed: claude in pane 1 is waiting on a person: claude asks "Do you want to proceed?"`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"1" = Yes, "2" = No`) {
+		t.Fatalf("send_agent to a waiting agent: %v", err)
 	}
 	if _, err := os.Stat(got); err == nil {
 		t.Fatal("the waiting agent read input")

@@ -68,7 +68,7 @@ func TestSendAgentSeesAnAgentGoToWork(t *testing.T) {
 	newPane(t, c, filepath.Join(bin, "claude"))
 	waitLine(t, c, 1, `^>`)
 	r := send(t, c, 1, "fix the tests", "")
-	if !r.Delivered || r.Kind != "claude" || r.State != "working" || r.Note != "submitted; claude is working" {
+	if !r.Delivered || r.Kind != "claude" || r.State != "working" || r.Turn != 1 || r.Note != "submitted as turn 1; claude is working; read_agent(1) waits for its reply" {
 		t.Fatalf("send_agent to claude: %+v", r)
 	}
 }
