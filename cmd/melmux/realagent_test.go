@@ -126,6 +126,9 @@ func setupRealAgentEnv(env *testscript.Env, bins map[string]string) error {
 //
 //	model reply MATCH TEXT         answer a prompt containing MATCH with TEXT
 //	model replyfile MATCH FILE     answer it with the text of FILE
+//	model tool MATCH NAME JSON TEXT answer it with a call of tool NAME (Claude Code: an MCP
+//	                               tool) with JSON as its input, then TEXT
+//	model toolbody                 print the body of the last request carrying a tool's result
 //	model shell MATCH COMMAND TEXT answer it with a shell tool call of COMMAND (Claude Code's
 //	                               Bash, Codex's exec_command outside its sandbox, Gemini
 //	                               CLI's run_shell_command), then TEXT
@@ -154,6 +157,22 @@ func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 		text, err := os.ReadFile(ts.MkAbs(args[1]))
 		ts.Check(err)
 		model.AddRule(agentcli.Rule{Match: args[0], Text: strings.TrimRight(string(text), "\n")})
+	case "tool":
+		if len(args) != 4 {
+			ts.Fatalf("usage: model tool MATCH NAME JSON TEXT")
+		}
+		model.AddRule(agentcli.Rule{Match: args[0], Tool: args[1], Input: args[2], Text: args[3]})
+	case "toolbody":
+		// The body of the last request that carried a tool's result:
+		// what the agent's model was told the tool returned.
+		reqs := model.Requests()
+		for i := len(reqs) - 1; i >= 0; i-- {
+			if reqs[i].ToolUseID != "" {
+				fmt.Fprintln(ts.Stdout(), string(reqs[i].Body))
+				return
+			}
+		}
+		ts.Fatalf("model toolbody: no request carried a tool's result; prompts so far:\n%s", prompts(model))
 	case "shell":
 		if len(args) != 3 {
 			ts.Fatalf("usage: model shell MATCH COMMAND TEXT")
@@ -191,7 +210,7 @@ func modelCmd(ts *testscript.TestScript, neg bool, args []string) {
 	case "release":
 		model.Release()
 	default:
-		ts.Fatalf("model: unknown verb %q (allowed: reply, replyfile, shell, wait, prompts, hold, release)", verb)
+		ts.Fatalf("model: unknown verb %q (allowed: reply, replyfile, tool, toolbody, shell, wait, prompts, hold, release)", verb)
 	}
 }
 

@@ -111,7 +111,11 @@ func toMessage(model string, inBytes int, rep reply) message {
 		return out
 	}
 	input, _ := json.Marshal(map[string]string{"command": rep.Cmd, "description": "Run " + rep.Cmd})
-	out.Content = []block{{Type: "tool_use", ID: rep.CallID, Name: "Bash", Input: input}}
+	name := "Bash"
+	if rep.Tool != "" {
+		name, input = rep.Tool, json.RawMessage(rep.Input)
+	}
+	out.Content = []block{{Type: "tool_use", ID: rep.CallID, Name: name, Input: input}}
 	toolUse := "tool_use"
 	out.StopReason = &toolUse
 	return out

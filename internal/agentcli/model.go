@@ -24,6 +24,11 @@ type Rule struct {
 	Match   string
 	Text    string
 	Command string
+	// Tool, with Input (its arguments as a JSON object), makes the answer
+	// a call of that tool instead (Claude Code only: an MCP tool such as
+	// mcp__melmux__read_agent); once its result comes back, Text.
+	Tool  string
+	Input string
 }
 
 // Request is one request the model endpoint received.
@@ -50,7 +55,9 @@ type Request struct {
 // reply is what the rules decided, for an API to put in its own words.
 type reply struct {
 	Text   string
-	CallID string // set when the answer is a shell tool call
+	CallID string // set when the answer is a tool call
+	// Tool and Input name another tool than the shell and its arguments.
+	Tool, Input string
 	Cmd    string
 }
 
@@ -186,13 +193,13 @@ func (m *Model) decide(req Request) reply {
 		if !strings.Contains(req.Prompt, r.Match) {
 			continue
 		}
-		if r.Command == "" {
+		if r.Command == "" && r.Tool == "" {
 			return reply{Text: r.Text}
 		}
 		m.nextID++
 		id := fmt.Sprintf("call_melmux_%d", m.nextID)
 		m.after[id] = r
-		return reply{CallID: id, Cmd: r.Command}
+		return reply{CallID: id, Cmd: r.Command, Tool: r.Tool, Input: r.Input}
 	}
 	return reply{Text: DefaultReply}
 }
