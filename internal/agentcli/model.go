@@ -58,7 +58,7 @@ type reply struct {
 	CallID string // set when the answer is a tool call
 	// Tool and Input name another tool than the shell and its arguments.
 	Tool, Input string
-	Cmd    string
+	Cmd         string
 }
 
 // Model is a scripted model endpoint on 127.0.0.1 speaking the Anthropic
