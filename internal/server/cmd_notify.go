@@ -80,7 +80,16 @@ func init() {
 				out.Pane, out.Agent = p.Pane, info
 				return out, nil
 			}
+			// Left to a person: Claude Code draws its question next,
+			// which the screen rules see once it is still. The hook's
+			// report would say waiting before the question is there to
+			// read, so it only names the tool and input.
 			e.turns.hookQ = &hookQuestion{at: now, tool: p.Tool, input: p.Input}
+			e.ag.gen++
+			s.agentChangedLocked(e)
+			info, _ := s.agentLocked(p.Pane, e)
+			out.Pane, out.Agent = p.Pane, info
+			return out, nil
 		}
 		if p.State == string(agentstate.Idle) && (p.Reply != "" || p.Message != "") {
 			reply := p.Reply
