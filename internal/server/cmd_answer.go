@@ -8,6 +8,7 @@ import (
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/pane"
+	"github.com/melmux/melmux/pane/agentstate"
 )
 
 // answer answers the question the agent in a pane asks: the choice is an
@@ -30,36 +31,11 @@ func init() {
 		if p.WaitMS < 0 || p.WaitMS > maxWaitMS {
 			return nil, errorf(proto.CodeBadParams, "answer: wait_ms must be between 0 (the default, %s) and %d", questionGoneWait, maxWaitMS)
 		}
-		s.lockFresh(p.Pane)
-		e, err := s.lookupLocked(p.Pane)
+		e, asked, opt, err := s.answerable(p)
 		if err != nil {
-			s.mu.Unlock()
 			return nil, err
 		}
-		info, _ := s.agentLocked(p.Pane, e)
-		asked := e.turns.q
-		switch {
-		case !e.p.Status().Running:
-			s.mu.Unlock()
-			return nil, writeError("answer", p.Pane, e.p, pane.ErrExited)
-		case info == nil:
-			s.mu.Unlock()
-			return nil, errorf(proto.CodeFailed, "answer: pane %d runs no agent that melmux knows, so it asks nothing melmux can answer; send_keys types into it", p.Pane)
-		case info.Question == nil || asked == nil:
-			s.mu.Unlock()
-			return nil, errorf(proto.CodeFailed, "answer: the %s agent in pane %d asks nothing now (it is %s)", info.Kind, p.Pane, info.State)
-		case p.Question != "" && p.Question != asked.q.Text:
-			s.mu.Unlock()
-			return nil, errorf(proto.CodeFailed, "answer: pane %d now asks %q, not %q: read it again before answering (%s)", p.Pane, asked.q.Text, p.Question, asked.q.Describe())
-		}
-		opt, err := asked.q.Choose(p.Choice)
-		if err != nil {
-			s.mu.Unlock()
-			return nil, errorf(proto.CodeBadParams, "answer: pane %d: %v", p.Pane, err)
-		}
-		e.turns.typed = typedKeys{at: time.Now(), by: "answer", text: opt.Key}
 		q := questionInfo(asked)
-		s.mu.Unlock()
 
 		if _, err := e.p.SendKeys(ctx, opt.Key); err != nil {
 			return nil, writeError("answer", p.Pane, e.p, err)
@@ -78,4 +54,34 @@ func init() {
 		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
 		return out, nil
 	}})
+}
+
+// answerable checks that pane p.Pane asks the question the answer is for,
+// and finds the option p.Choice names; it notes the key as typed by
+// answer, so the answer is audited as such.
+func (s *Server) answerable(p proto.AnswerParams) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
+	s.lockFresh(p.Pane)
+	defer s.mu.Unlock()
+	e, err = s.lookupLocked(p.Pane)
+	if err != nil {
+		return nil, nil, opt, err
+	}
+	info, _ := s.agentLocked(p.Pane, e)
+	asked = e.turns.q
+	switch {
+	case !e.p.Status().Running:
+		return nil, nil, opt, writeError("answer", p.Pane, e.p, pane.ErrExited)
+	case info == nil:
+		return nil, nil, opt, errorf(proto.CodeFailed, "answer: pane %d runs no agent that melmux knows, so it asks nothing melmux can answer; send_keys types into it", p.Pane)
+	case info.Question == nil || asked == nil:
+		return nil, nil, opt, errorf(proto.CodeFailed, "answer: the %s agent in pane %d asks nothing now (it is %s)", info.Kind, p.Pane, info.State)
+	case p.Question != "" && p.Question != asked.q.Text:
+		return nil, nil, opt, errorf(proto.CodeFailed, "answer: pane %d now asks %q, not %q: read it again before answering (%s)", p.Pane, asked.q.Text, p.Question, asked.q.Describe())
+	}
+	opt, err = asked.q.Choose(p.Choice)
+	if err != nil {
+		return nil, nil, opt, errorf(proto.CodeBadParams, "answer: pane %d: %v", p.Pane, err)
+	}
+	e.turns.typed = typedKeys{at: time.Now(), by: "answer", text: opt.Key}
+	return e, asked, opt, nil
 }

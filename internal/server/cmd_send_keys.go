@@ -33,20 +33,23 @@ func init() {
 		if p.SettleMS < 0 || p.MaxWaitMS < 0 {
 			return nil, errorf(proto.CodeBadParams, "send_keys: settle_ms and max_wait_ms must not be negative")
 		}
-		s.lockFresh(p.Pane)
-		e, err := s.lookupLocked(p.Pane)
-		if err != nil {
-			s.mu.Unlock()
-			return nil, err
-		}
 		// Keys typed into a question answer it: noted so the answer is
 		// told apart from a person's, and reported whether it went away.
+		var e *paneEntry
 		var asked *paneQuestion
-		if info, _ := s.agentLocked(p.Pane, e); info != nil && info.Question != nil {
-			asked = e.turns.q
+		var err error
+		s.withFresh(func() {
+			if e, err = s.lookupLocked(p.Pane); err != nil {
+				return
+			}
+			if info, _ := s.agentLocked(p.Pane, e); info != nil && info.Question != nil {
+				asked = e.turns.q
+			}
+			e.turns.typed = typedKeys{at: time.Now(), by: "send_keys", text: p.Text}
+		}, p.Pane)
+		if err != nil {
+			return nil, err
 		}
-		e.turns.typed = typedKeys{at: time.Now(), by: "send_keys", text: p.Text}
-		s.mu.Unlock()
 		since := time.Now()
 		n, err := len(p.Text), error(nil)
 		if p.Literal {

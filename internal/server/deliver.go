@@ -74,28 +74,29 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	// A message to an agent starts a turn, which read_agent waits for.
 	var turn *cliTurn
 	if kind != "" {
-		s.mu.Lock()
-		t := &e.turns
-		if c := t.cur; c != nil {
-			// The agent takes the message while still at the last one:
-			// that one ends here, its reply read from what it left.
-			s.endTurnNowLocked(e, "idle")
-		}
-		turn = t.beginLocked("send_agent", text, time.Now(), p.Term().HistoryTotal())
-		s.mu.Unlock()
+		mark := p.Term().HistoryTotal()
+		s.withLock(func() {
+			if e.turns.cur != nil {
+				// The agent takes the message while still at the last
+				// one: that one ends here, its reply read from what it
+				// left.
+				s.endTurnNowLocked(e, "idle")
+			}
+			turn = e.turns.beginLocked("send_agent", text, time.Now(), mark)
+		})
 	}
 	defer func() {
 		if turn == nil {
 			return
 		}
-		s.mu.Lock()
-		if !turn.submitted && e.turns.cur == turn {
-			e.turns.cur = nil
-			if e.turns.given == turn.id {
-				e.turns.given--
+		s.withLock(func() {
+			if !turn.submitted && e.turns.cur == turn {
+				e.turns.cur = nil
+				if e.turns.given == turn.id {
+					e.turns.given--
+				}
 			}
-		}
-		s.mu.Unlock()
+		})
 	}()
 	// An agent already showing that it works (a spinner, an interrupt hint)
 	// cannot prove it took the message by showing that again.
@@ -127,9 +128,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 		presses++
 		enter := time.Now()
 		if turn != nil && presses == 1 {
-			s.mu.Lock()
-			turn.enter = enter
-			s.mu.Unlock()
+			s.withLock(func() { turn.enter = enter })
 		}
 		if err := p.Write([]byte{'\r'}); err != nil {
 			if errors.Is(err, pane.ErrExited) && presses > 1 {
@@ -146,9 +145,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 		}
 	}
 	if submitted && turn != nil {
-		s.mu.Lock()
-		turn.submitted = true
-		s.mu.Unlock()
+		s.withLock(func() { turn.submitted = true })
 	}
 	if submitted {
 		p.WaitSettled(ctx, time.Now(), deliverQuiet, deliverQuiet, deliverSettle)

@@ -242,15 +242,17 @@ func (s *Server) questionGone(ctx context.Context, id int, e *paneEntry, asked *
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	for {
-		s.lockFresh(id)
-		if s.panes[id] != e {
-			s.mu.Unlock()
-			return true
-		}
-		s.decideLocked(id, e, false)
-		gone := e.turns.q != asked || !e.p.Status().Running
-		ch, pch := e.agentChangesLocked(), e.p.Changed()
-		s.mu.Unlock()
+		var gone bool
+		var ch, pch <-chan struct{}
+		s.withFresh(func() {
+			if s.panes[id] != e {
+				gone = true
+				return
+			}
+			s.decideLocked(id, e, false)
+			gone = e.turns.q != asked || !e.p.Status().Running
+			ch, pch = e.agentChangesLocked(), e.p.Changed()
+		}, id)
 		if gone {
 			return true
 		}

@@ -16,25 +16,26 @@ import (
 // question when there is one.
 func (s *Server) readCLI(ctx context.Context, id int, e *paneEntry, bound time.Duration) (proto.ReadAgentResult, error) {
 	start := time.Now()
-	s.mu.Lock()
-	target := e.turns.given
-	if c := e.turns.cur; c != nil {
-		target = c.id
-	}
-	s.mu.Unlock()
+	var target int
+	s.withLock(func() {
+		target = e.turns.given
+		if c := e.turns.cur; c != nil {
+			target = c.id
+		}
+	})
 	waited, err := s.waitCLITurn(ctx, id, e, target, bound)
 	if err != nil {
 		return proto.ReadAgentResult{}, err
 	}
 	took := time.Since(start)
 
-	s.mu.Lock()
 	var look []*cliTurn
-	look = append(look, e.turns.unread...)
-	if c := e.turns.turnOfLocked(target); c != nil && c.ended {
-		look = append(look, c)
-	}
-	s.mu.Unlock()
+	s.withLock(func() {
+		look = append(look, e.turns.unread...)
+		if c := e.turns.turnOfLocked(target); c != nil && c.ended {
+			look = append(look, c)
+		}
+	})
 	for _, c := range look {
 		s.findReply(ctx, e, c)
 	}
@@ -83,20 +84,26 @@ func (s *Server) waitCLITurn(ctx context.Context, id int, e *paneEntry, target i
 		timeout = t.C
 	}
 	for waited := false; ; waited = true {
-		s.lockFresh(id)
-		if s.panes[id] != e {
-			s.mu.Unlock()
+		var gone, over bool
+		var recheck time.Duration
+		var ch <-chan struct{}
+		s.withFresh(func() {
+			if s.panes[id] != e {
+				gone = true
+				return
+			}
+			state := agentstate.Exited
+			if d, _ := s.decideLocked(id, e, false); d != nil {
+				state = d.State
+			}
+			recheck = s.endTurnIfOverLocked(e, state, time.Now())
+			c := e.turns.turnOfLocked(target)
+			over = target == 0 || c == nil || c.ended || e.turns.q != nil || !e.p.Status().Running
+			ch = e.agentChangesLocked()
+		}, id)
+		if gone {
 			return waited, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
 		}
-		state := agentstate.Exited
-		if d, _ := s.decideLocked(id, e, false); d != nil {
-			state = d.State
-		}
-		recheck := s.endTurnIfOverLocked(e, state, time.Now())
-		c := e.turns.turnOfLocked(target)
-		over := target == 0 || c == nil || c.ended || e.turns.q != nil || !e.p.Status().Running
-		ch := e.agentChangesLocked()
-		s.mu.Unlock()
 		if over || bound <= 0 {
 			return waited, nil
 		}

@@ -41,16 +41,21 @@ var transcriptKinds = map[string]bool{"claude": true, "codex": true, "gemini": t
 // findReply looks for the reply of turn c of pane e once; the caller must
 // not hold Server.mu.
 func (s *Server) findReply(ctx context.Context, e *paneEntry, c *cliTurn) {
-	s.mu.Lock()
-	if c.found {
-		s.mu.Unlock()
+	var found, hooks bool
+	var kind, text, ended string
+	var pid int
+	var enter, start time.Time
+	var mark uint64
+	s.withLock(func() {
+		found = c.found
+		t := &e.turns
+		kind, pid = e.kind, e.kindPID
+		hooks = t.hooks || e.ag.hook != nil && !e.ag.hook.At.Before(e.ag.procSince) && !e.ag.procSince.IsZero()
+		enter, start, text, mark, ended = c.enter, c.start, c.text, c.mark, c.end
+	})
+	if found {
 		return
 	}
-	t := &e.turns
-	kind, pid := e.kind, e.kindPID
-	hooks := t.hooks || e.ag.hook != nil && !e.ag.hook.At.Before(e.ag.procSince) && !e.ag.procSince.IsZero()
-	enter, start, text, mark, ended := c.enter, c.start, c.text, c.mark, c.end
-	s.mu.Unlock()
 
 	reply, source := "", ""
 	if hooks && ended == "idle" {
@@ -70,11 +75,11 @@ func (s *Server) findReply(ctx context.Context, e *paneEntry, c *cliTurn) {
 		reply, source = screenReply(e.p.Term().TextSince(mark), text), "screen"
 	}
 	reply = clipReply(reply)
-	s.mu.Lock()
-	if !c.found {
-		c.reply, c.source, c.found = reply, source, true
-	}
-	s.mu.Unlock()
+	s.withLock(func() {
+		if !c.found {
+			c.reply, c.source, c.found = reply, source, true
+		}
+	})
 }
 
 // stopAfter is the reply of a Stop hook that came after t, "" for none.
@@ -93,10 +98,9 @@ func (s *Server) waitStopHook(ctx context.Context, e *paneEntry, enter time.Time
 	bound := time.NewTimer(replyHookWait)
 	defer bound.Stop()
 	for {
-		s.mu.Lock()
-		h := e.turns.stop
-		ch := e.agentChangesLocked()
-		s.mu.Unlock()
+		var h *hookReply
+		var ch <-chan struct{}
+		s.withLock(func() { h, ch = e.turns.stop, e.agentChangesLocked() })
 		if h != nil && h.at.After(enter) {
 			return h.text
 		}

@@ -40,24 +40,23 @@ func (s *Server) fromTranscript(ctx context.Context, e *paneEntry, kind string, 
 // agentProc is where the agent process pid keeps its sessions, read from
 // /proc once per process and kept, so a reply is found after it exited.
 func (s *Server) agentProc(e *paneEntry, pid int) (transcript.Proc, bool) {
-	s.mu.Lock()
 	t := &e.turns
-	if pid == 0 || pid == t.procPID {
-		defer s.mu.Unlock()
-		return t.proc, t.procPID != 0
+	var kept transcript.Proc
+	var have, fresh bool
+	s.withLock(func() {
+		kept, have = t.proc, t.procPID != 0
+		fresh = pid != 0 && pid != t.procPID
+	})
+	if !fresh {
+		return kept, have
 	}
-	s.mu.Unlock()
 	proc, err := transcript.ReadProc(pid)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			s.log.Warn("reading an agent's process", "pid", pid, "err", err)
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return t.proc, t.procPID != 0
+		return kept, have
 	}
-	s.mu.Lock()
-	t.proc, t.procPID = proc, pid
-	s.mu.Unlock()
+	s.withLock(func() { t.proc, t.procPID = proc, pid })
 	return proc, true
 }

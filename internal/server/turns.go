@@ -207,19 +207,21 @@ func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	for {
-		s.lockFresh(id)
-		if s.panes[id] != e {
-			s.mu.Unlock()
-			return
-		}
-		d, kind := s.decideLocked(id, e, false)
-		ready := d != nil && agentReadyState(kind, d, e.p.LastOutput()) || !e.p.Status().Running
-		next := time.Duration(0)
-		if d != nil {
-			next = d.Next
-		}
-		ch, pch := e.agentChangesLocked(), e.p.Changed()
-		s.mu.Unlock()
+		var ready bool
+		var next time.Duration
+		var ch, pch <-chan struct{}
+		s.withFresh(func() {
+			if s.panes[id] != e {
+				ready = true // gone: nothing to wait for
+				return
+			}
+			d, kind := s.decideLocked(id, e, false)
+			ready = d != nil && agentReadyState(kind, d, e.p.LastOutput()) || !e.p.Status().Running
+			if d != nil {
+				next = d.Next
+			}
+			ch, pch = e.agentChangesLocked(), e.p.Changed()
+		}, id)
 		if ready {
 			return
 		}
@@ -262,3 +264,19 @@ func agentReadyState(kind string, d *agentstate.Decision, lastOutput time.Time) 
 
 // promptRuleKinds have a rule for their idle prompt (rules.toml).
 var promptRuleKinds = map[string]bool{"claude": true, "codex": true, "gemini": true}
+
+// withLock runs f holding Server.mu, and lets go of it even when f
+// panics: a panic in one request never freezes the session.
+func (s *Server) withLock(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+}
+
+// withFresh is withLock with the lookups of panes ids brought up to date
+// first (lockFresh).
+func (s *Server) withFresh(f func(), ids ...int) {
+	s.lockFresh(ids...)
+	defer s.mu.Unlock()
+	f()
+}
