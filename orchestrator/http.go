@@ -56,6 +56,7 @@ func (e *LegError) Unwrap() []error {
 type endpoint struct {
 	provider string
 	url      string
+	suffix   string      // what the provider added to the base URL to make url
 	header   http.Header // authentication and version headers
 	hc       *http.Client
 	retry    RetryPolicy
@@ -79,15 +80,13 @@ type eventError struct{ msg, hint string }
 
 func (e *eventError) Error() string { return e.msg }
 
-func newEndpoint(s Settings, url string, hc *http.Client, retry RetryPolicy) endpoint {
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+func newEndpoint(s Settings, base, suffix string, hc *http.Client, retry RetryPolicy) endpoint {
 	return endpoint{
 		provider: s.Provider,
-		url:      url,
+		url:      base + suffix,
+		suffix:   suffix,
 		header:   http.Header{},
-		hc:       hc,
+		hc:       noRedirects(hc),
 		retry:    retry.withDefaults(),
 		keyEnv:   s.keyEnv(),
 		baseEnv:  baseEnvOf(s.Provider),
@@ -164,6 +163,55 @@ func (e *endpoint) attempt(ctx context.Context, payload []byte, read streamReade
 	return reply, retryable, resp, err
 }
 
+// noRedirects is hc (nil: the default client) made to hand a redirect back
+// instead of following it. A followed 307 or 308 sends the whole
+// conversation again, with the X-Api-Key header, to wherever the endpoint
+// points, another host or plain http included (Go strips only Authorization,
+// and only for another host name, whatever the port); a 301, 302 or 303
+// turns the POST into a GET without the conversation, which no model API
+// answers with a stream. Redirects on the same host are refused as well:
+// they cost a round trip every leg, and the fix is the same in every case,
+// the base URL set to the final address. The caller's client is not changed.
+func noRedirects(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// redirectError is the error of a redirect, which is never followed (see
+// noRedirects): where the endpoint pointed, and the base URL that would
+// reach it directly when the target keeps the provider's path.
+func (e *endpoint) redirectError(resp *http.Response) *LegError {
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return e.fail(resp.StatusCode, "the endpoint answered with a redirect that names no address (no Location header)",
+			"check the base URL ("+e.baseHint()+")", nil)
+	}
+	target, err := resp.Request.URL.Parse(loc)
+	if err != nil { // net/http parsed it before handing the answer back
+		return e.fail(resp.StatusCode, fmt.Sprintf("the endpoint redirected to %q, which is not a URL", loc),
+			"check the base URL ("+e.baseHint()+")", nil)
+	}
+	where := target.Redacted()
+	if resp.Request.URL.Scheme == "https" && target.Scheme == "http" {
+		where += " (from https to plain http)"
+	}
+	hint := "set the base URL to the final address (" + e.baseHint() + ")"
+	if base, ok := strings.CutSuffix(target.Path, e.suffix); ok && target.RawQuery == "" && target.Fragment == "" && target.User == nil {
+		b := *target
+		b.Path, b.RawPath = base, ""
+		hint = fmt.Sprintf("set the base URL to the final address, %s (%s)", strings.TrimRight(b.String(), "/"), e.baseHint())
+		if e.suffix == "" { // the relay's URL is the whole endpoint
+			hint = fmt.Sprintf("set the URL to the final address, %s (%s)", b.String(), e.baseHint())
+		}
+	}
+	return e.fail(resp.StatusCode, fmt.Sprintf("the endpoint redirected to %s; melmux does not follow redirects of model requests, "+
+		"which would send the conversation and the key on to another address", where), hint, nil)
+}
+
 // errIdle is the cause of a try the watchdog ended.
 var errIdle = errors.New("the endpoint went silent")
 
@@ -191,6 +239,9 @@ func (e *endpoint) try(ctx context.Context, payload []byte, read streamReader, w
 	defer resp.Body.Close()
 	wd.reset()
 	resp.Body = wd.reader(resp.Body)
+	if resp.StatusCode/100 == 3 {
+		return Reply{}, false, resp, e.redirectError(resp)
+	}
 	if resp.StatusCode/100 != 2 {
 		retryable := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 		return Reply{}, retryable, resp, e.statusError(resp)

@@ -32,7 +32,9 @@ func WithRetry(p RetryPolicy) Option {
 
 // NewProvider builds the provider s names, talking through hc (nil = the
 // default client; it should have no overall timeout, since a leg streams
-// for as long as the model writes). s is normally Resolve's result.
+// for as long as the model writes). The provider never follows a redirect
+// (see noRedirects); hc itself is left as it is. s is normally Resolve's
+// result.
 func NewProvider(s Settings, hc *http.Client, opts ...Option) (Provider, error) {
 	var o providerOptions
 	for _, opt := range opts {
@@ -45,14 +47,14 @@ func NewProvider(s Settings, hc *http.Client, opts ...Option) (Provider, error) 
 	p := &provider{name: s.Provider, model: s.Model}
 	switch s.Provider {
 	case ProviderRelay:
-		p.ep, p.proto = newEndpoint(s, s.BaseURL, hc, o.retry), relayProtocol{}
+		p.ep, p.proto = newEndpoint(s, s.BaseURL, "", hc, o.retry), relayProtocol{}
 		p.ep.bearer(s.Key)
 	case ProviderOpenAI:
-		p.ep, p.proto = newEndpoint(s, base+"/chat/completions", hc, o.retry), openAIProtocol{}
+		p.ep, p.proto = newEndpoint(s, base, "/chat/completions", hc, o.retry), openAIProtocol{}
 		p.ep.bearer(s.Key)
 	case ProviderAnthropic:
 		// The SDKs take the base without /v1; accept it with /v1 as well.
-		p.ep, p.proto = newEndpoint(s, strings.TrimSuffix(base, "/v1")+"/v1/messages", hc, o.retry), anthropicProtocol{}
+		p.ep, p.proto = newEndpoint(s, strings.TrimSuffix(base, "/v1"), "/v1/messages", hc, o.retry), anthropicProtocol{}
 		if s.Key != "" {
 			p.ep.header.Set("X-Api-Key", s.Key)
 		}
