@@ -108,7 +108,7 @@ func (o *outputTimes) newestFirst() []time.Time {
 // kind) with no lock held, and applyForegroundLocked stores the result on
 // the paneEntry under Server.mu. Code that answers with a pane's agent or
 // foreground program (list_panes, wait, frames, the watcher...) takes
-// Server.mu through lockFresh, which first brings the lookups it needs up
+// Server.mu through withFresh, which first brings the lookups it needs up
 // to date, so an answer rests on a lookup no older than agentKindTTL, as
 // when the lookup was made under the lock; the ...Locked readers only read
 // what was stored.
@@ -213,52 +213,35 @@ func (s *Server) applyForegroundLocked(e *paneEntry, r foreground) {
 // lookup of the pane is under way already, it waits for that one instead.
 // The caller must not hold Server.mu.
 func (s *Server) refreshForeground(e *paneEntry) {
-	s.mu.Lock()
-	if ch := e.looking; ch != nil {
-		s.mu.Unlock()
-		<-ch
+	var ch, waitFor chan struct{}
+	bannered := 0
+	s.withLock(func() {
+		if waitFor = e.looking; waitFor != nil {
+			return
+		}
+		ch = make(chan struct{})
+		e.looking = ch
+		if e.ag.banner != "" {
+			bannered = e.ag.pgrp
+		}
+	})
+	if waitFor != nil {
+		<-waitFor
 		return
 	}
-	ch := make(chan struct{})
-	e.looking = ch
-	bannered := 0
-	if e.ag.banner != "" {
-		bannered = e.ag.pgrp
-	}
-	s.mu.Unlock()
 	var r foreground
 	looked := false
 	defer func() { // even after a panic: whoever waits on ch is let go
-		s.mu.Lock()
-		if looked {
-			s.applyForegroundLocked(e, r)
-		}
-		e.looking = nil
-		s.mu.Unlock()
-		close(ch)
+		defer close(ch)
+		s.withLock(func() {
+			if looked {
+				s.applyForegroundLocked(e, r)
+			}
+			e.looking = nil
+		})
 	}()
 	r = s.lookForeground(e.p, bannered, e.out.printed())
 	looked = true
-}
-
-// lockFresh takes Server.mu with the lookups of panes ids (every pane when
-// none is given) no older than agentKindTTL: those that are older are
-// made again first, with the lock released. A pane whose lookup cannot be
-// kept fresh (each made takes longer than agentKindTTL) is read as last
-// looked up.
-func (s *Server) lockFresh(ids ...int) {
-	s.mu.Lock()
-	for range 3 {
-		due := s.lookupsDueLocked(ids)
-		if len(due) == 0 {
-			return
-		}
-		s.mu.Unlock()
-		for _, e := range due {
-			s.refreshForeground(e)
-		}
-		s.mu.Lock()
-	}
 }
 
 // lookupsDueLocked lists the panes among ids (every pane when none is
@@ -290,7 +273,7 @@ func idleShell(argv []string) bool {
 }
 
 // agentKindLocked is the kind of coding agent the pane runs now, "" for
-// none: from its processes (as last looked up: see lockFresh), else its
+// none: from its processes (as last looked up: see withFresh), else its
 // program status reports, its hooks or a banner on its screen.
 func (s *Server) agentKindLocked(e *paneEntry) (string, string) {
 	s.readStatusLocked(e)
@@ -329,7 +312,7 @@ func (s *Server) readStatusLocked(e *paneEntry) {
 
 // foregroundLocked names the program in the pane's foreground ("vim" while
 // the shell runs vim), "" once the pane's program has exited, as last
-// looked up (see lockFresh).
+// looked up (see withFresh).
 func (s *Server) foregroundLocked(e *paneEntry) string {
 	return e.fg
 }
@@ -482,8 +465,11 @@ func (s *Server) watchAgent(id int, e *paneEntry) {
 // the next and when it is due at the latest; ok is false once the pane is
 // gone. Server.mu is let go of even after a panic.
 func (s *Server) decideAgent(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration, ok bool) {
-	s.lockFresh(id)
-	defer s.mu.Unlock()
+	s.withFresh(func() { ch, ach, next, ok = s.decideAgentLocked(id, e) }, id)
+	return ch, ach, next, ok
+}
+
+func (s *Server) decideAgentLocked(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration, ok bool) {
 	if s.panes[id] != e {
 		return nil, nil, 0, false
 	}

@@ -161,20 +161,22 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	}
 	// Each client costs memory in proportion to its screen: refuse one over
 	// the cap before anything is allocated for it.
-	s.mu.Lock()
-	if n := len(s.clients) + s.joining; n >= s.maxClients {
-		s.mu.Unlock()
-		fail("attach: session %q already has %d clients attached, the most it takes (max_clients in config.toml)", s.name, n)
+	full := 0
+	s.withLock(func() {
+		if n := len(s.clients) + s.joining; n >= s.maxClients {
+			full = n
+			return
+		}
+		s.joining++
+	})
+	if full > 0 {
+		fail("attach: session %q already has %d clients attached, the most it takes (max_clients in config.toml)", s.name, full)
 		return
 	}
-	s.joining++
-	s.mu.Unlock()
 	joined := false
 	defer func() {
 		if !joined {
-			s.mu.Lock()
-			s.joining--
-			s.mu.Unlock()
+			s.withLock(func() { s.joining-- })
 		}
 	}()
 	termName := hello.Term
@@ -239,11 +241,11 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	// tcell draws what the session will show once this client is in (the
 	// smallest client's size; this one's when it is the first), so its
 	// buffer is never allocated at a larger size.
-	s.mu.Lock()
-	if len(s.clients) > 0 {
-		c.tty.fit(s.cols, s.rows)
-	}
-	s.mu.Unlock()
+	s.withLock(func() {
+		if len(s.clients) > 0 {
+			c.tty.fit(s.cols, s.rows)
+		}
+	})
 	screen, err := tcell.NewTerminfoScreenFromTtyTerminfo(c.tty, ti)
 	if err == nil {
 		err = screen.Init()
@@ -257,20 +259,22 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	screen.EnableMouse()
 	screen.EnablePaste()
 
-	s.mu.Lock()
-	if s.shutdown {
-		s.mu.Unlock()
+	s.withLock(func() {
+		if s.shutdown {
+			return
+		}
+		s.clients[c] = struct{}{}
+		s.joining--
+		joined = true
+		s.spareProcLocked()
+		s.publishClientsLocked()
+		s.resizeToClientsLocked()
+	})
+	if !joined {
 		screen.Fini()
 		_ = proto.WriteFrame(conn, proto.FrameExit, []byte("server exited"))
 		return
 	}
-	s.clients[c] = struct{}{}
-	s.joining--
-	joined = true
-	s.spareProcLocked()
-	s.publishClientsLocked()
-	s.resizeToClientsLocked()
-	s.mu.Unlock()
 	_, direct := c.tty.(*termTty)
 	s.log.Info("client attached", "term", termName, "cols", hello.Cols, "rows", hello.Rows, "terminal_handed_over", direct)
 
@@ -281,15 +285,15 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	// A frame reader holding typing back is woken by Fini (Drain).
 	reason := c.loop()
 
-	s.mu.Lock()
-	delete(s.clients, c)
-	s.spareProcLocked()
-	s.publishClientsLocked()
-	if !s.shutdown { // the panes are being closed: nothing to lay out
-		s.resizeToClientsLocked()
-	}
-	s.releaseMemoryLocked()
-	s.mu.Unlock()
+	s.withLock(func() {
+		delete(s.clients, c)
+		s.spareProcLocked()
+		s.publishClientsLocked()
+		if !s.shutdown { // the panes are being closed: nothing to lay out
+			s.resizeToClientsLocked()
+		}
+		s.releaseMemoryLocked()
+	})
 	screen.Fini()
 	c.sendExit(reason)
 	s.log.Info("client left", "reason", reason)
@@ -375,9 +379,7 @@ func (c *client) readFrames(lr *proto.LineReader) {
 				continue
 			}
 			c.tty.setSize(cols, rows)
-			c.s.mu.Lock()
-			c.s.resizeToClientsLocked()
-			c.s.mu.Unlock()
+			c.s.withLock(c.s.resizeToClientsLocked)
 			c.invalidate()
 		}
 	}
@@ -600,20 +602,14 @@ func (c *client) do(a ui.Action) {
 	case ui.RunLine:
 		go c.runLine(a.Args)
 	case ui.FocusPane:
-		s.mu.Lock()
-		s.refocusLocked(func() { _ = s.layout.Focus(a.Pane) })
-		s.mu.Unlock()
+		s.withLock(func() { s.refocusLocked(func() { _ = s.layout.Focus(a.Pane) }) })
 	case ui.SelectTab:
-		s.mu.Lock()
-		_ = s.layout.SelectTab(a.Index)
-		s.mu.Unlock()
+		s.withLock(func() { _ = s.layout.SelectTab(a.Index) })
 	case ui.EnterCopy:
 		c.enterCopy(a)
 	case ui.ExitCopy:
 	case ui.Copy:
-		s.mu.Lock()
-		s.buffer = a.Text
-		s.mu.Unlock()
+		s.withLock(func() { s.buffer = a.Text })
 		// Best effort: the terminal may not support OSC 52.
 		_, _ = c.tty.Write(ui.OSC52(a.Text))
 		c.say("copied %d bytes", len(a.Text))

@@ -33,21 +33,29 @@ func init() {
 			timeout = t.C
 		}
 		for {
-			s.mu.Lock()
-			e, a, err := s.liveAgentLocked("agent_next", p.Pane, p.ID)
-			if err != nil {
-				s.mu.Unlock()
+			var m *proto.AgentMessage
+			var ch <-chan struct{}
+			err := s.withLockErr(func() error {
+				e, a, err := s.liveAgentLocked("agent_next", p.Pane, p.ID)
+				if err != nil {
+					return err
+				}
+				if len(a.queue) > 0 {
+					next := a.queue[0]
+					m = &next
+					a.queue = a.queue[1:]
+					s.agentChangedLocked(e)
+					return nil
+				}
+				ch = e.agentChangesLocked()
+				return nil
+			})
+			switch {
+			case err != nil:
 				return nil, err
+			case m != nil:
+				return *m, nil
 			}
-			if len(a.queue) > 0 {
-				m := a.queue[0]
-				a.queue = a.queue[1:]
-				s.agentChangedLocked(e)
-				s.mu.Unlock()
-				return m, nil
-			}
-			ch := e.agentChangesLocked()
-			s.mu.Unlock()
 			select {
 			case <-ch:
 			case <-timeout:

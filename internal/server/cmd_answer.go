@@ -46,13 +46,13 @@ func init() {
 		}
 		out := proto.AnswerResult{Pane: p.Pane, Question: q, Option: proto.QuestionOption{Key: opt.Key, Label: opt.Label}}
 		out.Gone = s.questionGone(ctx, p.Pane, e, asked, bound)
-		s.lockFresh(p.Pane)
-		defer s.mu.Unlock()
-		if info, _ := s.agentLocked(p.Pane, e); info != nil {
-			out.State = info.State
-		}
-		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
-		return out, nil
+		return freshDo(s, func() (any, error) {
+			if info, _ := s.agentLocked(p.Pane, e); info != nil {
+				out.State = info.State
+			}
+			out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+			return out, nil
+		}, p.Pane)
 	}})
 }
 
@@ -60,8 +60,11 @@ func init() {
 // and finds the option p.Choice names; it notes the key as typed by
 // answer, so the answer is audited as such.
 func (s *Server) answerable(p proto.AnswerParams) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
-	s.lockFresh(p.Pane)
-	defer s.mu.Unlock()
+	s.withFresh(func() { e, asked, opt, err = s.answerableLocked(p) }, p.Pane)
+	return e, asked, opt, err
+}
+
+func (s *Server) answerableLocked(p proto.AnswerParams) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
 	e, err = s.lookupLocked(p.Pane)
 	if err != nil {
 		return nil, nil, opt, err

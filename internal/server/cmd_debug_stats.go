@@ -31,9 +31,7 @@ func init() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		st.HeapBytes = ms.HeapInuse
-		s.mu.Lock()
-		st.Panes, st.Clients = len(s.panes), len(s.clients)
-		s.mu.Unlock()
+		s.withLock(func() { st.Panes, st.Clients = len(s.panes), len(s.clients) })
 		return st, nil
 	}})
 }

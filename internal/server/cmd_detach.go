@@ -14,12 +14,12 @@ func init() {
 		if err := decodeParams("detach", raw, &p); err != nil {
 			return nil, err
 		}
-		s.mu.Lock()
-		clients := make([]*client, 0, len(s.clients))
-		for c := range s.clients {
-			clients = append(clients, c)
-		}
-		s.mu.Unlock()
+		var clients []*client
+		s.withLock(func() {
+			for c := range s.clients {
+				clients = append(clients, c)
+			}
+		})
 		for _, c := range clients {
 			c.exit("detached (from session " + s.name + ")")
 		}

@@ -15,14 +15,14 @@ func init() {
 		if err := decodeParams("list_panes", raw, &p); err != nil {
 			return nil, err
 		}
-		s.lockFresh()
 		out := []proto.PaneInfo{}
-		for _, id := range s.layout.Panes() {
-			if e, ok := s.panes[id]; ok {
-				out = append(out, s.paneInfoLocked(id, e))
+		s.withFresh(func() {
+			for _, id := range s.layout.Panes() {
+				if e, ok := s.panes[id]; ok {
+					out = append(out, s.paneInfoLocked(id, e))
+				}
 			}
-		}
-		s.mu.Unlock()
+		})
 		if p.Resources {
 			// /proc is read without Server.mu.
 			if err := s.addResources(ctx, out); err != nil {

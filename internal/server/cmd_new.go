@@ -41,18 +41,21 @@ func (s *Server) newFirst(p proto.NewParams) (proto.OpenPaneResult, error) {
 	if err := checkSize("new", p.Cols, p.Rows, true); err != nil {
 		return proto.OpenPaneResult{}, err
 	}
-	s.mu.Lock()
-	if s.started {
-		s.mu.Unlock()
-		return proto.OpenPaneResult{}, errorf(proto.CodeFailed, "session %q already exists", s.name)
+	err := s.withLockErr(func() error {
+		if s.started {
+			return errorf(proto.CodeFailed, "session %q already exists", s.name)
+		}
+		if p.Cols > 0 {
+			s.cols = p.Cols
+		}
+		if p.Rows > 0 {
+			s.rows = p.Rows
+		}
+		return nil
+	})
+	if err != nil {
+		return proto.OpenPaneResult{}, err
 	}
-	if p.Cols > 0 {
-		s.cols = p.Cols
-	}
-	if p.Rows > 0 {
-		s.rows = p.Rows
-	}
-	s.mu.Unlock()
 	argv := p.Command
 	command := strings.Join(argv, " ")
 	if len(argv) == 1 {

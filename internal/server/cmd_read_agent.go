@@ -28,12 +28,6 @@ func init() {
 		if p.WaitMS > maxWaitMS {
 			return nil, errorf(proto.CodeBadParams, "read_agent: wait_ms must be at most %d (a year); 0 is the server's default, negative does not wait", maxWaitMS)
 		}
-		s.lockFresh(p.Pane)
-		e, err := s.lookupLocked(p.Pane)
-		if err != nil {
-			s.mu.Unlock()
-			return nil, err
-		}
 		bound := time.Duration(p.WaitMS) * time.Millisecond
 		switch {
 		case p.WaitMS == 0:
@@ -41,33 +35,52 @@ func init() {
 		case p.WaitMS < 0:
 			bound = 0
 		}
-		a := e.melLocked()
-		if a == nil {
+		var e *paneEntry
+		var a *melAgent
+		var cli bool
+		var target int
+		var other *proto.ReadAgentResult
+		err := s.withFreshErr(func() error {
+			var err error
+			if e, err = s.lookupLocked(p.Pane); err != nil {
+				return err
+			}
+			if a = e.melLocked(); a != nil {
+				target = a.given
+				return nil
+			}
 			if kind, _ := s.agentKindLocked(e); kind != "" {
-				s.mu.Unlock()
-				return s.readCLI(ctx, p.Pane, e, bound)
+				cli = true
+				return nil
 			}
 			out := s.readOtherLocked(p.Pane, e)
-			s.mu.Unlock()
-			return out, nil
+			other = &out
+			return nil
+		}, p.Pane)
+		switch {
+		case err != nil:
+			return nil, err
+		case cli:
+			return s.readCLI(ctx, p.Pane, e, bound)
+		case other != nil:
+			return *other, nil
 		}
-		target := a.given
-		s.mu.Unlock()
 
 		start := time.Now()
 		waited, err := s.waitTurns(ctx, p.Pane, e, a, target, bound)
 		if err != nil {
 			return nil, err
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		out := proto.ReadAgentResult{Pane: p.Pane, Agent: a.infoLocked(e.p), Status: statusWord(e.p.Status()),
-			Reply: a.reply, Earlier: a.takeEarlierLocked(), Error: a.err, TurnDone: a.finished >= target}
-		out.Activity, out.IdleMS = activity(e)
-		if waited {
-			out.WaitedMS = time.Since(start).Milliseconds()
-		}
-		out.WaitNote = waitNoteLocked(a, out.Agent, target, waited, time.Since(start), bound)
+		var out proto.ReadAgentResult
+		s.withLock(func() {
+			out = proto.ReadAgentResult{Pane: p.Pane, Agent: a.infoLocked(e.p), Status: statusWord(e.p.Status()),
+				Reply: a.reply, Earlier: a.takeEarlierLocked(), Error: a.err, TurnDone: a.finished >= target}
+			out.Activity, out.IdleMS = activity(e)
+			if waited {
+				out.WaitedMS = time.Since(start).Milliseconds()
+			}
+			out.WaitNote = waitNoteLocked(a, out.Agent, target, waited, time.Since(start), bound)
+		})
 		return out, nil
 	}})
 }
@@ -87,14 +100,19 @@ func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgen
 		timeout = t.C
 	}
 	for waited := false; ; waited = true {
-		s.mu.Lock()
-		if _, ok := s.panes[id]; !ok {
-			s.mu.Unlock()
-			return waited, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
+		var over bool
+		var ch <-chan struct{}
+		err := s.withLockErr(func() error {
+			if _, ok := s.panes[id]; !ok {
+				return errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
+			}
+			over = e.mel != a || !a.live || a.finished >= target || !e.p.Status().Running
+			ch = e.agentChangesLocked()
+			return nil
+		})
+		if err != nil {
+			return waited, err
 		}
-		over := e.mel != a || !a.live || a.finished >= target || !e.p.Status().Running
-		ch := e.agentChangesLocked()
-		s.mu.Unlock()
 		if over || bound <= 0 {
 			return waited, nil
 		}

@@ -57,33 +57,35 @@ func init() {
 			env = s.env
 		}
 		wts := openWorktrees(ctx, st.Panes)
-		s.mu.Lock()
-		if s.started || s.shutdown {
-			s.mu.Unlock()
-			return nil, errorf(proto.CodeFailed, "restore: session %q already has panes; restore rebuilds a session that is gone", s.name)
-		}
-		s.cols, s.rows = pick(p.Cols, st.Cols, proto.MinSessionCols, proto.MaxSessionCols, s.cols), pick(p.Rows, st.Rows, proto.MinSessionRows, proto.MaxSessionRows, s.rows)
-		s.layout = l
-		sizes := paneSizesLocked(s)
 		res := proto.RestoreResult{Session: s.name, Saved: st.Saved.Format(time.RFC3339)}
 		var typing []typed
-		for _, id := range ids {
-			since := time.Now()
-			e, rp, line := s.restorePaneLocked(id, saved[id], wts[id], st.Saved, env, sizes[id])
-			rp.Tab, _ = s.layout.TabOf(id)
-			res.Panes = append(res.Panes, rp)
-			if e != nil && line != "" {
-				typing = append(typing, typed{e, line, since})
+		err = s.withLockErr(func() error {
+			if s.started || s.shutdown {
+				return errorf(proto.CodeFailed, "restore: session %q already has panes; restore rebuilds a session that is gone", s.name)
 			}
-			s.nextID = max(s.nextID, id+1)
+			s.cols, s.rows = pick(p.Cols, st.Cols, proto.MinSessionCols, proto.MaxSessionCols, s.cols), pick(p.Rows, st.Rows, proto.MinSessionRows, proto.MaxSessionRows, s.rows)
+			s.layout = l
+			sizes := paneSizesLocked(s)
+			for _, id := range ids {
+				since := time.Now()
+				e, rp, line := s.restorePaneLocked(id, saved[id], wts[id], st.Saved, env, sizes[id])
+				rp.Tab, _ = s.layout.TabOf(id)
+				res.Panes = append(res.Panes, rp)
+				if e != nil && line != "" {
+					typing = append(typing, typed{e, line, since})
+				}
+				s.nextID = max(s.nextID, id+1)
+			}
+			if len(s.panes) == 0 {
+				s.layout = layout.New()
+				return errorf(proto.CodeFailed, "restore: no pane could be started: %s", res.Panes[0].Note)
+			}
+			s.relayoutLocked()
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		if len(s.panes) == 0 {
-			s.layout = layout.New()
-			s.mu.Unlock()
-			return nil, errorf(proto.CodeFailed, "restore: no pane could be started: %s", res.Panes[0].Note)
-		}
-		s.relayoutLocked()
-		s.mu.Unlock()
 		for _, t := range typing {
 			go func() {
 				defer s.recovered("typing into a restored pane", nil)

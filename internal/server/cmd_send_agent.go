@@ -34,36 +34,39 @@ func init() {
 		default:
 			return nil, errorf(proto.CodeBadParams, "send_agent: from %q is not allowed (allowed: \"person\" or \"task\", from the agent's own REPL, or none)", p.From)
 		}
-		s.mu.Lock()
-		e, err := s.lookupLocked(p.Pane)
-		if err != nil {
-			s.mu.Unlock()
-			return nil, err
-		}
-		if st := e.p.Status(); !st.Running {
-			s.mu.Unlock()
-			return nil, writeError("send_agent", p.Pane, e.p, pane.ErrExited)
-		}
-		a := e.melLocked()
-		switch {
-		case a != nil && a.live:
-			m, ahead, err := a.enqueueLocked(p.Text, from)
-			if err != nil {
-				s.mu.Unlock()
-				return nil, errorf(proto.CodeFailed, "send_agent to pane %d: %v", p.Pane, err)
+		var e *paneEntry
+		var queued *proto.SendAgentResult
+		err := s.withLockErr(func() error {
+			var err error
+			if e, err = s.lookupLocked(p.Pane); err != nil {
+				return err
 			}
-			s.agentChangedLocked(e)
-			out := proto.SendAgentResult{Pane: p.Pane, Kind: KindMelmux, Turn: m.Turn, Ahead: ahead, Delivered: true,
-				State: a.infoLocked(e.p).State, Note: queuedNote(m.Turn, ahead)}
-			s.mu.Unlock()
-			return out, nil
-		case a != nil:
-			// Typing the message into whatever the agent left behind (a
-			// shell) would run it as a command.
-			s.mu.Unlock()
-			return nil, errorf(proto.CodeFailed, "send_agent: the melmux agent in pane %d has exited; read_agent shows its last reply", p.Pane)
+			if st := e.p.Status(); !st.Running {
+				return writeError("send_agent", p.Pane, e.p, pane.ErrExited)
+			}
+			a := e.melLocked()
+			switch {
+			case a != nil && a.live:
+				m, ahead, err := a.enqueueLocked(p.Text, from)
+				if err != nil {
+					return errorf(proto.CodeFailed, "send_agent to pane %d: %v", p.Pane, err)
+				}
+				s.agentChangedLocked(e)
+				queued = &proto.SendAgentResult{Pane: p.Pane, Kind: KindMelmux, Turn: m.Turn, Ahead: ahead, Delivered: true,
+					State: a.infoLocked(e.p).State, Note: queuedNote(m.Turn, ahead)}
+			case a != nil:
+				// Typing the message into whatever the agent left behind (a
+				// shell) would run it as a command.
+				return errorf(proto.CodeFailed, "send_agent: the melmux agent in pane %d has exited; read_agent shows its last reply", p.Pane)
+			}
+			return nil
+		})
+		switch {
+		case err != nil:
+			return nil, err
+		case queued != nil:
+			return *queued, nil
 		}
-		s.mu.Unlock()
 		return s.deliver(ctx, p.Pane, e, p.Text)
 	}})
 }

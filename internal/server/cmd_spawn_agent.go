@@ -109,10 +109,12 @@ func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string) er
 	deadline := time.NewTimer(spawnRegisterWait)
 	defer deadline.Stop()
 	for {
-		s.mu.Lock()
-		ok := e.mel != nil && e.mel.id == id && e.mel.given > 0
-		ch := e.agentChangesLocked()
-		s.mu.Unlock()
+		var ok bool
+		var ch <-chan struct{}
+		s.withLock(func() {
+			ok = e.mel != nil && e.mel.id == id && e.mel.given > 0
+			ch = e.agentChangesLocked()
+		})
 		if ok {
 			return nil
 		}

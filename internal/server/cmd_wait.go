@@ -64,9 +64,8 @@ func init() {
 		}
 		if agentOnly[p.State] && !p.ForAgent {
 			if a, _ := w.agent(); a == nil && !s.startsAgent(e) {
-				s.lockFresh(p.Pane)
-				runs := s.runningLocked(e)
-				s.mu.Unlock()
+				var runs string
+				s.withFresh(func() { runs = s.runningLocked(e) }, p.Pane)
 				return nil, errorf(proto.CodeFailed, "wait: pane %d runs no coding agent (it runs %s), so it will never be %s: working and waiting are an agent's states. "+
 					"Wait for its output with --idle DUR or --match RE, or add --for-agent to wait for an agent to start in it", p.Pane, runs, p.State)
 			}
@@ -236,10 +235,9 @@ type waiter struct {
 	question *proto.Question // what the agent asks, when the state that held is waiting
 }
 
-func (w *waiter) agent() (*proto.AgentInfo, time.Duration) {
-	w.s.lockFresh(w.p.Pane)
-	defer w.s.mu.Unlock()
-	return w.s.agentLocked(w.p.Pane, w.e)
+func (w *waiter) agent() (a *proto.AgentInfo, change time.Duration) {
+	w.s.withFresh(func() { a, change = w.s.agentLocked(w.p.Pane, w.e) }, w.p.Pane)
+	return a, change
 }
 
 // check tests the condition once. It returns what held (empty if nothing)
@@ -333,9 +331,8 @@ func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, li
 // backAtStart reports whether the pane's own program is in its foreground
 // again (the shell a coding agent ran in, once the agent has ended).
 func (w *waiter) backAtStart() bool {
-	w.s.lockFresh(w.p.Pane)
-	fg := w.s.foregroundLocked(w.e)
-	w.s.mu.Unlock()
+	var fg string
+	w.s.withFresh(func() { fg = w.s.foregroundLocked(w.e) }, w.p.Pane)
 	start := w.e.p.Argv()
 	return len(start) > 0 && fg == filepath.Base(start[0])
 }
@@ -345,9 +342,8 @@ func (w *waiter) backAtStart() bool {
 // output since the last lookup (an agent drawing its first screen) is
 // checked once the lookup is due again. 0 when nothing happened since.
 func (w *waiter) agentLookupDue() time.Duration {
-	w.s.mu.Lock()
-	at := w.e.kindAt
-	w.s.mu.Unlock()
+	var at time.Time
+	w.s.withLock(func() { at = w.e.kindAt })
 	if !w.e.p.LastOutput().After(at) {
 		return 0
 	}

@@ -156,11 +156,11 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	if submitted && turn != nil {
 		out.Turn = turn.id
 	}
-	s.lockFresh(id)
-	if a, _ := s.agentLocked(id, e); a != nil {
-		out.Kind, out.State = a.Kind, a.State
-	}
-	s.mu.Unlock()
+	s.withFresh(func() {
+		if a, _ := s.agentLocked(id, e); a != nil {
+			out.Kind, out.State = a.Kind, a.State
+		}
+	}, id)
 	switch {
 	case submitted && !p.Status().Running:
 		out.Note = fmt.Sprintf("submitted; then the program exited (%s)", exitWords(p.Status()))
@@ -227,11 +227,9 @@ func screenCue(screen agentstate.Screen) bool {
 }
 
 // agentKind is the coding agent pane id runs, "" for none.
-func (s *Server) agentKind(id int, e *paneEntry) string {
-	s.lockFresh(id)
-	defer s.mu.Unlock()
-	k, _ := s.agentKindLocked(e)
-	return k
+func (s *Server) agentKind(id int, e *paneEntry) (kind string) {
+	s.withFresh(func() { kind, _ = s.agentKindLocked(e) }, id)
+	return kind
 }
 
 // probeOf is what of text to look for on screen: the end of its last line

@@ -96,12 +96,12 @@ var heapMu sync.Mutex // guards heapSamples
 // of what they grew to take it in, then the memory goes back if that is
 // worth it.
 func (s *Server) afterOutput() {
-	s.mu.Lock()
-	panes := make([]*pane.Pane, 0, len(s.panes))
-	for _, e := range s.panes {
-		panes = append(panes, e.p)
-	}
-	s.mu.Unlock()
+	var panes []*pane.Pane
+	s.withLock(func() {
+		for _, e := range s.panes {
+			panes = append(panes, e.p)
+		}
+	})
 	for _, p := range panes {
 		p.Trim()
 	}

@@ -281,20 +281,24 @@ func zoomedTabs(l *layout.Layout) string {
 // request did it rather than remain_on_exit. It reports whether that was the
 // last pane, which the caller answers by ending the session.
 func (s *Server) removePane(id int, killed bool) (last bool, err error) {
-	s.mu.Lock()
-	e, err := s.lookupLocked(id)
+	var e *paneEntry
+	err = s.withLockErr(func() error {
+		var err error
+		if e, err = s.lookupLocked(id); err != nil {
+			return err
+		}
+		delete(s.panes, id)
+		// Best effort: the layout and the pane table agree, so this cannot fail.
+		_ = s.layout.Remove(id)
+		s.relayoutLocked()
+		s.agentChangedLocked(e) // waits on its agent end
+		last = len(s.panes) == 0
+		s.closed.add(id, closedPane{status: e.p.Status(), killed: killed})
+		return nil
+	})
 	if err != nil {
-		s.mu.Unlock()
 		return false, err
 	}
-	delete(s.panes, id)
-	// Best effort: the layout and the pane table agree, so this cannot fail.
-	_ = s.layout.Remove(id)
-	s.relayoutLocked()
-	s.agentChangedLocked(e) // waits on its agent end
-	last = len(s.panes) == 0
-	s.closed.add(id, closedPane{status: e.p.Status(), killed: killed})
-	s.mu.Unlock()
 	e.p.Close()
 	if killed {
 		s.log.Info("pane killed", "pane", id)
@@ -307,14 +311,14 @@ func (s *Server) removePane(id int, killed bool) (last bool, err error) {
 // paneExited runs when a pane's process ends. The pane stays, readable, or
 // closes as remain_on_exit says; the last pane closing ends the session.
 func (s *Server) paneExited(id int) {
-	s.mu.Lock()
-	e, ok := s.panes[id]
-	closes := false
-	if ok {
-		s.agentChangedLocked(e) // its melmux agent, if any, is exited now
-		closes = s.closesOnExitLocked(e)
-	}
-	s.mu.Unlock()
+	var e *paneEntry
+	var ok, closes bool
+	s.withLock(func() {
+		if e, ok = s.panes[id]; ok {
+			s.agentChangedLocked(e) // its melmux agent, if any, is exited now
+			closes = s.closesOnExitLocked(e)
+		}
+	})
 	if !ok {
 		return
 	}

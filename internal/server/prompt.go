@@ -24,9 +24,12 @@ func (s *Server) promptSupport() ui.PromptSupport {
 
 // paneChoices lists every pane of the session, in id order, with what runs
 // in it, for Tab after -t.
-func (s *Server) paneChoices() []ui.Choice {
-	s.lockFresh()
-	defer s.mu.Unlock()
+func (s *Server) paneChoices() (out []ui.Choice) {
+	s.withFresh(func() { out = s.paneChoicesLocked() })
+	return out
+}
+
+func (s *Server) paneChoicesLocked() []ui.Choice {
 	ids := make([]int, 0, len(s.panes))
 	for id := range s.panes {
 		ids = append(ids, id)

@@ -40,37 +40,37 @@ func (s *Server) readCLI(ctx context.Context, id int, e *paneEntry, bound time.D
 		s.findReply(ctx, e, c)
 	}
 
-	s.lockFresh(id)
-	defer s.mu.Unlock()
-	if _, ok := s.panes[id]; !ok {
-		return proto.ReadAgentResult{}, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
-	}
-	t := &e.turns
-	info, _ := s.agentLocked(id, e)
-	out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()), Turn: target}
-	out.Activity, out.IdleMS = activity(e)
-	if waited {
-		out.WaitedMS = took.Milliseconds()
-	}
-	c := t.turnOfLocked(target)
-	if c != nil && c.ended {
-		r := turnReplyOf(c)
-		out.TurnDone, out.Reply, out.Source, out.Error = true, r.Reply, r.Source, r.Error
-	}
-	for _, u := range t.unread {
-		if u != c && u.found {
-			out.Earlier = append(out.Earlier, turnReplyOf(u))
+	return freshDo(s, func() (proto.ReadAgentResult, error) {
+		if _, ok := s.panes[id]; !ok {
+			return proto.ReadAgentResult{}, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
 		}
-	}
-	t.unread = t.unread[:0]
-	if info != nil && info.Question != nil {
-		out.Question = info.Question
-	}
-	if !out.TurnDone || out.Question != nil {
-		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
-	}
-	out.WaitNote = cliWaitNote(info, c, target, waited, took, bound)
-	return out, nil
+		t := &e.turns
+		info, _ := s.agentLocked(id, e)
+		out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()), Turn: target}
+		out.Activity, out.IdleMS = activity(e)
+		if waited {
+			out.WaitedMS = took.Milliseconds()
+		}
+		c := t.turnOfLocked(target)
+		if c != nil && c.ended {
+			r := turnReplyOf(c)
+			out.TurnDone, out.Reply, out.Source, out.Error = true, r.Reply, r.Source, r.Error
+		}
+		for _, u := range t.unread {
+			if u != c && u.found {
+				out.Earlier = append(out.Earlier, turnReplyOf(u))
+			}
+		}
+		t.unread = t.unread[:0]
+		if info != nil && info.Question != nil {
+			out.Question = info.Question
+		}
+		if !out.TurnDone || out.Question != nil {
+			out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+		}
+		out.WaitNote = cliWaitNote(info, c, target, waited, took, bound)
+		return out, nil
+	}, id)
 }
 
 // waitCLITurn waits, up to bound, until turn target of pane e has ended,

@@ -42,15 +42,19 @@ type agentView struct {
 // has printed since the screen shown of it, so a full frame must follow.
 func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Duration, stale bool) {
 	cols, rows := c.tty.size()
+	draw := func() { sc, next, stale = s.sceneLocked(cols, rows, fresh) }
 	if fresh != 0 {
 		// A key's echo does not wait for /proc: every pane, the typed one
 		// too, shows what the last lookup found (its watcher, or the next
 		// full frame, looks again when one is due).
-		s.mu.Lock()
+		s.withLock(draw)
 	} else {
-		s.lockFresh()
+		s.withFresh(draw)
 	}
-	defer s.mu.Unlock()
+	return sc, next, stale
+}
+
+func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Duration, stale bool) {
 	w, h := s.paneAreaLocked()
 	// The client draws no more than the session: the rest of a larger
 	// terminal stays blank and costs nothing.
@@ -304,10 +308,13 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 		c.exit("detached (from session " + s.name + ")")
 		return nil
 	case "paste-buffer":
-		s.mu.Lock()
-		buf := s.buffer
-		e, ok := s.panes[s.layout.Focused()]
-		s.mu.Unlock()
+		var buf string
+		var e *paneEntry
+		var ok bool
+		s.withLock(func() {
+			buf = s.buffer
+			e, ok = s.panes[s.layout.Focused()]
+		})
 		if !ok || buf == "" {
 			return nil
 		}

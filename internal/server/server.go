@@ -178,7 +178,7 @@ type paneEntry struct {
 	snapCh <-chan struct{}
 
 	// Guarded by Server.mu: the coding agent the pane runs ("" for none) and
-	// when that was last looked up (agent.go: lockFresh), and the channel
+	// when that was last looked up (withFresh), and the channel
 	// closed when the lookup under way ends (nil for none).
 	kind    string
 	kindPID int    // the agent's process, 0 when unknown
@@ -442,26 +442,24 @@ func (s *Server) lastPaneGone(reason string) { s.endSession(reason, "exited", fa
 // recover of a caller's left a session that refused every new pane (it is
 // shutting down) and never ended.
 func (s *Server) endSession(reason, clientMsg string, keep bool) {
-	s.mu.Lock()
-	if s.shutdown {
-		s.mu.Unlock()
+	first := false
+	s.withLock(func() { first, s.shutdown = !s.shutdown, true })
+	if !first {
 		return
 	}
-	s.shutdown = true
-	s.mu.Unlock()
 	defer s.doneOnce.Do(func() { close(s.done) })
 	// Before the panes close, which would change the state.
 	s.endStep("the state file's end", func() { s.finishState(keep) })
-	s.mu.Lock()
-	entries := make([]*paneEntry, 0, len(s.panes))
-	for _, e := range s.panes {
-		entries = append(entries, e)
-	}
-	clients := make([]*client, 0, len(s.clients))
-	for c := range s.clients {
-		clients = append(clients, c)
-	}
-	s.mu.Unlock()
+	var entries []*paneEntry
+	var clients []*client
+	s.withLock(func() {
+		for _, e := range s.panes {
+			entries = append(entries, e)
+		}
+		for c := range s.clients {
+			clients = append(clients, c)
+		}
+	})
 	s.log.Info("session ending", "reason", reason)
 	var wg sync.WaitGroup
 	for _, e := range entries {

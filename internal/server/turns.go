@@ -264,19 +264,3 @@ func agentReadyState(kind string, d *agentstate.Decision, lastOutput time.Time) 
 
 // promptRuleKinds have a rule for their idle prompt (rules.toml).
 var promptRuleKinds = map[string]bool{"claude": true, "codex": true, "gemini": true}
-
-// withLock runs f holding Server.mu, and lets go of it even when f
-// panics: a panic in one request never freezes the session.
-func (s *Server) withLock(f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f()
-}
-
-// withFresh is withLock with the lookups of panes ids brought up to date
-// first (lockFresh).
-func (s *Server) withFresh(f func(), ids ...int) {
-	s.lockFresh(ids...)
-	defer s.mu.Unlock()
-	f()
-}
