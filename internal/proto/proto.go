@@ -92,8 +92,9 @@ const (
 	CodeNoSuchPane      = "no_such_pane" // the pane id does not exist
 	CodeTimeout         = "timeout"      // a wait ran out of time
 	CodeVersionMismatch = "version_mismatch"
-	CodeInternal        = "internal" // a recovered panic or an I/O failure in the server
-	CodeFailed          = "failed"   // the operation itself failed (e.g. the command could not start)
+	CodeInternal        = "internal"  // a recovered panic or an I/O failure in the server
+	CodeFailed          = "failed"    // the operation itself failed (e.g. the command could not start)
+	CodeForbidden       = "forbidden" // the peer may not do this: another uid, or another connection's agent
 )
 
 // Errorf builds an Error.

@@ -36,7 +36,7 @@ func init() {
 			var m *proto.AgentMessage
 			var ch <-chan struct{}
 			err := s.withLockErr(func() error {
-				e, a, err := s.liveAgentLocked("agent_next", p.Pane, p.ID)
+				e, a, err := s.liveAgentLocked(ctx, "agent_next", p.Pane, p.ID)
 				if err != nil {
 					return err
 				}

@@ -43,7 +43,7 @@ func init() {
 			return nil, errorf(proto.CodeFailed, "agent_register: pane %d already has a live melmux agent (%s %s); one agent per pane", p.Pane, old.role, old.id)
 		}
 		a := &melAgent{id: p.ID, role: p.Role, provider: p.Provider, model: p.Model, task: printable(p.Task),
-			live: true, state: "waiting", at: time.Now()}
+			live: true, conn: connOf(ctx), state: "waiting", at: time.Now()}
 		if strings.TrimSpace(p.Task) != "" {
 			// Best effort: a fresh queue has room.
 			_, _, _ = a.enqueueLocked(p.Task, "task")

@@ -32,7 +32,7 @@ func init() {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		e, a, err := s.liveAgentLocked("agent_report", p.Pane, p.ID)
+		e, a, err := s.liveAgentLocked(ctx, "agent_report", p.Pane, p.ID)
 		if err != nil {
 			return nil, err
 		}

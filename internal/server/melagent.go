@@ -34,6 +34,7 @@ type melAgent struct {
 	id, role, provider, model, task string
 
 	live  bool      // its registering connection is open
+	conn  *connTag  // that connection: agent_next and agent_report come on it only
 	state string    // working | waiting | idle, as last reported
 	at    time.Time // when it registered or last reported
 
@@ -174,7 +175,11 @@ func agentIDParam(method, id string) error {
 
 // liveAgentLocked finds the live melmux agent of a pane that calls itself id:
 // the check every call of the agent's own (agent_next, agent_report) makes.
-func (s *Server) liveAgentLocked(method string, pane int, id string) (*paneEntry, *melAgent, error) {
+// The call must come on the connection that registered the agent (ctx is
+// the request's): the pane and id are in every list_panes, and a report
+// from elsewhere would put words in the agent's mouth, an agent_next take
+// its message.
+func (s *Server) liveAgentLocked(ctx context.Context, method string, pane int, id string) (*paneEntry, *melAgent, error) {
 	e, err := s.lookupLocked(pane)
 	if err != nil {
 		return nil, nil, err
@@ -187,8 +192,28 @@ func (s *Server) liveAgentLocked(method string, pane int, id string) (*paneEntry
 		return nil, nil, errorf(proto.CodeBadParams, "%s: pane %d's melmux agent is %s, not %s", method, pane, a.id, id)
 	case !a.live:
 		return nil, nil, errorf(proto.CodeFailed, "%s: the melmux agent %s in pane %d has exited (its connection closed); register again", method, id, pane)
+	case a.conn != connOf(ctx):
+		return nil, nil, errorf(proto.CodeForbidden, "%s: the melmux agent %s of pane %d registered on another connection; only that connection (the agent's own) may call %s for it", method, id, pane, method)
 	}
 	return e, a, nil
+}
+
+// connTag stands for one control connection; its requests carry it in
+// their context (serveControl).
+type connTag struct{ _ byte } // not zero-sized: each tag's address is its own
+
+type connKey struct{}
+
+// withConn is ctx tagged as the context of a new control connection.
+func withConn(ctx context.Context) context.Context {
+	return context.WithValue(ctx, connKey{}, &connTag{})
+}
+
+// connOf is the control connection a request's ctx belongs to, nil for a
+// call made in the server (Server.Call).
+func connOf(ctx context.Context) *connTag {
+	t, _ := ctx.Value(connKey{}).(*connTag)
+	return t
 }
 
 // bindAgent marks the agent exited once the connection that registered it

@@ -335,7 +335,6 @@ func TestAgentCommandsRefuseBadParams(t *testing.T) {
 		{"agent_register", proto.AgentRegisterParams{Pane: 1, ID: id, Role: "worker"}, proto.CodeFailed, "already has a live melmux agent (worker " + a.id + ")"},
 		{"agent_report", proto.AgentReportParams{Pane: 1, ID: a.id, State: "done"}, proto.CodeBadParams, `state "done" is not one of working, waiting, idle`},
 		{"agent_report", proto.AgentReportParams{Pane: 1, ID: id, State: "idle"}, proto.CodeBadParams, "pane 1's melmux agent is " + a.id + ", not " + id},
-		{"agent_report", proto.AgentReportParams{Pane: 1, ID: a.id, State: "idle", Turn: 4}, proto.CodeBadParams, "turn 4 was never given"},
 		{"agent_next", proto.AgentNextParams{Pane: 1, ID: a.id, WaitMS: -5}, proto.CodeBadParams, "wait_ms must be 0"},
 		{"send_agent", proto.SendAgentParams{Pane: 1, Text: "  \n"}, proto.CodeBadParams, `"text" is required and must not be empty`},
 		{"send_agent", proto.SendAgentParams{Pane: 1, Text: "x", From: "robot"}, proto.CodeBadParams, `from "robot" is not allowed`},
@@ -352,12 +351,17 @@ func TestAgentCommandsRefuseBadParams(t *testing.T) {
 			t.Errorf("%s %+v: want %s containing %q, got %v", tc.method, tc.params, tc.code, tc.want, err)
 		}
 	}
+	// (Only the agent's own connection gets as far as the turn.)
+	err := a.c.Call(ctx, "agent_report", proto.AgentReportParams{Pane: 1, ID: a.id, State: "idle", Turn: 4}, nil)
+	if pe := (*proto.Error)(nil); !errors.As(err, &pe) || pe.Code != proto.CodeBadParams || !strings.Contains(pe.Message, "turn 4 was never given") {
+		t.Errorf("agent_report of turn 4: want bad_params containing %q, got %v", "turn 4 was never given", err)
+	}
 	// A pane without a registered agent: its calls say to register first.
 	newPaneErr := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "tab", Command: "sleep 600", NoWait: true}, nil)
 	if newPaneErr != nil {
 		t.Fatal(newPaneErr)
 	}
-	err := c.Call(ctx, "agent_next", proto.AgentNextParams{Pane: 2, ID: id}, nil)
+	err = c.Call(ctx, "agent_next", proto.AgentNextParams{Pane: 2, ID: id}, nil)
 	if err == nil || !strings.Contains(err.Error(), "pane 2 has no registered melmux agent (agent_register first)") {
 		t.Errorf("agent_next without a registration: %v", err)
 	}

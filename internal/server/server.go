@@ -512,7 +512,7 @@ func (s *Server) handleConn(c net.Conn) {
 	if refused {
 		s.log.Warn("refused peer", "uid", uid, "err", uerr)
 		_ = proto.WriteJSON(c, proto.Welcome{Version: proto.Version,
-			Error: errorf("forbidden", "this session belongs to uid %d; peer uid %d refused", os.Getuid(), uid)})
+			Error: errorf(proto.CodeForbidden, "this session belongs to uid %d; peer uid %d refused", os.Getuid(), uid)})
 		return
 	}
 	if err != nil {
@@ -555,7 +555,7 @@ const maxInflight = 64
 // it ends when the connection does. Blocking requests (wait, agent_next,
 // read_agent) end with it, and agent_register binds a melmux agent's life to it.
 func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(withConn(context.Background()))
 	var wmu sync.Mutex // guards writes to c
 	var inflight sync.WaitGroup
 	slots := make(chan struct{}, maxInflight)
