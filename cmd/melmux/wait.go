@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "wait",
-		Usage:   "-t PANE (--exit | --idle DUR | --match REGEX [--screen] | --state S [--for-agent]) [--timeout DUR]",
+		Usage:   "-t PANE (--exit | --idle DUR | --match REGEX [--screen] | --state S [--for-agent]) [--timeout DUR] [--json]",
 		Summary: "block until the condition holds; exit 0, or 1 on timeout (default " + proto.DefaultWaitTimeout.String() + "; --timeout 0 waits without limit)",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "wait")
@@ -23,6 +24,7 @@ func init() {
 			state := fs.String("state", "", "until the pane is in state S (running, exited, busy, idle; for coding agents working, waiting, idle, exited)")
 			forAgent := fs.Bool("for-agent", false, "with --state working|waiting, wait for a coding agent to start in the pane too")
 			timeout := durationFlag(fs, "timeout", 0, "give up after DUR (exit 1); 0 waits without limit; default "+proto.DefaultWaitTimeout.String())
+			asJSON := fs.Bool("json", false, "print the result as JSON: what held, the line, the evidence, and for --state waiting the question")
 			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
@@ -66,8 +68,14 @@ func init() {
 			if err != nil {
 				return err
 			}
+			if *asJSON {
+				return printJSON(g.Stdout, res)
+			}
 			if res.Line != "" {
-				fmt.Fprintln(g.Stdout, res.Line)
+				fmt.Fprintln(g.Stdout, client.VisibleLine(res.Line))
+			}
+			if res.Question != nil {
+				fmt.Fprint(g.Stdout, client.Visible(questionText(res.Question)))
 			}
 			return nil
 		},
