@@ -1,6 +1,7 @@
 package modeltest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -312,7 +313,29 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, leg Leg, ids []s
 		st.fail(firstSet(leg.Message, "scripted error"))
 		return
 	}
-	st.text(leg.Text)
+	gone := func() bool {
+		select {
+		case <-r.Context().Done():
+			return true
+		case <-s.closed:
+			return true
+		default:
+			return false
+		}
+	}
+	if leg.Fail == FailTrickle {
+		s.trickle(st, leg, r)
+		return
+	}
+	text := leg.Text
+	if leg.Repeat > 1 {
+		text = strings.Repeat(text, leg.Repeat)
+	}
+	st.text(text, cmp.Or(leg.Deltas, 3))
+	if leg.Fail == FailEndless {
+		st.endless(firstSet(leg.Text, "x"), gone)
+		return
+	}
 	if leg.Fail == FailDropAfterText {
 		panic(http.ErrAbortHandler)
 	}
@@ -321,6 +344,27 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, leg Leg, ids []s
 		panic(http.ErrAbortHandler)
 	}
 	st.end(len(leg.Calls) > 0, leg.Cut, usageOf(leg))
+}
+
+// trickle writes a keep-alive comment one byte at a time, one every
+// leg.IntervalMS, until the client goes away or the server closes.
+func (s *Server) trickle(st *stream, leg Leg, r *http.Request) {
+	every := time.Duration(cmp.Or(leg.IntervalMS, 1000)) * time.Millisecond
+	t := time.NewTicker(every)
+	defer t.Stop()
+	const comment = ": keep-alive\n"
+	for i := 0; ; i++ {
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.closed:
+			return
+		}
+		if st.raw(comment[i%len(comment):i%len(comment)+1]) != nil {
+			return
+		}
+	}
 }
 
 func usageOf(l Leg) Usage {

@@ -46,8 +46,11 @@ func TestParseScriptErrors(t *testing.T) {
 		`[{"txt": "typo"}]`:                                      `unknown field "txt"`,
 		`[{"calls": [{"name": "a", "args": {}}]}]`:               `unknown field "args"`,
 		`[{"role": "boss"}]`:                                     `leg 1: role "boss" is not lead, worker, base`,
-		`[{}, {"fail": "teapot"}]`:                               `leg 2: fail "teapot" is not drop, error, drop_after_text, drop_after_calls or an HTTP status`,
+		`[{}, {"fail": "teapot"}]`:                               `leg 2: fail "teapot" is not drop, error, drop_after_text, drop_after_calls, endless, trickle or an HTTP status`,
 		`[{"fail": "200"}]`:                                      `fail "200"`,
+		`[{"repeat": -1}]`:                                       "may not be negative",
+		`[{"deltas": -1}]`:                                       "may not be negative",
+		`[{"interval_ms": -1}]`:                                  "may not be negative",
 		`[{"calls": [{"arguments": {}}]}]`:                       "leg 1: call 1 has no name",
 		`[{"calls": [{"name": "a", "id": "x", "no_id": true}]}]`: "both an id and no_id",
 		`[{"text": "a"}] [{"text": "b"}]`:                        "text after the legs",
@@ -279,5 +282,66 @@ func TestRefuseLooksAtTheLastResults(t *testing.T) {
 	_, err := p.Leg(context.Background(), req, nil)
 	if err == nil || !strings.Contains(err.Error(), `leg 2 refuses ["first reply"] in the last tool results; found`) {
 		t.Errorf("the last result's text was not refused: %v", err)
+	}
+}
+
+// Repeat sends the text that many times over, in Deltas deltas.
+func TestRepeatAndDeltas(t *testing.T) {
+	for _, proto := range []string{modeltest.Relay, modeltest.OpenAI, modeltest.Anthropic} {
+		t.Run(proto, func(t *testing.T) {
+			legs, err := modeltest.ParseScript([]byte(`[{"text": "<b>", "repeat": 1000, "deltas": 500}]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := modeltest.New(t, proto, legs)
+			var deltas int
+			reply, err := newProvider(t, proto, srv).Leg(context.Background(), request(toolexec.RoleBase, "hi"), func(string) { deltas++ })
+			if err != nil || reply.Text != strings.Repeat("<b>", 1000) || deltas != 500 {
+				t.Errorf("%d bytes in %d deltas, %v; want 3000 bytes of <b> in 500", len(reply.Text), deltas, err)
+			}
+		})
+	}
+}
+
+// endless streams text until the client goes away.
+func TestEndless(t *testing.T) {
+	for _, proto := range []string{modeltest.Relay, modeltest.OpenAI, modeltest.Anthropic} {
+		t.Run(proto, func(t *testing.T) {
+			srv := modeltest.New(t, proto, []modeltest.Leg{{Text: "ab", Fail: modeltest.FailEndless}})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var got strings.Builder
+			_, err := newProvider(t, proto, srv).Leg(ctx, request(toolexec.RoleBase, "hi"), func(s string) {
+				if got.WriteString(s); got.Len() >= 16<<10 {
+					cancel()
+				}
+			})
+			if err == nil || !strings.HasPrefix(got.String(), "abababab") || got.Len() < 16<<10 {
+				t.Errorf("%d bytes (%.10q...), %v; want a leg cancelled after 16 KiB of ab", got.Len(), got.String(), err)
+			}
+		})
+	}
+}
+
+// trickle sends a keep-alive comment one byte at a time.
+func TestTrickle(t *testing.T) {
+	srv := modeltest.New(t, modeltest.Relay, []modeltest.Leg{{Fail: modeltest.FailTrickle, IntervalMS: 1}})
+	body := `{"model":"m","tool_role":"base","messages":[{"role":"user","content":"hi"}],"tools":[]}`
+	resp, err := http.Post(srv.URL(), "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got []byte
+	buf := make([]byte, 64)
+	for len(got) < 30 {
+		n, err := resp.Body.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if string(got[:30]) != ": keep-alive\n: keep-alive\n: ke" {
+		t.Errorf("trickled %q", got)
 	}
 }

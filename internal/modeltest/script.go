@@ -27,6 +27,12 @@ type Leg struct {
 	Refuse []string `json:"refuse,omitempty"`
 	// Text is streamed in a few deltas.
 	Text string `json:"text,omitempty"`
+	// Repeat sends Text this many times over (0 or 1: once), for replies
+	// too big to write in a script.
+	Repeat int `json:"repeat,omitempty"`
+	// Deltas streams the (repeated) text in this many deltas instead of a
+	// few; the relay and Anthropic send one event each, OpenAI one chunk.
+	Deltas int `json:"deltas,omitempty"`
 	// Calls end the leg wanting tools; none ends the turn.
 	Calls []Call `json:"calls,omitempty"`
 	// Fail makes the leg fail instead: "drop" (the connection closes
@@ -34,13 +40,18 @@ type Leg struct {
 	// with RetryAfter, "500", "401"...), "error" (an error event with
 	// Message), "drop_after_text" (the connection breaks after the text),
 	// "drop_after_calls" (it breaks after the calls: after the relay's
-	// tool_calls event, before the end of the other protocols' streams).
+	// tool_calls event, before the end of the other protocols' streams),
+	// "endless" (after the text, text deltas of Text, or "x", forever, as
+	// fast as the client reads), "trickle" (after the start of the answer,
+	// one byte of a keep-alive comment every IntervalMS, forever).
 	Fail       string `json:"fail,omitempty"`
 	RetryAfter int    `json:"retry_after,omitempty"` // seconds, sent as Retry-After with a status
 	Message    string `json:"message,omitempty"`     // the error's text for "error" and statuses
 	// DelayMS holds the answer this long after its headers, before the first
 	// event (ended early when the client goes away or the server closes).
 	DelayMS int `json:"delay_ms,omitempty"`
+	// IntervalMS is the wait between the bytes of "trickle"; 0 = 1000.
+	IntervalMS int `json:"interval_ms,omitempty"`
 	// Whole answers with one JSON body instead of a stream (a chat
 	// completion, an Anthropic message), as servers that ignore "stream":
 	// true do; the relay has no such answer and streams.
@@ -107,6 +118,8 @@ const (
 	FailError          = "error"
 	FailDropAfterText  = "drop_after_text"
 	FailDropAfterCalls = "drop_after_calls"
+	FailEndless        = "endless"
+	FailTrickle        = "trickle"
 )
 
 var roles = []string{"", "lead", "worker", "base"}
@@ -156,8 +169,8 @@ func Validate(legs []Leg) error {
 				bad("%v", err)
 			}
 		}
-		if l.RetryAfter < 0 || l.DelayMS < 0 {
-			bad("retry_after and delay_ms may not be negative")
+		if l.RetryAfter < 0 || l.DelayMS < 0 || l.IntervalMS < 0 || l.Repeat < 0 || l.Deltas < 0 {
+			bad("retry_after, delay_ms, interval_ms, repeat and deltas may not be negative")
 		}
 		for j, c := range l.Calls {
 			if strings.TrimSpace(c.Name) == "" {
@@ -174,12 +187,12 @@ func Validate(legs []Leg) error {
 // failStatus reads Fail: its HTTP status, or 0 for the stream failures.
 func failStatus(fail string) (int, error) {
 	switch fail {
-	case "", FailDrop, FailError, FailDropAfterText, FailDropAfterCalls:
+	case "", FailDrop, FailError, FailDropAfterText, FailDropAfterCalls, FailEndless, FailTrickle:
 		return 0, nil
 	}
 	n, err := strconv.Atoi(fail)
 	if err != nil || n < 400 || n > 599 {
-		return 0, fmt.Errorf("fail %q is not drop, error, drop_after_text, drop_after_calls or an HTTP status from 400 to 599", fail)
+		return 0, fmt.Errorf("fail %q is not drop, error, drop_after_text, drop_after_calls, endless, trickle or an HTTP status from 400 to 599", fail)
 	}
 	return n, nil
 }

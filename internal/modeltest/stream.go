@@ -3,6 +3,7 @@ package modeltest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 )
 
@@ -24,14 +25,49 @@ func newStream(w http.ResponseWriter, proto string) *stream {
 	return st
 }
 
-// event writes one event; name "" writes a data line alone (OpenAI).
-func (st *stream) event(name string, v any) {
+// event writes one event; name "" writes a data line alone (OpenAI). It
+// returns the write's error: the client has gone.
+func (st *stream) event(name string, v any) error {
 	data, _ := json.Marshal(v)
 	if name != "" {
 		fmt.Fprintf(st.w, "event: %s\n", name)
 	}
-	fmt.Fprintf(st.w, "data: %s\n\n", data)
-	_ = st.rc.Flush()
+	if _, err := fmt.Fprintf(st.w, "data: %s\n\n", data); err != nil {
+		return err
+	}
+	return st.rc.Flush()
+}
+
+// raw writes b as it is and flushes it.
+func (st *stream) raw(b string) error {
+	if _, err := io.WriteString(st.w, b); err != nil {
+		return err
+	}
+	return st.rc.Flush()
+}
+
+// endless streams piece as text deltas until gone says the client or the
+// server has gone, or a write fails.
+func (st *stream) endless(piece string, gone func() bool) {
+	i := st.block
+	if st.proto == Anthropic {
+		st.block++
+		st.event("content_block_start", obj{"type": "content_block_start", "index": i, "content_block": obj{"type": "text", "text": ""}})
+	}
+	for !gone() {
+		var err error
+		switch st.proto {
+		case Relay:
+			err = st.event("delta", obj{"text": piece})
+		case OpenAI:
+			err = st.chunk(obj{"content": piece}, nil)
+		case Anthropic:
+			err = st.event("content_block_delta", obj{"type": "content_block_delta", "index": i, "delta": obj{"type": "text_delta", "text": piece}})
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 type obj = map[string]any
@@ -50,15 +86,16 @@ func (st *stream) start(leg Leg) {
 }
 
 // chunk writes an OpenAI chunk with one choice.
-func (st *stream) chunk(delta obj, finish any) {
-	st.event("", obj{"object": "chat.completion.chunk", "choices": []any{obj{"index": 0, "delta": delta, "finish_reason": finish}}})
+func (st *stream) chunk(delta obj, finish any) error {
+	return st.event("", obj{"object": "chat.completion.chunk", "choices": []any{obj{"index": 0, "delta": delta, "finish_reason": finish}}})
 }
 
-func (st *stream) text(text string) {
+// text streams text in n deltas (fewer when it has fewer runes).
+func (st *stream) text(text string, n int) {
 	if text == "" {
 		return
 	}
-	pieces := split(text, 3)
+	pieces := split(text, n)
 	switch st.proto {
 	case Relay:
 		for _, p := range pieces {
