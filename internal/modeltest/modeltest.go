@@ -339,7 +339,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, leg Leg, ids []s
 	if leg.Fail == FailDropAfterText {
 		panic(http.ErrAbortHandler)
 	}
-	st.calls(leg.Calls, ids, usageOf(leg))
+	st.calls(leg.Calls, ids, usageOf(leg), cmp.Or(leg.Deltas, 2))
 	if leg.Fail == FailDropAfterCalls {
 		panic(http.ErrAbortHandler)
 	}

@@ -289,7 +289,8 @@ func TestRefuseLooksAtTheLastResults(t *testing.T) {
 func TestRepeatAndDeltas(t *testing.T) {
 	for _, proto := range []string{modeltest.Relay, modeltest.OpenAI, modeltest.Anthropic} {
 		t.Run(proto, func(t *testing.T) {
-			legs, err := modeltest.ParseScript([]byte(`[{"text": "<b>", "repeat": 1000, "deltas": 500}]`))
+			args := `{"path":"` + strings.Repeat("é", 300) + `"}`
+			legs, err := modeltest.ParseScript([]byte(`[{"text": "<b>", "repeat": 1000, "deltas": 500, "calls": [{"name": "read_file", "arguments": ` + args + `}]}]`))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,6 +299,9 @@ func TestRepeatAndDeltas(t *testing.T) {
 			reply, err := newProvider(t, proto, srv).Leg(context.Background(), request(toolexec.RoleBase, "hi"), func(string) { deltas++ })
 			if err != nil || reply.Text != strings.Repeat("<b>", 1000) || deltas != 500 {
 				t.Errorf("%d bytes in %d deltas, %v; want 3000 bytes of <b> in 500", len(reply.Text), deltas, err)
+			}
+			if len(reply.Calls) != 1 || reply.Calls[0].Arguments != args {
+				t.Errorf("calls %.100q, want the arguments whole", reply.Calls)
 			}
 		})
 	}

@@ -30,8 +30,9 @@ type Leg struct {
 	// Repeat sends Text this many times over (0 or 1: once), for replies
 	// too big to write in a script.
 	Repeat int `json:"repeat,omitempty"`
-	// Deltas streams the (repeated) text in this many deltas instead of a
-	// few; the relay and Anthropic send one event each, OpenAI one chunk.
+	// Deltas streams the (repeated) text, and each call's arguments over
+	// OpenAI and Anthropic, in this many deltas instead of a few (at most
+	// one a byte); each is one event.
 	Deltas int `json:"deltas,omitempty"`
 	// Calls end the leg wanting tools; none ends the turn.
 	Calls []Call `json:"calls,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"unicode/utf8"
 )
 
 // stream writes one answer as Server-Sent Events in a protocol's shape,
@@ -117,9 +118,9 @@ func (st *stream) text(text string, n int) {
 }
 
 // calls streams the calls: the relay in one event, OpenAI as an opening
-// fragment and two pieces of arguments per call, Anthropic as tool_use
-// blocks whose input arrives as an empty piece and then two more.
-func (st *stream) calls(calls []Call, ids []string, u Usage) {
+// fragment and n pieces of arguments per call, Anthropic as tool_use
+// blocks whose input arrives as an empty piece and then n more.
+func (st *stream) calls(calls []Call, ids []string, u Usage, n int) {
 	if len(calls) == 0 {
 		return
 	}
@@ -141,7 +142,7 @@ func (st *stream) calls(calls []Call, ids []string, u Usage) {
 				first["id"] = ids[i]
 			}
 			st.chunk(obj{"tool_calls": []any{first}}, nil)
-			for _, p := range split(c.Arguments, 2) {
+			for _, p := range split(c.Arguments, n) {
 				st.chunk(obj{"tool_calls": []any{obj{"index": i, "function": obj{"arguments": p}}}}, nil)
 			}
 		}
@@ -154,7 +155,7 @@ func (st *stream) calls(calls []Call, ids []string, u Usage) {
 				use["id"] = ids[i]
 			}
 			st.event("content_block_start", obj{"type": "content_block_start", "index": b, "content_block": use})
-			for _, p := range append([]string{""}, split(c.Arguments, 2)...) {
+			for _, p := range append([]string{""}, split(c.Arguments, n)...) {
 				st.event("content_block_delta", obj{"type": "content_block_delta", "index": b, "delta": obj{"type": "input_json_delta", "partial_json": p}})
 			}
 			st.event("content_block_stop", obj{"type": "content_block_stop", "index": b})
@@ -207,15 +208,25 @@ func (st *stream) fail(msg string) {
 	}
 }
 
-// split cuts s into at most n pieces at rune boundaries.
+// split cuts s into at most n pieces of about the same size, at rune
+// boundaries; "" is one empty piece. It copies nothing, so a script can
+// send hundreds of megabytes.
 func split(s string, n int) []string {
-	runes := []rune(s)
-	if len(runes) < n {
-		n = max(len(runes), 1)
+	if s == "" || n <= 1 {
+		return []string{s}
 	}
-	var out []string
-	for i := range n {
-		out = append(out, string(runes[i*len(runes)/n:(i+1)*len(runes)/n]))
+	n = min(n, len(s))
+	out := make([]string, 0, n)
+	from := 0
+	for i := 1; i <= n; i++ {
+		to := i * len(s) / n
+		for to < len(s) && !utf8.RuneStart(s[to]) {
+			to++
+		}
+		if to > from {
+			out = append(out, s[from:to])
+			from = to
+		}
 	}
 	return out
 }
