@@ -20,6 +20,13 @@ import (
 // get a bell and an OSC 9 notification (as the config says), and the
 // config's notify_command runs. The status line's marker and `wait --state`
 // need nothing more: they read the state.
+//
+// A pane is told about at most once per NotifyEvery (a second): a program
+// flipping its state every 10 ms made 352 bells, OSC 9s and notify_commands
+// in 20 s. A change within the second after the last one told waits until
+// the second is over, and what is then told is the latest change, with how
+// many others it stands for (merged), so nothing goes unsaid for longer
+// than that, nor is said more often.
 
 // AgentsConfig is the [agents] part of the config: the kinds and rules, and
 // how changes are notified.
@@ -28,6 +35,9 @@ type AgentsConfig struct {
 	Bell          bool              // ring the attached clients' terminals
 	OSC9          bool              // send them an OSC 9 notification
 	NotifyCommand string            // run with /bin/sh -c, "" for none
+	// NotifyEvery is the least time between two notifications of one
+	// pane; 0 = DefaultNotifyEvery.
+	NotifyEvery time.Duration
 	// Policy decides agents' questions before a person or lead does; nil
 	// for none (nothing is answered for anyone).
 	Policy *agentstate.Policy
@@ -35,6 +45,9 @@ type AgentsConfig struct {
 	// question is appended to it.
 	Audit string
 }
+
+// DefaultNotifyEvery is AgentsConfig.NotifyEvery's default.
+const DefaultNotifyEvery = time.Second
 
 // notifyCommandTimeout bounds a notify_command; notifyCommandsAtOnce bounds
 // how many run at once (more are dropped and logged).
@@ -51,6 +64,17 @@ type agentEvent struct {
 	kind              string
 	state, from       agentstate.State
 	message, evidence string
+	// merged counts the changes of the pane not told because they came
+	// within NotifyEvery of the last one told, and that this one stands for.
+	merged int
+}
+
+// notifyGate holds a pane's changes back to one notification per
+// NotifyEvery. Guarded by Server.mu.
+type notifyGate struct {
+	last    time.Time   // when the pane's last notification was told
+	pending *agentEvent // the latest change not told yet
+	timer   *time.Timer // tells pending once NotifyEvery has passed since last
 }
 
 // summary says the event in words for a notification.
@@ -60,6 +84,12 @@ func (ev agentEvent) summary() string {
 		what = "finished its turn"
 	}
 	s := fmt.Sprintf("melmux: %s in pane %d %s", ev.kind, ev.pane, what)
+	switch {
+	case ev.merged == 1:
+		s += " (1 more change merged)"
+	case ev.merged > 1:
+		s += fmt.Sprintf(" (%d more changes merged)", ev.merged)
+	}
 	if ev.message != "" {
 		s += ": " + ev.message
 	}
@@ -77,7 +107,52 @@ func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d ag
 	if !asks && !done {
 		return
 	}
-	ev := agentEvent{pane: id, kind: kind, state: d.State, from: d.From, message: oneLine(d.Message), evidence: d.Evidence}
+	s.notifyLocked(e, agentEvent{pane: id, kind: kind, state: d.State, from: d.From, message: oneLine(d.Message), evidence: d.Evidence})
+}
+
+// notifyLocked tells ev now, or once NotifyEvery has passed since the
+// pane's last notification, merged with the changes after it. Caller holds
+// Server.mu.
+func (s *Server) notifyLocked(e *paneEntry, ev agentEvent) {
+	g := &e.notify
+	every := s.agents.NotifyEvery
+	if every <= 0 {
+		every = DefaultNotifyEvery
+	}
+	now := time.Now()
+	if g.pending == nil && now.Sub(g.last) >= every {
+		g.last = now
+		s.tellLocked(ev)
+		return
+	}
+	if g.pending != nil {
+		ev.merged = g.pending.merged + 1
+	}
+	g.pending = &ev
+	if g.timer == nil {
+		g.timer = time.AfterFunc(g.last.Add(every).Sub(now), func() { s.tellPending(e) })
+	}
+}
+
+// tellPending tells the pane's change held back by notifyLocked.
+func (s *Server) tellPending(e *paneEntry) {
+	defer s.recovered("agent notification", nil)
+	s.withLock(func() {
+		g := &e.notify
+		ev := g.pending
+		g.pending, g.timer = nil, nil
+		if ev == nil || s.shutdown {
+			return
+		}
+		g.last = time.Now()
+		s.tellLocked(*ev)
+	})
+}
+
+// tellLocked rings the clients, sends them OSC 9 and runs notify_command,
+// as the config says, for ev. Caller holds Server.mu.
+func (s *Server) tellLocked(ev agentEvent) {
+	id := ev.pane
 	var note []byte
 	if s.agents.Bell {
 		note = append(note, '\a')
@@ -119,7 +194,7 @@ func (s *Server) runNotifyCommand(ev agentEvent) {
 		"MELMUX_SESSION="+s.name, "MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(ev.pane),
 		"MELMUX_AGENT_KIND="+ev.kind, "MELMUX_AGENT_STATE="+string(ev.state),
 		"MELMUX_AGENT_PREVIOUS="+string(ev.from), "MELMUX_AGENT_MESSAGE="+ev.message,
-		"MELMUX_AGENT_EVIDENCE="+ev.evidence)
+		"MELMUX_AGENT_EVIDENCE="+ev.evidence, "MELMUX_AGENT_MERGED="+strconv.Itoa(ev.merged))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer

@@ -187,6 +187,9 @@ type paneEntry struct {
 	looking chan struct{}
 	// Guarded by Server.mu: the agent state engine and its reports.
 	ag agentWatch
+	// Guarded by Server.mu: the notifications of its agent's changes held
+	// back (agent_notify.go).
+	notify notifyGate
 	// out keeps the times of the last output writes (its own lock: the
 	// pane's reader writes it).
 	out *outputTimes
