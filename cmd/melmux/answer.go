@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -35,13 +35,11 @@ func init() {
 				return err
 			}
 			if *asJSON {
-				out, err := json.MarshalIndent(res, "", "  ")
-				if err != nil {
+				if err := printJSON(g.Stdout, res); err != nil {
 					return err
 				}
-				fmt.Fprintln(g.Stdout, string(out))
 			} else {
-				fmt.Fprintf(g.Stdout, "answered %q with %s (%s)\n", res.Question.Text, res.Option.Key, res.Option.Label)
+				fmt.Fprintf(g.Stdout, "answered %q with %s (%s)\n", res.Question.Text, client.VisibleLine(res.Option.Key), client.VisibleLine(res.Option.Label))
 			}
 			if !res.Gone {
 				return fmt.Errorf("answer: the question in pane %d is still there after %s was typed; read-pane -t %d shows it", id, res.Option.Key, id)
@@ -53,13 +51,14 @@ func init() {
 
 // questionText is a question in a few lines for a person.
 func questionText(q *proto.Question) string {
+	v := client.VisibleLine
 	var b strings.Builder
-	fmt.Fprintf(&b, "question: %s\n", q.Text)
+	fmt.Fprintf(&b, "question: %s\n", client.Visible(q.Text))
 	if q.Tool != "" || q.Input != "" {
-		fmt.Fprintf(&b, "  wants: %s %s\n", q.Tool, q.Input)
+		fmt.Fprintf(&b, "  wants: %s %s\n", v(q.Tool), v(q.Input))
 	}
 	for _, o := range q.Options {
-		fmt.Fprintf(&b, "  %s  %s\n", o.Key, o.Label)
+		fmt.Fprintf(&b, "  %s  %s\n", v(o.Key), v(o.Label))
 	}
 	return b.String()
 }

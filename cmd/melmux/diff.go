@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/worktree"
 )
@@ -56,7 +57,13 @@ func init() {
 				fmt.Fprintf(g.Stderr, "melmux: pane %d's worktree (%s) has no changes since %.12s\n", pane, res.Branch, res.Base)
 				return nil
 			}
+			// A worktree's files are whatever its agent wrote: on a
+			// terminal their control characters are shown, not run. Piped
+			// (to git apply, to a file) the patch stays exact.
 			text := res.Text
+			if tty || colored {
+				text = client.Visible(text)
+			}
 			if colored {
 				text = coloredDiff(text)
 			}

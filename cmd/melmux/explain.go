@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -44,17 +45,20 @@ func init() {
 
 // explainText lays an explanation out for a person: the state and why,
 // the signals in the order they are weighed (the deciding one marked *),
-// then the last changes.
+// then the last changes. Every field comes from a pane (its title, its
+// program's reports, its screen) or says what a pane did, so each is made
+// client.VisibleLine.
 func explainText(r proto.ExplainResult) string {
+	v := client.VisibleLine
 	var b strings.Builder
 	if r.Kind == "" {
-		fmt.Fprintf(&b, "pane %d runs no coding agent (foreground: %s): %s\n", r.Pane, orNone(r.Foreground), r.KindEvidence)
+		fmt.Fprintf(&b, "pane %d runs no coding agent (foreground: %s): %s\n", r.Pane, v(orNone(r.Foreground)), v(r.KindEvidence))
 		return b.String()
 	}
-	fmt.Fprintf(&b, "pane %d: %s, %s for %s\n", r.Pane, r.Kind, r.State, ago(r.SinceMS))
-	fmt.Fprintf(&b, "kind: %s\n", r.KindEvidence)
-	fmt.Fprintf(&b, "foreground: %s\n", orNone(r.Foreground))
-	fmt.Fprintf(&b, "decided by: %s\n\n", r.Evidence)
+	fmt.Fprintf(&b, "pane %d: %s, %s for %s\n", r.Pane, v(r.Kind), v(r.State), ago(r.SinceMS))
+	fmt.Fprintf(&b, "kind: %s\n", v(r.KindEvidence))
+	fmt.Fprintf(&b, "foreground: %s\n", v(orNone(r.Foreground)))
+	fmt.Fprintf(&b, "decided by: %s\n\n", v(r.Evidence))
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SIGNAL\tSAYS\tDETAIL")
 	for _, s := range r.Signals {
@@ -65,7 +69,7 @@ func explainText(r proto.ExplainResult) string {
 		if says == "" {
 			says = "-"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\n", mark, s.Signal, says, s.Detail)
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\n", mark, v(s.Signal), v(says), v(s.Detail))
 	}
 	tw.Flush()
 	if len(r.History) > 0 {
@@ -75,7 +79,7 @@ func explainText(r proto.ExplainResult) string {
 			if from == "" {
 				from = "(first look)"
 			}
-			fmt.Fprintf(&b, "  %s ago  %s -> %s  %s\n", ago(h.AgoMS), from, h.To, h.Evidence)
+			fmt.Fprintf(&b, "  %s ago  %s -> %s  %s\n", ago(h.AgoMS), v(from), v(h.To), v(h.Evidence))
 		}
 	}
 	if r.Question != nil {
@@ -92,7 +96,7 @@ func explainText(r proto.ExplainResult) string {
 			if a.Input != "" {
 				what += " [" + strings.TrimSpace(a.Tool+" "+a.Input) + "]"
 			}
-			fmt.Fprintf(&b, "  %s ago  %s: %s by %s\n", ago(a.AgoMS), what, a.Decision, by)
+			fmt.Fprintf(&b, "  %s ago  %s: %s by %s\n", ago(a.AgoMS), v(what), v(a.Decision), v(by))
 		}
 	}
 	return b.String()

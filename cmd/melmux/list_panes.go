@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -57,7 +58,7 @@ func init() {
 				if *withRes {
 					activity += "\t" + cpuText(p.CPU) + "\t" + bytesText(p.RSS)
 				}
-				fmt.Fprintf(tw, "%d%s\t%d\t%dx%d\t%s\t%s\t%s\t%s\n", p.ID, mark, p.Tab, p.Cols, p.Rows, status, activity, shorten(p.Command, 40), shorten(p.Title, 30))
+				fmt.Fprintf(tw, "%d%s\t%d\t%dx%d\t%s\t%s\t%s\t%s\n", p.ID, mark, p.Tab, p.Cols, p.Rows, status, activity, shorten(client.VisibleLine(p.Command), 40), shorten(client.VisibleLine(p.Title), 30))
 			}
 			return tw.Flush()
 		},
@@ -65,6 +66,8 @@ func init() {
 }
 
 // shorten cuts s to n runes with an ellipsis; --json has the whole text.
+// Text from a pane is made client.VisibleLine first, so that what is cut is
+// what shows.
 func shorten(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {

@@ -47,6 +47,9 @@ func init() {
 			if len(sessions) == 0 {
 				return fmt.Errorf("no sessions in %s and none saved (start one with `melmux new -d`)", proto.SocketDir())
 			}
+			// Names come from the socket and state files' names, errors
+			// from what a server answered.
+			v := client.VisibleLine
 			tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tPANES\tCLIENTS\tSIZE\tCREATED")
 			for _, s := range sessions {
@@ -55,18 +58,18 @@ func init() {
 					if t, err := time.Parse(time.RFC3339, s.Saved); err == nil {
 						when = t.Local().Format("2006-01-02 15:04:05")
 					}
-					fmt.Fprintf(tw, "%s\t%d\t-\t%dx%d\tnot running; saved %s: `melmux restore %s`\n", s.Name, s.Panes, s.Cols, s.Rows, when, s.Name)
+					fmt.Fprintf(tw, "%s\t%d\t-\t%dx%d\tnot running; saved %s: `melmux restore %s`\n", v(s.Name), s.Panes, s.Cols, s.Rows, when, v(s.Name))
 					continue
 				}
 				if s.Error != "" {
-					fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", s.Name, s.Error)
+					fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", v(s.Name), v(s.Error))
 					continue
 				}
 				created := s.Created
 				if t, err := time.Parse(time.RFC3339, s.Created); err == nil {
 					created = t.Local().Format("2006-01-02 15:04:05")
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%dx%d\t%s\n", s.Name, s.Panes, s.Clients, s.Cols, s.Rows, created)
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%dx%d\t%s\n", v(s.Name), s.Panes, s.Clients, s.Cols, s.Rows, v(created))
 			}
 			return tw.Flush()
 		},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -41,11 +42,14 @@ func init() {
 			if *asJSON {
 				return printJSON(g.Stdout, res)
 			}
+			// The emulator acts on control characters or drops them, so a
+			// row holds none, but it keeps the bidi ones as any other
+			// character: those are shown.
 			for _, l := range res.History {
-				fmt.Fprintln(g.Stdout, l)
+				fmt.Fprintln(g.Stdout, client.VisibleLine(l))
 			}
 			for _, l := range res.Lines {
-				fmt.Fprintln(g.Stdout, l)
+				fmt.Fprintln(g.Stdout, client.VisibleLine(l))
 			}
 			return nil
 		},

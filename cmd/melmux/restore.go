@@ -165,7 +165,7 @@ func printRestored(g *cli.Globals, res *proto.RestoreResult) error {
 		if p.Note != "" {
 			how = strings.TrimPrefix(how+"; "+p.Note, "; ")
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\n", p.ID, p.Tab, shorten(p.Command, 80), how)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\n", p.ID, p.Tab, shorten(client.VisibleLine(p.Command), 80), client.VisibleLine(how))
 	}
 	return tw.Flush()
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -45,7 +46,7 @@ func init() {
 				return printJSON(g.Stdout, res)
 			case *screen:
 				for _, l := range res.Lines {
-					fmt.Fprintln(g.Stdout, l)
+					fmt.Fprintln(g.Stdout, client.VisibleLine(l))
 				}
 			}
 			return nil

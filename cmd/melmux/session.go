@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/client"
@@ -76,8 +78,33 @@ func printJSON(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", escapeJSON(b))
 	return err
+}
+
+// escapeJSON writes as \u escapes what encoding/json leaves raw and a
+// terminal would act on: DEL, the C1 controls (U+009B is CSI to xterm) and
+// the bidi controls of client.Visible. Outside strings JSON is ASCII, so
+// every such rune is in a string, where the escape means the same.
+func escapeJSON(b []byte) []byte {
+	if bytes.IndexFunc(b, jsonHidden) < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if jsonHidden(r) {
+			out = fmt.Appendf(out, "\\u%04x", r)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
+}
+
+func jsonHidden(r rune) bool {
+	return r >= 0x7f && r < 0xa0 || client.IsBidiControl(r)
 }
 
 // unescape turns the C escapes people type in shell-quoted text into bytes:

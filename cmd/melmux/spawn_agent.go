@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 )
 
@@ -64,7 +65,7 @@ func printPlaced(g *cli.Globals, asJSON bool, res any, id int, note string) erro
 		return printJSON(g.Stdout, res)
 	}
 	if note != "" {
-		fmt.Fprintf(g.Stderr, "melmux: %s\n", note)
+		fmt.Fprintf(g.Stderr, "melmux: %s\n", client.VisibleLine(note))
 	}
 	_, err := fmt.Fprintln(g.Stdout, id)
 	return err

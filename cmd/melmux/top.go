@@ -187,7 +187,7 @@ func topTable(panes []proto.PaneInfo) []string {
 		if p.Focused {
 			mark = "*"
 		}
-		row(fmt.Sprint(p.ID)+mark, fmt.Sprint(p.Tab), cpuText(p.CPU), bytesText(p.RSS), legsT, inT, outT, costT, state, shorten(program, 40))
+		row(fmt.Sprint(p.ID)+mark, fmt.Sprint(p.Tab), cpuText(p.CPU), bytesText(p.RSS), legsT, inT, outT, costT, client.VisibleLine(state), shorten(client.VisibleLine(program), 40))
 	}
 	totalCost := "-"
 	if priced {

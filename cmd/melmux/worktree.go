@@ -112,7 +112,7 @@ func init() {
 				if o.Worktree != nil && o.Worktree.Branch != "" {
 					name += " (" + o.Worktree.Branch + ")"
 				}
-				fmt.Fprintf(g.Stdout, "%s %s: %s\n", what, name, o.Why)
+				fmt.Fprintf(g.Stdout, "%s %s: %s\n", what, client.VisibleLine(name), client.VisibleLine(o.Why))
 			}
 			return nil
 		},

@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/melmux/melmux/internal/client"
 )
 
 // The REPL of `melmux agent` in a terminal (normally a melmux pane). Line
@@ -223,7 +225,7 @@ func (s *replState) banner() {
 		}
 	}
 	if r.opts.task != "" {
-		fmt.Fprintf(w, "task: %s\n", visible(r.opts.task))
+		fmt.Fprintf(w, "task: %s\n", client.Visible(r.opts.task))
 	}
 	fmt.Fprintln(w, "\x1b[2mEnter sends · Ctrl-C stops a turn · Ctrl-C twice or Ctrl-D at the prompt exits\x1b[0m")
 }
@@ -374,7 +376,7 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 			r.turns = m.turn
 			stopReading()
 			if m.from != "person" {
-				fmt.Fprintf(text{s.out}, "\x1b[36m» turn %d from %s:\x1b[0m %s\n", m.turn, fromWords(m.from), visible(m.text))
+				fmt.Fprintf(text{s.out}, "\x1b[36m» turn %d from %s:\x1b[0m %s\n", m.turn, fromWords(m.from), client.Visible(m.text))
 			}
 			pending = &m
 		case err := <-nextErr:

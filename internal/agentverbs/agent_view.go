@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/orchestrator"
 	"github.com/melmux/melmux/toolexec"
 )
@@ -27,7 +28,7 @@ type lineObserver struct {
 }
 
 func (o *lineObserver) Text(s string) {
-	s = visible(s)
+	s = client.Visible(s)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	io.WriteString(o.w, s)
@@ -84,45 +85,6 @@ func (o *lineObserver) line(s string) {
 		s = "\x1b[2m" + s + "\x1b[0m"
 	}
 	io.WriteString(o.w, s+"\n")
-}
-
-// visible makes text from outside (the model's words, a task, a message)
-// safe to print on the agent's terminal: control characters other than
-// newline and tab are shown in caret notation (ESC as ^[) instead of acting
-// — a model's "\x1b[2J" cleared the REPL's screen, and its scroll region
-// and footer with it. A carriage return is dropped (it would let text
-// overwrite text). Deltas are whole runes, so a piece is safe alone.
-func visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if isControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\r':
-		case r < 0x20 && r != '\n' && r != '\t':
-			b.WriteByte('^')
-			b.WriteRune(r + '@')
-		case r == 0x7f:
-			b.WriteString("^?")
-		case r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, "<U+%04X>", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0)
 }
 
 // cutColumns shortens s to at most n runes, marking the cut.

@@ -129,18 +129,3 @@ func TestToolPaneHook(t *testing.T) {
 		t.Errorf("calls %q", stub.got)
 	}
 }
-
-func TestVisible(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain\ttext\n":  "plain\ttext\n",
-		"a\x1b[2Jb":      "a^[[2Jb",
-		"bell\a del\x7f": "bell^G del^?",
-		"cr\r\nlf":       "cr\nlf",
-		"c1 \u009b31m":   "c1 <U+009B>31m",
-		"été ✓":          "été ✓",
-	} {
-		if got := visible(in); got != want {
-			t.Errorf("visible(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

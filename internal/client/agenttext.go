@@ -10,7 +10,8 @@ import (
 
 // The texts below are what a model reads after spawn_agent, send_agent and
 // read_agent: what happened, what to call next, and the screen or the reply,
-// framed so it can tell where they start and end. The CLI prints them too.
+// framed so it can tell where they start and end. The CLI prints them too,
+// so each is made Visible: a reply or a screen may hold control characters.
 
 // SpawnText renders a spawn_agent result.
 func SpawnText(r proto.SpawnAgentResult) string {
@@ -24,7 +25,7 @@ func SpawnText(r proto.SpawnAgentResult) string {
 	}
 	fmt.Fprintf(&b, "\nits task is turn 1; read_agent(%d) waits for its reply, send_agent(%d) gives it more\n", r.ID, r.ID)
 	writeScreen(&b, r.Lines)
-	return b.String()
+	return Visible(b.String())
 }
 
 // SendAgentText renders a send_agent result.
@@ -46,12 +47,16 @@ func SendAgentText(r proto.SendAgentResult) string {
 		fmt.Fprintf(&b, "not delivered: %s; send_keys(%d, \"<Enter>\") presses Enter again, read_pane(%d) shows more\n", r.Note, r.Pane, r.Pane)
 	}
 	writeScreen(&b, r.Lines)
-	return b.String()
+	return Visible(b.String())
 }
 
 // ReadAgentText renders a read_agent result: a melmux agent's state, counters
 // and reply; for any other pane the state detected on screen and the screen.
 func ReadAgentText(r proto.ReadAgentResult) string {
+	return Visible(readAgentText(r))
+}
+
+func readAgentText(r proto.ReadAgentResult) string {
 	var b strings.Builder
 	a := r.Agent
 	if a == nil || a.Kind != "melmux" {

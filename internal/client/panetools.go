@@ -40,8 +40,15 @@ var AvailablePaneTools = []string{"open_pane", "spawn_agent", "send_keys", "send
 // itself (and could give again, without end).
 var ErrOwnPane = errors.New("that is the caller's own pane")
 
-// Call runs one tool. args were validated against the tool's schema.
+// Call runs one tool. args were validated against the tool's schema. The
+// text is made Visible: it carries what panes show and say, and is printed
+// on terminals (`melmux tool`, the agent's REPL) as well as read by models.
 func (pt *PaneTools) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	out, err := pt.call(ctx, name, args)
+	return Visible(out), err
+}
+
+func (pt *PaneTools) call(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	if name == "send_agent" || name == "read_agent" || name == "send_keys" {
 		var a struct {
 			Pane int `json:"pane"`
