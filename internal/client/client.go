@@ -127,7 +127,7 @@ func handshakeWith(conn net.Conn, send func() error, timeout time.Duration) (*pr
 	_ = conn.SetWriteDeadline(time.Now().Add(timeout))
 	werr := send()
 	_ = conn.SetWriteDeadline(time.Time{})
-	lr := proto.NewLineReader(conn, proto.MaxLine*4)
+	lr := proto.NewLineReader(conn, proto.MaxAnswer)
 	_ = conn.SetReadDeadline(time.Now().Add(timeout))
 	line, err := lr.ReadLine()
 	_ = conn.SetReadDeadline(time.Time{})

@@ -18,6 +18,18 @@ const Version = 1
 // runaway client cannot make the server buffer without bound.
 const MaxLine = 1 << 20
 
+// MaxAnswer is the longest answer line the server writes and a client reads
+// (64 MiB): read_pane of a whole default history (10,000 lines) of 2000
+// columns of box drawing is 60 MB; tmux prints such a history whole too. A
+// larger result is not sent: the request is answered answer_too_large,
+// saying what to ask for instead.
+const MaxAnswer = 64 << 20
+
+// MaxTitle bounds a pane's title in bytes (2 KiB): one line, shown in
+// borders, tables and notifications. open_pane refuses a longer --title; a
+// longer one a program sets or a state file holds is clipped.
+const MaxTitle = 2 << 10
+
 // Modes a connection can take after the hello.
 const (
 	ModeControl = "control"
@@ -87,6 +99,7 @@ func (e *Error) Error() string { return e.Message }
 const (
 	CodeBadRequest      = "bad_request"       // not JSON, or not a request object
 	CodeTooLarge        = "request_too_large" // a line over MaxLine
+	CodeAnswerTooLarge  = "answer_too_large"  // a result over MaxAnswer
 	CodeUnknownMethod   = "unknown_method"
 	CodeBadParams       = "bad_params"   // a missing or wrongly typed parameter
 	CodeNoSuchPane      = "no_such_pane" // the pane id does not exist

@@ -410,7 +410,7 @@ func (s *Server) signalsLocked(e *paneEntry, kind, why string, now time.Time) ag
 // with the title.
 func agentScreen(t *term.Terminal) agentstate.Screen {
 	txt := t.TextSince(math.MaxUint64)
-	return agentstate.Screen{Lines: txt.Lines, CursorY: txt.CursorY, CursorHidden: txt.CursorHidden, Title: t.Title()}
+	return agentstate.Screen{Lines: txt.Lines, CursorY: txt.CursorY, CursorHidden: txt.CursorHidden, Title: clipTitle(t.Title())}
 }
 
 // rules are the session's agent kinds and screen rules.

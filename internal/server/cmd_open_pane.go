@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/layout"
@@ -22,6 +23,9 @@ func init() {
 		}
 		if err := targetParam("open_pane", p.Target); err != nil {
 			return nil, err
+		}
+		if len(p.Title) > proto.MaxTitle {
+			return nil, errorf(proto.CodeBadParams, "open_pane: title is %d bytes, over the %d a title may be (one line, shown in borders and tables)", len(p.Title), proto.MaxTitle)
 		}
 		var argv []string
 		command := p.Command
@@ -88,6 +92,22 @@ func trimTrailingEmpty(lines []string) []string {
 	}
 	return lines[:n]
 }
+
+// clipTitle cuts a title over proto.MaxTitle bytes (one a program set, or
+// a state file held) to fit, at a character's edge, ending it with "…".
+func clipTitle(s string) string {
+	if len(s) <= proto.MaxTitle {
+		return s
+	}
+	cut := proto.MaxTitle - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// programTitle is the title the pane's program set (OSC 0/2), clipped.
+func programTitle(e *paneEntry) string { return clipTitle(e.p.Term().Title()) }
 
 // printable drops control characters from a title: it is shown in borders,
 // tables and terminals, where an escape sequence must not arrive.

@@ -33,13 +33,21 @@ func init() {
 			Title: e.title, Status: statusWord(st), ExitCode: st.ExitCode, Lines: t.Lines(),
 		}
 		if out.Title == "" {
-			out.Title = t.Title()
+			out.Title = programTitle(e)
 		}
 		switch {
 		case p.All:
 			out.History = t.History(-1)
 		case p.Scrollback > 0:
 			out.History = t.History(p.Scrollback)
+		}
+		// What does not fit in an answer is said before it is built, with
+		// how much does: the last lines of the history, asked for by count.
+		room := maxResult - linesJSONLen(out.Lines) - jsonLen(out.Title) - 1<<10
+		if size := linesJSONLen(out.History); size > room {
+			fit := lastThatFit(out.History, room)
+			return nil, errorf(proto.CodeAnswerTooLarge, "read_pane: pane %d's history of %d lines is %s as JSON, over the %s an answer may be: ask for the last %d lines or fewer (scrollback %d, read-pane --scrollback %d)",
+				p.Pane, len(out.History), mib(size), mib(proto.MaxAnswer), fit, fit, fit)
 		}
 		return out, nil
 	}})

@@ -207,7 +207,13 @@ func (s *Server) restorePaneLocked(id int, sp sessionstate.Pane, rw restoredWork
 		notes = append(notes, fmt.Sprintf("its directory %s is gone; started in %s", cwd, home))
 		cwd = home
 	}
-	spec := spawnSpec{argv: launch.Argv, command: showArgv(launch.Argv, s.self), cwd: cwd, title: sp.Title, env: env, shell: sp.Shell, worktree: rw.wt}
+	// A title over proto.MaxTitle (a file written before the bound, or by
+	// hand) would go into every list_panes answer and border.
+	title := printable(clipTitle(sp.Title))
+	if len(sp.Title) > proto.MaxTitle {
+		notes = append(notes, fmt.Sprintf("its saved title of %d bytes is clipped to the %d a title may be", len(sp.Title), proto.MaxTitle))
+	}
+	spec := spawnSpec{argv: launch.Argv, command: showArgv(launch.Argv, s.self), cwd: cwd, title: title, env: env, shell: sp.Shell, worktree: rw.wt}
 	spec.preface = reminder(sp, saved, orWords(launch.How, spec.command), notes)
 	e, err := s.startPaneLocked(id, spec, size[0], size[1])
 	if err != nil {

@@ -358,7 +358,7 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 	}
 	info.Activity, info.IdleMS = activity(e)
 	if info.Title == "" {
-		info.Title = e.p.Term().Title()
+		info.Title = programTitle(e)
 	}
 	if st.Running {
 		if cwd := e.p.Cwd(); cwd != "" {

@@ -125,7 +125,7 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 			if reuse(pl.Pane, e) {
 				pv.Title = e.drawnTitle
 			} else {
-				pv.Title = e.p.Term().Title()
+				pv.Title = programTitle(e)
 				e.drawnTitle = pv.Title
 			}
 		}
@@ -221,7 +221,7 @@ func (s *Server) displayNameLocked(e *paneEntry) string {
 	if e.title != "" {
 		return e.title
 	}
-	if t := e.p.Term().Title(); t != "" {
+	if t := programTitle(e); t != "" {
 		return t
 	}
 	return s.runningLocked(e)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -570,6 +571,11 @@ func (s *Server) serveControl(c net.Conn, lr *proto.LineReader) {
 		inflight.Wait()
 	}()
 	respond := func(r proto.Response) {
+		if r.Error != nil && len(r.Error.Message) > maxErrorMessage {
+			cut := *r.Error
+			cut.Message = strings.ToValidUTF8(cut.Message[:maxErrorMessage], "") + " … (the rest of this message is cut)"
+			r.Error = &cut
+		}
 		wmu.Lock()
 		defer wmu.Unlock()
 		if err := proto.WriteJSON(c, r); err != nil {
@@ -689,8 +695,28 @@ func (s *Server) call(ctx context.Context, req proto.Request) (resp proto.Respon
 		resp.Error = errorf(proto.CodeInternal, "%s: encode result: %v", req.Method, err)
 		return resp, then
 	}
+	if len(b) > maxResult {
+		resp.Error = errorf(proto.CodeAnswerTooLarge, "%s: the answer is %s, over the %s an answer may be; ask for less", req.Method, mib(len(b)), mib(proto.MaxAnswer))
+		return resp, then
+	}
 	resp.Result = b
 	return resp, then
+}
+
+// maxResult bounds a result so that its answer line, with the id around
+// it, stays within proto.MaxAnswer. (A variable: tests lower it.)
+var maxResult = proto.MaxAnswer - 1<<10
+
+// maxErrorMessage bounds an error's message (one may hold a screen): the
+// rest is cut, so the answer stays within proto.MaxAnswer.
+const maxErrorMessage = 1 << 20
+
+// mib says a size in bytes as people read it.
+func mib(n int) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 // Call runs a command in-process, for the server's own use (the first pane).
