@@ -327,11 +327,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, leg Leg, ids []s
 		s.trickle(st, leg, r)
 		return
 	}
-	text := leg.Text
-	if leg.Repeat > 1 {
-		text = strings.Repeat(text, leg.Repeat)
-	}
-	st.text(text, cmp.Or(leg.Deltas, 3))
+	st.text(leg.text(), cmp.Or(leg.Deltas, 3))
 	if leg.Fail == FailEndless {
 		st.endless(firstSet(leg.Text, "x"), gone)
 		return

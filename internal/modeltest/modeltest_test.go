@@ -303,6 +303,14 @@ func TestRepeatAndDeltas(t *testing.T) {
 			if len(reply.Calls) != 1 || reply.Calls[0].Arguments != args {
 				t.Errorf("calls %.100q, want the arguments whole", reply.Calls)
 			}
+			if proto == modeltest.Relay {
+				return
+			}
+			srv = modeltest.New(t, proto, []modeltest.Leg{{Text: "<b>", Repeat: 1000, Whole: true}})
+			reply, err = newProvider(t, proto, srv).Leg(context.Background(), request(toolexec.RoleBase, "hi"), nil)
+			if err != nil || reply.Text != strings.Repeat("<b>", 1000) {
+				t.Errorf("whole: %d bytes, %v; want 3000 bytes of <b>", len(reply.Text), err)
+			}
 		})
 	}
 }

@@ -64,6 +64,14 @@ type Leg struct {
 	Usage *Usage `json:"usage,omitempty"`
 }
 
+// text is the leg's whole text, Text repeated.
+func (l Leg) text() string {
+	if l.Repeat > 1 {
+		return strings.Repeat(l.Text, l.Repeat)
+	}
+	return l.Text
+}
+
 // Call is one tool call a leg answers with.
 type Call struct {
 	Name string `json:"name"`

@@ -237,8 +237,8 @@ func wholeAnswer(proto string, leg Leg, ids []string) obj {
 	u := usageOf(leg)
 	if proto == Anthropic {
 		content := []any{}
-		if leg.Text != "" {
-			content = append(content, obj{"type": "text", "text": leg.Text})
+		if text := leg.text(); text != "" {
+			content = append(content, obj{"type": "text", "text": text})
 		}
 		for i, c := range leg.Calls {
 			var input any = obj{}
@@ -255,7 +255,7 @@ func wholeAnswer(proto string, leg Leg, ids []string) obj {
 		return obj{"id": "msg_modeltest", "type": "message", "role": "assistant", "content": content, "stop_reason": stop,
 			"usage": obj{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens}}
 	}
-	msg := obj{"role": "assistant", "content": leg.Text}
+	msg := obj{"role": "assistant", "content": leg.text()}
 	var calls []any
 	for i, c := range leg.Calls {
 		call := obj{"type": "function", "function": obj{"name": c.Name, "arguments": c.Arguments}}

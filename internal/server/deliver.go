@@ -53,12 +53,28 @@ const probeRunes = 16
 // reports whether it was submitted.
 func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string) (proto.SendAgentResult, error) {
 	p := e.p
-	text = strings.TrimRight(text, "\r\n")
+	// The text goes as a paste carries it (ui.PasteText): without its
+	// control characters, which could end a bracketed paste early or act
+	// as keys. Whether it is a paste is known once the program is ready.
+	dropped, ndropped := ui.PasteDropped(text)
+	text = strings.TrimRight(ui.PasteText(text), "\n")
+	if strings.TrimSpace(text) == "" {
+		return proto.SendAgentResult{}, errorf(proto.CodeBadParams, "send_agent: the text is nothing but control characters (the first %s), "+
+			"which a message cannot carry; send_keys types keys (<C-c>, <Esc>)", dropped)
+	}
 	probe := probeOf(text)
 	kind := s.agentKind(id, e)
 	if kind != "" {
 		agentReady(ctx, p)
 		s.waitAgentReady(ctx, id, e, deliverReady)
+	}
+	// Typed rather than pasted, each control character would act as the
+	// key it is (^C ends a line reader's line, ^U erases it): refused, not
+	// left out, since the sender may have meant the key.
+	if ndropped > 0 && !p.Term().Modes().BracketedPaste {
+		return proto.SendAgentResult{}, errorf(proto.CodeBadParams, "send_agent: nothing was typed: the text holds %d control character(s), the first %s, "+
+			"and the program in pane %d takes text as typed keys (it did not enable bracketed paste), where each would act as a key. "+
+			"Send the text without them (tab and newline are fine), and keys with send_keys (<C-c>, <Esc>, <C-u>...)", ndropped, dropped, id)
 	}
 	// An agent asking a person something reads keys as answers: Enter picks
 	// the highlighted choice (Claude Code's "1. Yes" runs the command it
@@ -175,6 +191,9 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	}
 	if !shown {
 		out.Note += fmt.Sprintf(" (the text did not show on screen within %s)", deliverEcho)
+	}
+	if ndropped > 0 {
+		out.Note += fmt.Sprintf(" (%d control character(s) left out of the paste, the first %s; send_keys types keys)", ndropped, dropped)
 	}
 	return out, nil
 }

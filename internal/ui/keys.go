@@ -322,20 +322,3 @@ func ctrlByte(r rune, shift bool) (byte, bool) {
 	}
 	return 0, false
 }
-
-// PasteBytes is what a terminal sends when text is pasted into an
-// application with the given modes: line ends become CR, and with bracketed
-// paste (2004) the text is wrapped in ESC[200~ ... ESC[201~. An end marker
-// inside the text is removed so pasted text cannot end the paste early.
-func PasteBytes(text string, m term.Modes) []byte {
-	text = strings.ReplaceAll(text, "\r\n", "\r")
-	text = strings.ReplaceAll(text, "\n", "\r")
-	if !m.BracketedPaste {
-		return []byte(text)
-	}
-	text = strings.ReplaceAll(text, "\x1b[201~", "")
-	out := make([]byte, 0, len(text)+12)
-	out = append(out, "\x1b[200~"...)
-	out = append(out, text...)
-	return append(out, "\x1b[201~"...)
-}

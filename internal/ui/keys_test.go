@@ -119,23 +119,6 @@ func TestParseKey(t *testing.T) {
 	}
 }
 
-func TestPasteBytes(t *testing.T) {
-	for _, tc := range []struct {
-		text string
-		m    term.Modes
-		want string
-	}{
-		{"ls\n", term.Modes{}, "ls\r"},
-		{"a\r\nb", term.Modes{}, "a\rb"},
-		{"a\nb", term.Modes{BracketedPaste: true}, "\x1b[200~a\rb\x1b[201~"},
-		{"evil\x1b[201~rm -rf ~\n", term.Modes{BracketedPaste: true}, "\x1b[200~evilrm -rf ~\r\x1b[201~"},
-	} {
-		if got := string(PasteBytes(tc.text, tc.m)); got != tc.want {
-			t.Errorf("PasteBytes(%q, %+v) = %q, want %q", tc.text, tc.m, got, tc.want)
-		}
-	}
-}
-
 func TestOSC52(t *testing.T) {
 	if got, want := string(OSC52("hello")), "\x1b]52;c;aGVsbG8=\a"; got != want {
 		t.Errorf("OSC52 = %q, want %q", got, want)
