@@ -65,6 +65,15 @@ func parseAgentFlags(g *cli.Globals, args []string) (*agentOpts, error) {
 	if fs.NArg() > 0 {
 		return nil, cli.Usagef("agent: unexpected argument %q (give the first message with --task)", fs.Arg(0))
 	}
+	// spawn_agent gives a worker its task in the environment, which only
+	// its user can read, where a command line any user can; taken out, so
+	// that the worker's commands do not inherit it.
+	if t, ok := os.LookupEnv(proto.AgentTaskEnv); ok {
+		os.Unsetenv(proto.AgentTaskEnv)
+		if *task == "" {
+			*task = t
+		}
+	}
 	r, err := toolexec.ParseRole(*role)
 	if err != nil {
 		return nil, cli.Usagef("agent: --role: %v", err)

@@ -21,6 +21,17 @@ const (
 	MaxSessionRows = 1000 + 1
 )
 
+// AgentTaskEnv carries a worker's task from spawn_agent to `melmux agent`:
+// in its environment, not on its command line, since /proc/PID/cmdline is
+// readable by every user of the machine and /proc/PID/environ only by the
+// worker's own. The agent takes it out of its environment as it starts, so
+// the commands it runs do not inherit it.
+const AgentTaskEnv = "MELMUX_AGENT_TASK"
+
+// MaxWorkerTask bounds a worker's task in bytes: Linux takes an environment
+// variable of at most 128 KiB (MAX_ARG_STRLEN), name, "=" and NUL included.
+const MaxWorkerTask = 128<<10 - len(AgentTaskEnv) - 2
+
 // What the session daemon writes on the ready pipe `melmux new` gives it, one
 // line each: warnings for the user (ReadyWarn MESSAGE), then ReadyOK, or the
 // error of the first pane (ReadyErr and the Error as JSON, so that its code,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,12 @@ func init() {
 		if strings.TrimSpace(p.Task) == "" {
 			return nil, errorf(proto.CodeBadParams, "spawn_agent: parameter \"task\" is required and must not be empty: the worker's task, self-contained")
 		}
+		if strings.ContainsRune(p.Task, 0) {
+			return nil, errorf(proto.CodeBadParams, "spawn_agent: task holds a NUL byte, which no environment variable can carry")
+		}
+		if len(p.Task) > proto.MaxWorkerTask {
+			return nil, errorf(proto.CodeBadParams, "spawn_agent: task is %d bytes, over the %d a worker's task may be (it reaches the worker in an environment variable, which Linux bounds at 128 KiB); put the rest in a file and name it in the task", len(p.Task), proto.MaxWorkerTask)
+		}
 		if p.MaxLegs < 0 {
 			return nil, errorf(proto.CodeBadParams, "spawn_agent: max_legs %d must not be negative (0 = the agent's default)", p.MaxLegs)
 		}
@@ -50,7 +57,7 @@ func init() {
 		argv := workerArgv(s.self, id, p)
 		since := time.Now()
 		e, res, err := s.spawnIn(ctx, "spawn_agent", spawnSpec{argv: argv, command: filepath.Base(s.self) + " agent --role worker --id " + id,
-			cwd: absDir(p.Cwd), env: overrideEnv(s.env, p.Env), target: p.Target, layout: p.Layout},
+			cwd: absDir(p.Cwd), env: workerEnv(s.env, p), target: p.Target, layout: p.Layout},
 			p.Worktree, p.WorktreeName, func(int) string { return "agent-" + id[:8] })
 		if err != nil {
 			return nil, err
@@ -67,9 +74,10 @@ func init() {
 	}})
 }
 
-// workerArgv is the command line of a worker agent.
+// workerArgv is the command line of a worker agent. Its task is not on it
+// (workerEnv): any user of the machine may read a process's command line.
 func workerArgv(self, id string, p proto.SpawnAgentParams) []string {
-	argv := []string{self, "agent", "--role", "worker", "--id", id, "--task", p.Task}
+	argv := []string{self, "agent", "--role", "worker", "--id", id}
 	for _, f := range [][2]string{{"--provider", p.Provider}, {"--model", p.Model}, {"--base-url", p.BaseURL}, {"--key-env", p.KeyEnv}} {
 		if f[1] != "" {
 			argv = append(argv, f[0], f[1])
@@ -79,6 +87,12 @@ func workerArgv(self, id string, p proto.SpawnAgentParams) []string {
 		argv = append(argv, "--max-legs", strconv.Itoa(p.MaxLegs))
 	}
 	return argv
+}
+
+// workerEnv is the environment of a worker agent: the session's, the
+// caller's variables over it, and its task in proto.AgentTaskEnv.
+func workerEnv(base []string, p proto.SpawnAgentParams) []string {
+	return overrideEnv(base, append(slices.Clip(p.Env), proto.AgentTaskEnv+"="+p.Task))
 }
 
 // overrideEnv is base with the KEY=VALUE entries of over replacing those of

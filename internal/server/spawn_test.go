@@ -25,9 +25,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fakeWorker registers as `melmux agent --role worker --id ID --task T`
-// would (which queues its task), answers it with the flags it was given, and
-// waits for more; mode "fail" exits at once as a worker without a provider does.
+// fakeWorker registers as `melmux agent --role worker --id ID` would with
+// the task in its environment (which queues its task), answers it with the
+// flags it was given, and waits for more; mode "fail" exits at once as a
+// worker without a provider does.
 func fakeWorker(mode string, args []string) int {
 	if mode == "fail" {
 		fmt.Println("agent: no provider configured (set MELMUX_RELAY_URL, or [agent] provider in config.toml)")
@@ -37,7 +38,8 @@ func fakeWorker(mode string, args []string) int {
 	for i := 1; i+1 < len(args); i += 2 {
 		flags[args[i]] = args[i+1]
 	}
-	fmt.Println("worker starting on:", flags["--task"])
+	task := os.Getenv(proto.AgentTaskEnv)
+	fmt.Println("worker starting on:", task)
 	ctx := context.Background()
 	c, err := mxclient.Dial(os.Getenv("MELMUX_SOCKET"))
 	if err != nil {
@@ -53,7 +55,7 @@ func fakeWorker(mode string, args []string) int {
 			os.Exit(1)
 		}
 	}
-	must(c.Call(ctx, "agent_register", proto.AgentRegisterParams{Pane: pane, ID: id, Role: flags["--role"], Model: flags["--model"], Task: flags["--task"]}, nil))
+	must(c.Call(ctx, "agent_register", proto.AgentRegisterParams{Pane: pane, ID: id, Role: flags["--role"], Model: flags["--model"], Task: task}, nil))
 	for {
 		var m proto.AgentMessage
 		must(c.Call(ctx, "agent_next", proto.AgentNextParams{Pane: pane, ID: id}, &m))
@@ -92,6 +94,54 @@ func TestSpawnAgentStartsARegisteredWorker(t *testing.T) {
 	}
 	if sr := send(t, c, 2, "and the dirs", ""); sr.Turn != 2 || sr.Ahead != 0 {
 		t.Fatalf("the worker's next message is turn 2: %+v", sr)
+	}
+}
+
+// A worker's task is not on its command line, which every user of the
+// machine may read (/proc/PID/cmdline); it comes in its environment, which
+// only its user may.
+func TestWorkerTaskIsNotOnItsCommandLine(t *testing.T) {
+	_, c := startServer(t, withSelf)
+	newPane(t, c, "sleep", "600")
+	task := "the secret plan: rotate the keys in vault-7"
+	var r proto.SpawnAgentResult
+	call(t, c, "spawn_agent", proto.SpawnAgentParams{Layout: "tab", Task: task, Env: []string{fakeWorkerEnv + "=ok"}}, &r)
+	var panes []proto.PaneInfo
+	call(t, c, "list_panes", nil, &panes)
+	pid := 0
+	for _, p := range panes {
+		if p.ID == r.ID {
+			pid = p.PID
+		}
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(cmdline), "secret plan") || !strings.Contains(string(cmdline), "\x00agent\x00--role\x00worker\x00--id\x00"+r.AgentID) {
+		t.Fatalf("the worker's command line %q", cmdline)
+	}
+	var rr proto.ReadAgentResult
+	call(t, c, "read_agent", proto.ReadAgentParams{Pane: r.ID, WaitMS: 60000}, &rr)
+	if !strings.HasPrefix(rr.Reply, fmt.Sprintf("done %q", task)) {
+		t.Fatalf("the worker did not work on its task: %+v", rr)
+	}
+	// Too big for an environment variable, or holding a NUL: said at once.
+	for _, bad := range []struct{ task, want string }{
+		{strings.Repeat("x", proto.MaxWorkerTask+1), fmt.Sprintf("spawn_agent: task is %d bytes, over the %d a worker's task may be", proto.MaxWorkerTask+1, proto.MaxWorkerTask)},
+		{"a\x00b", "spawn_agent: task holds a NUL byte"},
+	} {
+		err := c.Call(context.Background(), "spawn_agent", proto.SpawnAgentParams{Layout: "tab", Task: bad.task, Env: []string{fakeWorkerEnv + "=ok"}}, nil)
+		var pe *proto.Error
+		if !errors.As(err, &pe) || pe.Code != proto.CodeBadParams || !strings.Contains(pe.Message, bad.want) {
+			t.Errorf("spawn_agent of a %d-byte task: %v, want bad_params %q", len(bad.task), err, bad.want)
+		}
+	}
+	// The largest task that may be still reaches the worker.
+	call(t, c, "spawn_agent", proto.SpawnAgentParams{Layout: "tab", Task: strings.Repeat("y", proto.MaxWorkerTask), Env: []string{fakeWorkerEnv + "=ok"}}, &r)
+	call(t, c, "read_agent", proto.ReadAgentParams{Pane: r.ID, WaitMS: 60000}, &rr)
+	if !rr.TurnDone || !strings.Contains(rr.Reply, strings.Repeat("y", 100)) {
+		t.Fatalf("a task of %d bytes: %+v", proto.MaxWorkerTask, rr.Agent)
 	}
 }
 
