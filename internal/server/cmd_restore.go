@@ -198,6 +198,10 @@ func (s *Server) restorePaneLocked(id int, sp sessionstate.Pane, rw restoredWork
 	if rw.note != "" {
 		notes = append(notes, rw.note)
 	}
+	if launch.Note != "" {
+		notes = append(notes, launch.Note)
+		s.log.Warn("restore: a command line was not typed into a pane", "pane", id, "why", launch.Note)
+	}
 	cwd := sp.Cwd
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		home, herr := os.UserHomeDir()

@@ -1,8 +1,11 @@
 package sessionstate
 
 import (
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/melmux/melmux/pane/agentstate"
 )
@@ -16,6 +19,9 @@ type Launch struct {
 	// How says in a few words what was done, for the reminder above the
 	// new prompt ("claude, resumed with --continue").
 	How string
+	// Note says what could not be done as saved, and why: a command line
+	// that could not be typed. For the pane's note and the log.
+	Note string
 }
 
 // Launch decides how p starts again: melmux agents resume their transcript
@@ -24,7 +30,8 @@ type Launch struct {
 // --continue`, or `--resume ID` when a session id named it), Codex resumes
 // its session (`codex resume --last`, or the id it resumed), a shell that
 // was running one of these in its foreground starts as a shell and has that
-// typed into it, and every other program runs again as it was started. The
+// typed into it (unless the line holds a control character: see typing),
+// and every other program runs again as it was started. The
 // default shell starts as shell (the current default). self is the melmux
 // binary.
 //
@@ -41,8 +48,8 @@ func (p Pane) Launch(self, shell string) Launch {
 			return Launch{Argv: resumeArgv(self, argv[2:], p.Agent), How: "melmux agent, resumed from its transcript"}
 		}
 		if isMelAgent(p.Foreground, self) {
-			return Launch{Argv: argv, Type: shellJoin(resumeArgv(self, p.Foreground[2:], p.Agent)),
-				How: "melmux agent " + p.Agent.ID + ", resumed in the shell"}
+			return typing(Launch{Argv: argv, Type: shellJoin(resumeArgv(self, p.Foreground[2:], p.Agent)),
+				How: "melmux agent " + p.Agent.ID + ", resumed in the shell"}, "melmux agent")
 		}
 		if agentIndex(argv) < 0 && !isInteractiveShell(argv) {
 			// An agent started some other way (sh -c '...'): resume it
@@ -58,10 +65,43 @@ func (p Pane) Launch(self, shell string) Launch {
 			// Typed as a person would: the agent's own name, on the PATH
 			// of the shell, rather than the interpreter that runs it.
 			args, resume, _ := resumeArgs(c.kind, c.args)
-			return Launch{Argv: argv, Type: shellJoin(append([]string{c.kind}, args...)), How: resumedHow(c.kind, resume) + " in the shell"}
+			return typing(Launch{Argv: argv, Type: shellJoin(append([]string{c.kind}, args...)), How: resumedHow(c.kind, resume) + " in the shell"}, c.kind)
 		}
 	}
 	return Launch{Argv: argv}
+}
+
+// typing is l, unless its command line holds a character a shell reading
+// the terminal would take as a key rather than text, quoted or not: ^U
+// erases what was typed before it and CR runs what comes after, so a saved
+// argument "x\x15touch FILE\r" ran touch. Such a line is not typed at all
+// (the shell alone starts) and Note says why; what argv holds comes from
+// the processes of the pane (and a state file anyone could have written).
+func typing(l Launch, what string) Launch {
+	at, r, ok := firstControl(l.Type)
+	if !ok {
+		return l
+	}
+	char := fmt.Sprintf("control character %s", strconv.QuoteRune(r))
+	if r == utf8.RuneError {
+		char = "byte that is not UTF-8"
+	}
+	return Launch{Argv: l.Argv, How: "the shell, " + what + " not resumed",
+		Note: fmt.Sprintf("nothing was typed: the saved command line of %s holds a %s at byte %d, which the shell would take as a key; "+
+			"start it again by hand", what, char, at)}
+}
+
+// firstControl finds the first C0 or C1 control character (or DEL, or a
+// byte that is not UTF-8) in s.
+func firstControl(s string) (int, rune, bool) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r < 0x20 || r >= 0x7f && r < 0xa0 || r == utf8.RuneError && n == 1 {
+			return i, r, true
+		}
+		i += n
+	}
+	return 0, 0, false
 }
 
 // agentCommand is a coding agent restore can resume, found in an argv.

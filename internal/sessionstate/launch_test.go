@@ -2,6 +2,7 @@ package sessionstate
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -58,6 +59,52 @@ func TestLaunch(t *testing.T) {
 				t.Errorf("How = %q", l.How)
 			}
 		})
+	}
+}
+
+// TestLaunchTypesNoControlCharacters: a command line to type into a shell
+// that holds a control character is not typed at all, whatever the quoting:
+// the shell's line editor takes ^U, CR, ESC... as keys, and a saved
+// "--model x\x15touch FILE\r" ran touch.
+func TestLaunchTypesNoControlCharacters(t *testing.T) {
+	const self = "/opt/melmux/bin/melmux"
+	mel := &Agent{ID: "0c0ffee0-2222-3333-4444-555555555555", Role: "worker"}
+	for _, tc := range []struct {
+		name, note string
+		p          Pane
+	}{
+		{"claude's model", "nothing was typed: the saved command line of claude holds a control character '\\x15' at byte 17, which the shell would take as a key; start it again by hand",
+			Pane{Argv: []string{"/bin/bash"}, Foreground: []string{"claude", "--model", "x\x15touch FILE\r"}}},
+		{"a newline", "holds a control character '\\n' at byte 26,",
+			Pane{Argv: []string{"/bin/bash"}, Foreground: []string{"codex", "-m", "o3\nrm -rf x"}}},
+		{"ESC", "holds a control character '\\x1b' at byte 16,",
+			Pane{Argv: []string{"/bin/bash"}, Foreground: []string{"claude", "--model", "\x1b[201~"}}},
+		{"a C1 control", "holds a control character '\\u009b' at byte 16,",
+			Pane{Argv: []string{"/bin/bash"}, Foreground: []string{"claude", "--model", "\u009b2J"}}},
+		{"a byte that is not UTF-8", "holds a byte that is not UTF-8 at byte 16,",
+			Pane{Argv: []string{"/bin/bash"}, Foreground: []string{"claude", "--model", "\x9b2J"}}},
+		{"a melmux agent's flag", "the saved command line of melmux agent holds a control character '\\r' at byte ",
+			Pane{Agent: mel, Argv: []string{"/bin/sh"}, Shell: true, Foreground: []string{"melmux", "agent", "--model", "m\rtouch x"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := tc.p.Launch(self, "/bin/zsh")
+			if l.Type != "" || !strings.Contains(l.Note, tc.note) || !strings.HasPrefix(l.How, "the shell, ") || !strings.HasSuffix(l.How, " not resumed") {
+				t.Errorf("Launch = %+v, want nothing typed, a note with %q", l, tc.note)
+			}
+			if want := tc.p.Argv; tc.p.Shell {
+				want = []string{"/bin/zsh"}
+				if !slices.Equal(l.Argv, want) {
+					t.Errorf("Argv = %q, want %q", l.Argv, want)
+				}
+			} else if !slices.Equal(l.Argv, want) {
+				t.Errorf("Argv = %q, want %q", l.Argv, want)
+			}
+		})
+	}
+	// Text that only looks odd is typed.
+	p := Pane{Argv: []string{"/bin/bash"}, Foreground: []string{"claude", "--model", "été ✓ \u202e"}}
+	if l := p.Launch(self, "/bin/zsh"); l.Type != "claude --model 'été ✓ \u202e' --continue" || l.Note != "" {
+		t.Errorf("Launch = %+v", l)
 	}
 }
 
