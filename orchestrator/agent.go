@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/melmux/melmux/internal/config/agentcfg"
 	"github.com/melmux/melmux/toolexec"
 )
 
@@ -44,6 +45,9 @@ type Agent struct {
 	Role     toolexec.Role
 	Tools    ToolRunner
 	MaxLegs  int // per turn; 0 means DefaultMaxLegs
+	// MaxCalls bounds the calls run in one leg; 0 means
+	// agentcfg.DefaultMaxCalls. The calls after it are answered "not run".
+	MaxCalls int
 	Observer Observer
 	Log      *Transcript // nil keeps no transcript
 
@@ -95,6 +99,15 @@ func (a *Agent) Legs() int { return a.legs }
 
 // Usage is the token count of the whole conversation.
 func (a *Agent) Usage() Usage { return a.usage }
+
+// CallLimit is the number of calls run in one leg (MaxCalls or its
+// default).
+func (a *Agent) CallLimit() int {
+	if a.MaxCalls > 0 {
+		return a.MaxCalls
+	}
+	return agentcfg.DefaultMaxCalls
+}
 
 func (a *Agent) maxLegs() int {
 	if a.MaxLegs > 0 {
@@ -336,14 +349,31 @@ const cutCallResult = "not run: your reply reached the output token limit while 
 	"so they were cut short. Send less in one call: write a long file in parts (write_file the start, then " +
 	"edit_file to add the rest), or split the work over several calls."
 
+// overLimitResult answers each call of a leg past the first limit of
+// total: a broken or hostile endpoint can ask for any number of calls in one
+// leg (100,000 read_panes all ran, 60,000 at once), and no model needs more
+// than a few dozen.
+func overLimitResult(total, limit int) toolexec.Result {
+	return toolexec.Result{IsError: true, Text: fmt.Sprintf("not run: this leg asked for %d tool calls and at most %d run in one leg "+
+		"(max_calls in the [agent] table); the first %d ran. Ask again for the ones still needed, at most %d at a time.", total, limit, limit, limit)}
+}
+
 // runCalls runs a leg's calls and returns their results in the calls'
 // order. Calls that do not touch the same things run together (see access
 // and callDeps); a barrier runs alone on the turn's goroutine. Once ctx has
 // ended, the calls not yet started are not run; their results say so,
 // keeping one result per call. When the leg was cut by the output token
 // limit, a call whose arguments are not a whole JSON object is not run.
+// Only the first CallLimit calls run; the others are answered, unseen by
+// the observer, with overLimitResult.
 func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, cut bool) []toolexec.Result {
 	results := make([]toolexec.Result, len(calls))
+	if limit := a.CallLimit(); len(calls) > limit {
+		for i := limit; i < len(calls); i++ {
+			results[i] = overLimitResult(len(calls), limit)
+		}
+		calls = calls[:limit]
+	}
 	names := a.toolNames(calls)
 	deps := callDeps(names, calls)
 	var obsMu sync.Mutex // serialises the observer across calls run together

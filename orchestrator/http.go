@@ -60,6 +60,7 @@ type endpoint struct {
 	header   http.Header // authentication and version headers
 	hc       *http.Client
 	retry    RetryPolicy
+	limits   Limits
 	// For hints: the variables that set the key and the base URL, and
 	// whether a key was sent at all.
 	keyEnv, baseEnv string
@@ -76,11 +77,14 @@ func (e *endpoint) bearer(key string) {
 
 // eventError is an error the stream itself reported; the endpoint turns it
 // into a LegError.
-type eventError struct{ msg, hint string }
+type eventError struct {
+	msg, hint string
+	err       error // what errors.Is finds in the LegError; nil: nothing more
+}
 
 func (e *eventError) Error() string { return e.msg }
 
-func newEndpoint(s Settings, base, suffix string, hc *http.Client, retry RetryPolicy) endpoint {
+func newEndpoint(s Settings, base, suffix string, hc *http.Client, retry RetryPolicy, limits Limits) endpoint {
 	return endpoint{
 		provider: s.Provider,
 		url:      base + suffix,
@@ -88,6 +92,7 @@ func newEndpoint(s Settings, base, suffix string, hc *http.Client, retry RetryPo
 		header:   http.Header{},
 		hc:       noRedirects(hc),
 		retry:    retry.withDefaults(),
+		limits:   limits.withDefaults(),
 		keyEnv:   s.keyEnv(),
 		baseEnv:  baseEnvOf(s.Provider),
 		keySet:   s.Key != "",
@@ -110,8 +115,11 @@ const maxWholeReply = maxSSELine
 // leg POSTs body and reads the answer with read. It retries a connection
 // error, a 429 or a 5xx, and a stream that ended before its first event;
 // once any event has arrived it never retries, since text may already be on
-// the screen and calls must not run twice.
+// the screen and calls must not run twice. The whole leg, retries and
+// their waits included, is bounded by e.limits.LegTime.
 func (e *endpoint) leg(ctx context.Context, body any, read streamReader, whole wholeReader) (Reply, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, e.limits.LegTime, errLegTime)
+	defer cancel()
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return Reply{}, e.fail(0, "could not encode the request: "+err.Error(), "", err)
@@ -258,7 +266,7 @@ func (e *endpoint) try(ctx context.Context, payload []byte, read streamReader, w
 			if reply, ok, err := whole(raw); ok {
 				var ee *eventError
 				if errors.As(err, &ee) {
-					return Reply{}, false, resp, e.fail(0, ee.msg, ee.hint, nil)
+					return Reply{}, false, resp, e.fail(0, ee.msg, ee.hint, ee.err)
 				}
 				return reply, false, resp, err
 			}
@@ -279,7 +287,7 @@ func (e *endpoint) try(ctx context.Context, payload []byte, read streamReader, w
 		// Not retried: a server or proxy answering this way does it again.
 		return Reply{}, false, resp, e.notAStream(resp.StatusCode, ct, quoted)
 	case errors.As(err, &ee):
-		err = e.fail(0, ee.msg, ee.hint, nil)
+		err = e.fail(0, ee.msg, ee.hint, ee.err)
 	case !errors.As(err, &le):
 		err = e.fail(0, "the stream broke: "+err.Error(), "try again", err)
 	}
@@ -301,6 +309,9 @@ func (e *endpoint) fail(status int, msg, hint string, err error) *LegError {
 }
 
 func (e *endpoint) cancelled(ctx context.Context) error {
+	if context.Cause(ctx) == errLegTime {
+		return e.legTimeError()
+	}
 	return fmt.Errorf("%s: leg cancelled: %w", e.provider, context.Cause(ctx))
 }
 

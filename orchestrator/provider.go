@@ -22,7 +22,8 @@ const (
 type Option func(*providerOptions)
 
 type providerOptions struct {
-	retry RetryPolicy
+	retry  RetryPolicy
+	limits Limits
 }
 
 // WithRetry sets the retry policy (zero fields keep their defaults).
@@ -47,14 +48,14 @@ func NewProvider(s Settings, hc *http.Client, opts ...Option) (Provider, error) 
 	p := &provider{name: s.Provider, model: s.Model}
 	switch s.Provider {
 	case ProviderRelay:
-		p.ep, p.proto = newEndpoint(s, s.BaseURL, "", hc, o.retry), relayProtocol{}
+		p.ep, p.proto = newEndpoint(s, s.BaseURL, "", hc, o.retry, o.limits), relayProtocol{}
 		p.ep.bearer(s.Key)
 	case ProviderOpenAI:
-		p.ep, p.proto = newEndpoint(s, base, "/chat/completions", hc, o.retry), openAIProtocol{}
+		p.ep, p.proto = newEndpoint(s, base, "/chat/completions", hc, o.retry, o.limits), openAIProtocol{}
 		p.ep.bearer(s.Key)
 	case ProviderAnthropic:
 		// The SDKs take the base without /v1; accept it with /v1 as well.
-		p.ep, p.proto = newEndpoint(s, strings.TrimSuffix(base, "/v1"), "/v1/messages", hc, o.retry), anthropicProtocol{}
+		p.ep, p.proto = newEndpoint(s, strings.TrimSuffix(base, "/v1"), "/v1/messages", hc, o.retry, o.limits), anthropicProtocol{}
 		if s.Key != "" {
 			p.ep.header.Set("X-Api-Key", s.Key)
 		}
@@ -77,9 +78,10 @@ type provider struct {
 type protocol interface {
 	// body is the JSON request of one leg.
 	body(req Request, model string) any
-	// read follows one answer to its end. It returns calls only from a
+	// read follows one answer to its end, its text and arguments through g
+	// (which bounds them and shows the text). It returns calls only from a
 	// whole answer.
-	read(dec *sseDecoder, onText func(string)) (Reply, error)
+	read(dec *sseDecoder, g *gather) (Reply, error)
 }
 
 // wholeProtocol is a protocol whose servers may answer a streaming request
@@ -102,6 +104,9 @@ func (p *provider) Leg(ctx context.Context, req Request, onText func(string)) (R
 			if !ok {
 				return Reply{}, false, nil
 			}
+			if err := newGather(p.ep.limits, nil).checkWhole(r); err != nil {
+				return Reply{}, true, err
+			}
 			r, err := checkCalls(r)
 			if err == nil && onText != nil && r.Text != "" {
 				onText(r.Text)
@@ -110,13 +115,13 @@ func (p *provider) Leg(ctx context.Context, req Request, onText func(string)) (R
 		}
 	}
 	return p.ep.leg(ctx, body, func(dec *sseDecoder) (Reply, error) {
-		return readLeg(p.proto, dec, onText)
+		return readLeg(p.proto, dec, newGather(p.ep.limits, onText))
 	}, whole)
 }
 
 // readLeg reads one answer and refuses calls the loop could not run.
-func readLeg(pr protocol, dec *sseDecoder, onText func(string)) (Reply, error) {
-	r, err := pr.read(dec, onText)
+func readLeg(pr protocol, dec *sseDecoder, g *gather) (Reply, error) {
+	r, err := pr.read(dec, g)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -134,17 +139,6 @@ func checkCalls(r Reply) (Reply, error) {
 		}
 	}
 	return r, nil
-}
-
-// emit adds streamed text to the reply and shows it.
-func emit(reply *Reply, onText func(string), text string) {
-	if text == "" {
-		return
-	}
-	reply.Text += text
-	if onText != nil {
-		onText(text)
-	}
 }
 
 var providers = []string{ProviderRelay, ProviderOpenAI, ProviderAnthropic}

@@ -188,7 +188,7 @@ func (anthropicProtocol) whole(raw []byte) (Reply, bool) {
 
 // read follows the stream to message_stop. A stream that breaks first
 // returns an error and no calls.
-func (anthropicProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) {
+func (anthropicProtocol) read(dec *sseDecoder, g *gather) (Reply, error) {
 	var (
 		reply   Reply
 		uses    []*anToolUse
@@ -209,15 +209,24 @@ func (anthropicProtocol) read(dec *sseDecoder, onText func(string)) (Reply, erro
 		case "content_block_start":
 			if ev.ContentBlock.Type == "tool_use" {
 				u := &anToolUse{call: ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}, start: rawArguments(ev.ContentBlock.Input)}
+				if err := g.addArgs(len(u.start)); err != nil {
+					return false, err
+				}
 				uses = append(uses, u)
+				if err := g.setCalls(len(uses)); err != nil {
+					return false, err
+				}
 				byIndex[ev.Index] = u
 			}
 		case "content_block_delta":
 			switch ev.Delta.Type {
 			case "text_delta":
-				emit(&reply, onText, ev.Delta.Text)
+				return false, g.addText(ev.Delta.Text)
 			case "input_json_delta":
 				if u := byIndex[ev.Index]; u != nil {
+					if err := g.addArgs(len(ev.Delta.PartialJSON)); err != nil {
+						return false, err
+					}
 					u.pieces = true
 					u.builder.WriteString(ev.Delta.PartialJSON)
 				}
@@ -246,6 +255,7 @@ func (anthropicProtocol) read(dec *sseDecoder, onText func(string)) (Reply, erro
 	if err != nil {
 		return Reply{}, err
 	}
+	reply.Text = g.text.String()
 	for _, u := range uses {
 		c := u.call
 		if u.pieces {

@@ -95,7 +95,7 @@ func oaMessages(msgs []Message) []oaMessage {
 
 // read reads chunks to [DONE]. A stream that breaks first returns an
 // error and no calls, so the loop never runs half a leg's calls.
-func (openAIProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) {
+func (openAIProtocol) read(dec *sseDecoder, g *gather) (Reply, error) {
 	var (
 		reply    Reply
 		calls    callGatherer
@@ -116,9 +116,17 @@ func (openAIProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) 
 			reply.Usage = chunk.Usage.usage()
 		}
 		for _, ch := range chunk.Choices {
-			emit(&reply, onText, ch.Delta.Content)
+			if err := g.addText(ch.Delta.Content); err != nil {
+				return false, err
+			}
 			for _, f := range ch.Delta.ToolCalls {
+				if err := g.addArgs(len(f.Function.Arguments)); err != nil {
+					return false, err
+				}
 				calls.add(f)
+				if err := g.setCalls(len(calls.calls)); err != nil {
+					return false, err
+				}
 			}
 			if ch.FinishReason != "" {
 				finished = true
@@ -132,9 +140,10 @@ func (openAIProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) 
 	if err != nil {
 		return Reply{}, err
 	}
+	reply.Text = g.text.String()
 	// Whether the model wants tools is what it sent, not finish_reason:
 	// several servers say "stop" after streaming calls.
-	for _, c := range calls.calls {
+	for _, c := range calls.done() {
 		if c.Name == "" {
 			return Reply{}, fmt.Errorf("a tool call came without a name (arguments %.80q)", c.Arguments)
 		}
@@ -182,7 +191,16 @@ func (openAIProtocol) whole(raw []byte) (Reply, bool) {
 // names a call where the call at its index is already whole starts a new one.
 type callGatherer struct {
 	calls   []ToolCall
-	byIndex map[int]int // a fragment index → the latest call at it, in calls
+	args    []*strings.Builder // each call's arguments so far: pieces appended to a string cost quadratic time
+	byIndex map[int]int        // a fragment index → the latest call at it, in calls
+}
+
+// done returns the calls with their arguments.
+func (g *callGatherer) done() []ToolCall {
+	for i := range g.calls {
+		g.calls[i].Arguments = g.args[i].String()
+	}
+	return g.calls
 }
 
 func (g *callGatherer) add(f oaFragment) {
@@ -195,11 +213,12 @@ func (g *callGatherer) add(f oaFragment) {
 	} else if f.ID == "" && f.Function.Name == "" && len(g.calls) > 0 {
 		pos = len(g.calls) - 1 // an index-less continuation
 	}
-	if pos >= 0 && g.startsNew(g.calls[pos], f) {
+	if pos >= 0 && g.startsNew(g.calls[pos], g.args[pos].String(), f) {
 		pos = -1
 	}
 	if pos < 0 {
 		g.calls = append(g.calls, ToolCall{})
+		g.args = append(g.args, &strings.Builder{})
 		pos = len(g.calls) - 1
 		if f.Index != nil {
 			if g.byIndex == nil {
@@ -215,12 +234,12 @@ func (g *callGatherer) add(f oaFragment) {
 	if c.Name == "" {
 		c.Name = f.Function.Name
 	}
-	c.Arguments += args
+	g.args[pos].WriteString(args)
 }
 
-// startsNew reports whether fragment f, sent under the index of call c, is
-// really the start of another call.
-func (g *callGatherer) startsNew(c ToolCall, f oaFragment) bool {
+// startsNew reports whether fragment f, sent under the index of call c
+// (whose arguments so far are args), is really the start of another call.
+func (g *callGatherer) startsNew(c ToolCall, args string, f oaFragment) bool {
 	if c.Name == "" {
 		return false
 	}
@@ -232,7 +251,7 @@ func (g *callGatherer) startsNew(c ToolCall, f oaFragment) bool {
 	}
 	// Some servers repeat the id or name on every piece; only a call whose
 	// arguments are already whole can be followed by another.
-	args := strings.TrimSpace(c.Arguments)
+	args = strings.TrimSpace(args)
 	if args == "" {
 		return f.Function.Name != "" && f.Function.Name != c.Name
 	}

@@ -50,7 +50,7 @@ func (relayProtocol) body(req Request, model string) any {
 // read follows the stream to its tool_calls or done event. It stops reading
 // at either: after tool_calls the leg is complete, so a later failure of the
 // stream cannot take the calls back.
-func (relayProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) {
+func (relayProtocol) read(dec *sseDecoder, g *gather) (Reply, error) {
 	var reply Reply
 	err := dec.each(func(sse sseEvent) (bool, error) {
 		switch sse.Event {
@@ -67,9 +67,15 @@ func (relayProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) {
 		}
 		switch firstSet(sse.Event, ev.Type) {
 		case "delta":
-			emit(&reply, onText, ev.Text)
+			return false, g.addText(ev.Text)
 		case "tool_calls":
+			if err := g.setCalls(len(ev.Calls)); err != nil {
+				return false, err
+			}
 			for _, c := range ev.Calls {
+				if err := g.addArgs(len(c.Arguments)); err != nil {
+					return false, err
+				}
 				reply.Calls = append(reply.Calls, finishCall(ToolCall{ID: c.ID, Name: c.Name, Arguments: rawArguments(c.Arguments)}))
 			}
 			reply.Usage = ev.Usage.usage()
@@ -85,5 +91,6 @@ func (relayProtocol) read(dec *sseDecoder, onText func(string)) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	reply.Text = g.text.String()
 	return reply, nil
 }

@@ -54,7 +54,7 @@ func FuzzStreams(f *testing.F) {
 		}
 		for _, p := range protocols {
 			text := 0
-			r, err := readLeg(p.proto, newSSEDecoder(chunked()), func(s string) { text += len(s) })
+			r, err := readLeg(p.proto, newSSEDecoder(chunked()), newGather(Limits{}, func(s string) { text += len(s) }))
 			if err != nil {
 				continue
 			}

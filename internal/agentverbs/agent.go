@@ -188,7 +188,8 @@ func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, e
 		r.log.Close()
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	provider, err := orchestrator.NewProvider(r.settings, nil, orchestrator.WithRetry(orchestrator.RetryPolicy{Idle: idle}))
+	provider, err := orchestrator.NewProvider(r.settings, nil, orchestrator.WithRetry(orchestrator.RetryPolicy{Idle: idle}),
+		orchestrator.WithLimits(orchestrator.LimitsOf(cfg.Agent)))
 	if err != nil {
 		r.log.Close()
 		return nil, fmt.Errorf("agent: %w", err)
@@ -226,7 +227,8 @@ func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, e
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 	}
-	r.agent = &orchestrator.Agent{Provider: provider, Model: r.settings.Model, Role: o.role, Tools: r.exec, MaxLegs: maxLegs, Log: r.log}
+	r.agent = &orchestrator.Agent{Provider: provider, Model: r.settings.Model, Role: o.role, Tools: r.exec, MaxLegs: maxLegs,
+		MaxCalls: cfg.Agent.MaxCalls, Log: r.log}
 	if r.restored != nil {
 		r.agent.Restore(r.restored)
 		r.turns = r.restored.Turns
@@ -375,7 +377,7 @@ func (r *agentRun) once(ctx context.Context) error {
 			return fmt.Errorf("taking the task from the session: %w", err)
 		}
 	}
-	out := &lineObserver{w: r.g.Stderr}
+	out := &lineObserver{w: r.g.Stderr, maxCalls: r.agent.CallLimit()}
 	res, err := r.turn(ctx, m, out)
 	out.end()
 	ending := "done"
@@ -398,7 +400,7 @@ func (r *agentRun) once(ctx context.Context) error {
 // runLines serves an agent whose stdin is not a terminal: every line read
 // is a message (and the session's messages too, when registered).
 func (r *agentRun) runLines(ctx context.Context) error {
-	out := &lineObserver{w: r.g.Stdout}
+	out := &lineObserver{w: r.g.Stdout, maxCalls: r.agent.CallLimit()}
 	lines := make(chan string)
 	go func() {
 		defer close(lines)

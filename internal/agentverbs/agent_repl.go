@@ -178,7 +178,7 @@ func (r *agentRun) repl(ctx context.Context, stdin *os.File) error {
 	s.ed.History = &history{}
 	s.ed.AutoCompleteCallback = s.onKey
 	s.ed.SetBracketedPasteMode(true)
-	s.obs = &lineObserver{w: text{s.out}, color: true, onLeg: func() { s.footer(s.state) }}
+	s.obs = &lineObserver{w: text{s.out}, color: true, onLeg: func() { s.footer(s.state) }, maxCalls: r.agent.CallLimit()}
 	s.layout(true)
 	defer func() {
 		s.ed.SetBracketedPasteMode(false)

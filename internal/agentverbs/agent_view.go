@@ -20,11 +20,14 @@ import (
 // one line under it.
 type lineObserver struct {
 	w     io.Writer
-	width int        // lines are cut to this many columns; 0 = 100
-	color bool       // dim the tool lines
-	onLeg func()     // after each leg (the REPL redraws its footer)
-	mu    sync.Mutex // guards mid and writes to w
-	mid   bool       // the last text written did not end a line
+	width int    // lines are cut to this many columns; 0 = 100
+	color bool   // dim the tool lines
+	onLeg func() // after each leg (the REPL redraws its footer)
+	// maxCalls is the agent's CallLimit: a leg asking for more is said to
+	// have calls not run, which the observer is not shown one by one.
+	maxCalls int
+	mu       sync.Mutex // guards mid and writes to w
+	mid      bool       // the last text written did not end a line
 }
 
 func (o *lineObserver) Text(s string) {
@@ -39,6 +42,9 @@ func (o *lineObserver) LegDone(_ int, r orchestrator.Reply) {
 	o.end()
 	if r.Cut && len(r.Calls) == 0 {
 		o.line(orchestrator.CutNote)
+	}
+	if n := len(r.Calls); o.maxCalls > 0 && n > o.maxCalls {
+		o.line(fmt.Sprintf("✗ this leg asked for %d tool calls and %d run in one leg (max_calls in [agent]): %d answered \"not run\"", n, o.maxCalls, n-o.maxCalls))
 	}
 	if o.onLeg != nil {
 		o.onLeg()
