@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"fmt"
+	"github.com/melmux/melmux/internal/proto"
 	"strconv"
 	"unicode/utf8"
 )
@@ -64,7 +65,7 @@ var argLimits = map[string]int{
 	"open_pane.command":      maxCommandBytes,
 	"spawn_agent.layout":     maxLineArgBytes,
 	"spawn_agent.model":      maxLineArgBytes,
-	"spawn_agent.task":       maxPaneTextBytes,
+	"spawn_agent.task":       proto.MaxWorkerTask, // the worker gets it in one environment variable
 	"send_keys.text":         maxPaneTextBytes,
 	"send_agent.text":        maxPaneTextBytes,
 }

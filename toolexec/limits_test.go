@@ -44,6 +44,9 @@ func TestOversizedArgumentsAreRefusedBriefly(t *testing.T) {
 		{"write_file", obj{"path": "b.txt", "content": strings.Repeat("c", MaxContentBytes+1)}, []string{`"content" is 33554433 bytes, over the limit of 32 MiB`}},
 		{"run_command", obj{"command": strings.Repeat("e", 200<<10)}, []string{`"command" is 204800 bytes, over the limit of 131071 bytes`}},
 		{"send_keys", obj{"pane": 1, "text": long}, []string{`over the limit of 256 KiB`}},
+		// A worker's task travels in one environment variable (not its
+		// world-readable command line), which Linux bounds at 128 KiB.
+		{"spawn_agent", obj{"layout": "tab", "task": strings.Repeat("t", 200<<10)}, []string{`"task" is 204800 bytes, over the limit of 131053 bytes`}},
 		{"read_file", obj{long: 1}, []string{`unknown argument "pppp`, `(1048576 bytes)`}},
 		{"open_pane", obj{"layout": huge[:5000]}, []string{`over the limit of 2 KiB`}},
 	} {
