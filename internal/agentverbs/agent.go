@@ -255,6 +255,7 @@ func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, e
 			fmt.Fprintf(g.Stderr, "melmux: this agent runs unregistered (the session will not list it): %v\n", err)
 		} else {
 			r.sess = sess
+			sess.Transcript = r.log.Path // a reply too big for one report names where it is whole
 			r.taskQueued = reg.Task != ""
 		}
 	}
