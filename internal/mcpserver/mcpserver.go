@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,14 +78,26 @@ func namesTools(served []string, known map[string]toolexec.ToolDef, notServed st
 // against the same schema and turns every failure into an error result.
 func handler(ex *toolexec.Executor, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := ""
-		if req.Params != nil {
-			args = string(req.Params.Arguments)
-		}
-		res := ex.Run(ctx, name, args)
+		res := ex.Run(ctx, name, arguments(req))
 		return &mcp.CallToolResult{
 			Content: []mcp.Content{&mcp.TextContent{Text: res.Text}},
 			IsError: res.IsError,
 		}, nil
 	}
+}
+
+// arguments are a call's arguments: those the connection held beside the
+// request (see conn.decode), else those the SDK decoded. The held ones are
+// a slice of the line read, which nothing writes to again, so they become
+// the string the executor takes without a copy of up to 96 MiB.
+func arguments(req *mcp.CallToolRequest) string {
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		if b, ok := req.Extra.TokenInfo.Extra[heldArgumentsKey].([]byte); ok {
+			return unsafe.String(unsafe.SliceData(b), len(b))
+		}
+	}
+	if req.Params != nil {
+		return string(req.Params.Arguments)
+	}
+	return ""
 }

@@ -80,7 +80,7 @@ func (c *rawClient) recv() map[string]any {
 			c.t.Fatalf("recv %q: %v", r.line, err)
 		}
 		return m
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute): // a 95 MiB call under -race takes seconds
 		c.t.Fatal("no answer: the server is stuck")
 		return nil
 	}
@@ -151,34 +151,41 @@ func TestBadLinesDoNotEndTheSession(t *testing.T) {
 	}
 }
 
-// A line over the limit is answered without being held in memory, and the
-// next line is read normally.
+// A line over the limit is answered with -32700 and dropped as soon as it
+// goes over, and the next line is read normally.
 func TestOverlongLine(t *testing.T) {
 	in := strings.NewReader(strings.Repeat("x", 300) + "\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
-	br := bufio.NewReaderSize(in, 16)
-	line, tooLong, err := readLine(br, 100)
+	c := newConn(in, io.Discard, limits{line: 100, envelope: 50, pending: 1000, calls: 4})
+	c.in = bufio.NewReaderSize(in, 16)
+	line, tooLong, err := c.readLine()
 	if !tooLong || line != nil || err != nil {
 		t.Fatalf("long line: %q %v %v", line, tooLong, err)
 	}
-	if msg := check(line, tooLong); !strings.Contains(string(msg), `"code":-32700`) || !strings.Contains(string(msg), "over the") {
+	if _, msg := c.decode(line, tooLong); !strings.Contains(string(msg), `"code":-32700`) || !strings.Contains(string(msg), "over the limit of 50 bytes for a tools/call's arguments and 50 bytes for the rest") {
 		t.Errorf("answer %s", msg)
 	}
-	line, tooLong, err = readLine(br, 100)
+	if p := c.peakHeld(); p > 100+16 {
+		t.Errorf("held %d bytes of a line over the 100-byte limit", p)
+	}
+	line, tooLong, err = c.readLine()
 	if tooLong || string(line) != `{"jsonrpc":"2.0","id":1,"method":"ping"}` || err != nil {
 		t.Fatalf("next line: %q %v %v", line, tooLong, err)
 	}
 }
 
 // FuzzCheckLine feeds arbitrary lines to the check in front of the SDK: it
-// must never panic, every line it passes must be one message the SDK
-// decodes, and every line it refuses gets one well-formed JSON-RPC error
-// line with a code the specification defines.
+// must never panic, every line it passes must be one message, the one the
+// SDK decodes from the whole line with the arguments of a tools/call held
+// beside it as they were written, and every line it refuses gets one
+// well-formed JSON-RPC error line with a code the specification defines.
 func FuzzCheckLine(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"x"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":"a","result":{}}`, `{"jsonrpc":"2.0","id":null,"method":"x"}`,
 		`[]`, `[{}]`, `{}`, `null`, `"x"`, `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, "\xff", `{"id":[1]}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"\u0061rguments":{"a":"}\\\""},"name":"x"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":[1,{"b":null}],"name":"x","_meta":{}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -187,11 +194,13 @@ func FuzzCheckLine(f *testing.F) {
 		if len(line) == 0 || bytes.ContainsRune(line, '\n') {
 			return // filterLines never passes these
 		}
-		msg := check(line, false)
+		c := newConn(strings.NewReader(""), io.Discard, defaultLimits)
+		m, msg := c.decode(line, false)
 		if msg == nil {
-			if _, err := jsonrpc.DecodeMessage(line); err != nil {
-				t.Fatalf("passed %q, which the SDK cannot decode: %v", line, err)
+			if m == nil {
+				t.Fatalf("%q: neither a message nor an answer", line)
 			}
+			sameAsTheSDK(t, line, m)
 			return
 		}
 		if !bytes.HasSuffix(msg, []byte("\n")) || bytes.Count(msg, []byte("\n")) != 1 {
@@ -237,4 +246,38 @@ func TestUnknownToolNamesTheTools(t *testing.T) {
 			t.Errorf("%s: got %v %q, want %q", tc.name, code, msg, tc.want)
 		}
 	}
+}
+
+// sameAsTheSDK checks m, decoded from line, against what the SDK decodes
+// from the whole line: the same kind of message, method and id, and for a
+// tools/call, the arguments the tool gets are those the params hold.
+func sameAsTheSDK(t *testing.T, line []byte, m jsonrpc.Message) {
+	want, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return // the SDK refuses some lines the standard library's JSON takes; these are ours to answer
+	}
+	wreq, wok := want.(*jsonrpc.Request)
+	req, ok := m.(*jsonrpc.Request)
+	if ok != wok {
+		t.Fatalf("%q: decoded as %T, the SDK decodes %T", line, m, want)
+	}
+	if !ok {
+		return
+	}
+	if req.Method != wreq.Method || req.ID != wreq.ID {
+		t.Fatalf("%q: method %q id %v, the SDK has %q %v", line, req.Method, req.ID, wreq.Method, wreq.ID)
+	}
+	var params map[string]json.RawMessage
+	if req.Method != "tools/call" || json.Unmarshal(wreq.Params, &params) != nil {
+		return
+	}
+	got := arguments(&mcp.CallToolRequest{Extra: extraOf(req), Params: &mcp.CallToolParamsRaw{}})
+	if got != string(params["arguments"]) {
+		t.Fatalf("%q: the tool gets arguments %q, the params hold %q", line, got, params["arguments"])
+	}
+}
+
+func extraOf(req *jsonrpc.Request) *mcp.RequestExtra {
+	e, _ := req.Extra.(*mcp.RequestExtra)
+	return e
 }
