@@ -13,14 +13,19 @@
 #   5. the fd limit reached: the daemon's soft RLIMIT_NOFILE lowered to 40
 #      (prlimit), 60 raw connections at once; the session must live and
 #      serve afterwards (9.1);
-#   6. with FUZZTIME set (e.g. FUZZTIME=5m), every fuzz target of the repo
+#   6. `melmux mcp` fed one 95 MiB line, six of them pipelined, a 200 MiB
+#      line (over its limit) and a legitimate 32 MiB write_file, each in a
+#      fresh process, with its peak resident memory (VmHWM) once it has
+#      answered (issue 19.16): six lines must cost about what one does, and
+#      a line over the limit less than one under it;
+#   7. with FUZZTIME set (e.g. FUZZTIME=5m), every fuzz target of the repo
 #      for that long each, one worker, and its execution count.
 #
 # It builds melmux and the driver (bench/faults) from this checkout into a
 # temporary directory, runs the session in private runtime, state and config
 # directories, and kills what it started on exit. Exit status 1 if a check
 # failed (a fd or goroutine count that did not come back, a session that did
-# not survive, a fuzz failure).
+# not survive, a melmux mcp answer or peak out of bounds, a fuzz failure).
 #
 # Usage: bench/faults.sh        (environment: PANES=1000 ATTACHES=500
 #                                FUZZTIME= (no fuzzing) KEEP=0)
@@ -166,6 +171,24 @@ echo "$after"
 row "fd limit 40, 60 connections at once" "$before" "$after"
 back "fd limit" "$before" "$after"
 
+echo "== melmux mcp: one 95 MiB line, six pipelined, a 200 MiB line, a 32 MiB write_file"
+mcp_rows=()
+if out=$("$F" mcp "$M"); then
+	echo "$out"
+	while read -r label _ lines _ size _ hwm _ answer; do
+		mcp_rows+=("| ${label#mcp_} | $lines x $size MiB | $(mib "$hwm") | ${answer:--} |")
+	done <<<"$out"
+	one=$(field hwm_kib "$(grep '^mcp_line ' <<<"$out")")
+	six=$(field hwm_kib "$(grep '^mcp_pipelined ' <<<"$out")")
+	over=$(field hwm_kib "$(grep '^mcp_overlong ' <<<"$out")")
+	# Bounded means six lines cost about one, and a line over the limit,
+	# dropped as it goes over, less than one read whole.
+	[ "$six" -le $((one * 3 / 2)) ] || fail "melmux mcp: six pipelined lines peaked at $(mib "$six") MiB, one at $(mib "$one") MiB"
+	[ "$over" -lt "$one" ] || fail "melmux mcp: a line over the limit peaked at $(mib "$over") MiB, one under it at $(mib "$one") MiB"
+else
+	fail "melmux mcp attack (see above)"
+fi
+
 end=$("$F" stats)
 echo "== whole run"
 echo "$start"
@@ -198,6 +221,12 @@ echo
 echo "| test | fds before / with / after | goroutines before / with / after | RSS MiB before / with / after |"
 echo "|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
+if [ ${#mcp_rows[@]} -gt 0 ]; then
+	echo
+	echo "| melmux mcp fed | lines | peak RSS MiB (VmHWM) | first answer |"
+	echo "|---|---|---|---|"
+	printf '%s\n' "${mcp_rows[@]}"
+fi
 if [ ${#fuzz_rows[@]} -gt 0 ]; then
 	echo
 	echo "| fuzz target ($FUZZTIME) | executions | failures |"

@@ -15,7 +15,12 @@
 //	                               connections closed (issue 9.3)
 //	faults hugesize                a client claiming 65535x65535, then a resize
 //	                               frame saying so again
+//	faults mcp MELMUX              MELMUX mcp fed one 95 MiB line, six of them
+//	                               pipelined, a 200 MiB line, and a 32 MiB
+//	                               write_file (--base-tools), each in a fresh
+//	                               process: its peak RSS (VmHWM) once answered
 //
 // The session is $MELMUX_SOCKET, else -s NAME (default main) in the socket
-// directory. Lines of output are `key value...` for the script to read.
+// directory (for mcp, the one MELMUX mcp finds itself). Lines of output are
+// `key value...` for the script to read.
 package main

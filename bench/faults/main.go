@@ -30,10 +30,10 @@ type driver struct{ sock string }
 
 func (d *driver) run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("give a command: stats, panes N, attach N, clients N COLSxROWS, conns N, waits N M, hugesize")
+		return errors.New("give a command: stats, panes N, attach N, clients N COLSxROWS, conns N, waits N M, hugesize, mcp MELMUX")
 	}
 	n := 0
-	if len(args) > 1 {
+	if len(args) > 1 && args[0] != "mcp" {
 		var err error
 		if n, err = strconv.Atoi(args[1]); err != nil || n < 1 {
 			return fmt.Errorf("%s: %q is not a positive count", args[0], args[1])
@@ -68,6 +68,11 @@ func (d *driver) run(args []string) error {
 		return d.waits(n, m)
 	case "hugesize":
 		return d.hugeSize()
+	case "mcp":
+		if len(args) != 2 {
+			return errors.New("mcp MELMUX (the melmux binary whose mcp verb to attack)")
+		}
+		return d.mcp(args[1])
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }
