@@ -19,25 +19,26 @@ type State struct {
 	MainHead    string // what the main checkout has checked out: a branch, or "HEAD" when detached
 }
 
-// Status reads the worktree's state.
+// Status reads the worktree's state. Anything git says that it cannot read
+// is an error, never a zero.
 func (w Worktree) Status(ctx context.Context) (State, error) {
 	var st State
 	out, err := git(ctx, w.Path, nil, "status", "--porcelain", "-z", "--untracked-files=all")
 	if err != nil {
 		return st, err
 	}
-	for _, rec := range strings.Split(out, "\x00") {
-		// A rename's record is followed by its source path, which has no
-		// two-letter status.
-		if len(rec) > 3 && rec[2] == ' ' {
-			st.Uncommitted++
-		}
+	recs, err := statusRecords(out)
+	if err != nil {
+		return st, err
 	}
+	st.Uncommitted = len(recs)
 	n, err := git(ctx, w.Path, nil, "rev-list", "--count", w.Base+"..HEAD")
 	if err != nil {
 		return st, err
 	}
-	st.Commits, _ = strconv.Atoi(strings.TrimSpace(n))
+	if st.Commits, err = strconv.Atoi(strings.TrimSpace(n)); err != nil || st.Commits < 0 {
+		return st, fmt.Errorf("git rev-list --count %s..HEAD: unexpected count %q", w.Base[:min(len(w.Base), 12)], strings.TrimSpace(n))
+	}
 	head, err := git(ctx, w.Repo, nil, "rev-parse", "--abbrev-ref", "HEAD")
 	if err != nil {
 		return st, err
@@ -55,6 +56,28 @@ func (w Worktree) Status(ctx context.Context) (State, error) {
 		return st, err
 	}
 	return st, nil
+}
+
+// statusRecords splits the output of `git status --porcelain -z` into its
+// records, "XY PATH"; a rename's or copy's source path, which follows its
+// record, is dropped. Anything else is an error.
+func statusRecords(out string) ([]string, error) {
+	var recs []string
+	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	for i := 0; i < len(fields); i++ {
+		rec := fields[i]
+		if rec == "" && len(fields) == 1 {
+			break
+		}
+		if len(rec) < 4 || rec[2] != ' ' {
+			return nil, fmt.Errorf("git status --porcelain: unexpected %q", rec)
+		}
+		recs = append(recs, rec)
+		if strings.ContainsAny(rec[:2], "RC") {
+			i++ // its source path
+		}
+	}
+	return recs, nil
 }
 
 // Outcome is what Clean did with one directory under the root.
@@ -78,7 +101,9 @@ type CleanOptions struct {
 // uncommitted or untracked change, and a branch with no commit of its own
 // or merged into the main checkout's HEAD. A removed worktree's melmux/
 // branch goes with it (its commits are all in the main checkout's history,
-// or it has none). Every directory gets an outcome saying what and why.
+// or it has none). A worktree it cannot judge, for any error, is kept, and
+// the outcome says why. Every directory gets an outcome saying what and
+// why.
 func Clean(ctx context.Context, root string, opts CleanOptions) ([]Outcome, error) {
 	found, skipped, err := List(ctx, root)
 	if err != nil {
@@ -102,7 +127,8 @@ func Clean(ctx context.Context, root string, opts CleanOptions) ([]Outcome, erro
 	return out, nil
 }
 
-// verdict says whether Clean removes the worktree, and why.
+// verdict says whether Clean removes the worktree, and why. Whatever keeps
+// it from telling keeps the worktree.
 func (w *Worktree) verdict(ctx context.Context, opts CleanOptions) (bool, string) {
 	if opts.InUse != nil {
 		if who := opts.InUse(*w); who != "" {
@@ -112,7 +138,7 @@ func (w *Worktree) verdict(ctx context.Context, opts CleanOptions) (bool, string
 	st, err := w.Status(ctx)
 	switch {
 	case err != nil:
-		return false, err.Error()
+		return false, "melmux could not tell what it holds, so it stays: " + err.Error()
 	case st.Uncommitted > 0:
 		return false, fmt.Sprintf("uncommitted work (%s changed or untracked)", plural(st.Uncommitted, "file"))
 	case st.Commits == 0:
