@@ -2,10 +2,12 @@ package worktree
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -63,6 +65,48 @@ func TestStatusRecords(t *testing.T) {
 	for _, bad := range []string{"garbage\x00", "M\x00", "?? a\x00\x00"} {
 		if _, err := statusRecords(bad); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// The worktrees' root, the repository's directory in it and each worktree
+// are 0700 whatever the umask, and a root or repository directory left
+// looser (by an older melmux) is tightened by the next Add.
+func TestAddMakesItsDirectoriesPrivate(t *testing.T) {
+	repo, _ := newRepo(t)
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	data := t.TempDir()
+	root := filepath.Join(data, "melmux", "worktrees")
+	ctx := context.Background()
+	w, _, err := Add(ctx, root, repo, "private")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := func(p string) fs.FileMode {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+	for _, p := range []string{filepath.Join(data, "melmux"), root, filepath.Dir(w.Path), w.Path} {
+		if m := mode(p); m != 0o700 {
+			t.Errorf("%s is %v, want 0700", p, m)
+		}
+	}
+	for _, p := range []string{root, filepath.Dir(w.Path)} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := Add(ctx, root, repo, "second"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{root, filepath.Dir(w.Path)} {
+		if m := mode(p); m != 0o700 {
+			t.Errorf("%s stayed %v, want 0700", p, m)
 		}
 	}
 }

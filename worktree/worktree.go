@@ -183,15 +183,16 @@ func AddFree(ctx context.Context, root, dir, stem string) (Worktree, string, err
 
 func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, string, error) {
 	branch := BranchPrefix + name
-	path := filepath.Join(repoDir(root, r.main), name)
+	rdir := repoDir(root, r.main)
+	path := filepath.Join(rdir, name)
+	if err := privateDirs(root, rdir); err != nil {
+		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
+	}
 	if _, err := git(ctx, dir, nil, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
 		return Worktree{}, "", fmt.Errorf("worktree %q: branch %s %w in %s (an earlier pane's work is kept on it): choose another name, or delete the branch", name, branch, ErrExists, r.main)
 	}
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		return Worktree{}, "", fmt.Errorf("worktree %q: the directory %s %w: choose another name (`melmux worktree clean` removes finished ones)", name, path, ErrExists)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
 	}
 	if _, err := git(ctx, dir, nil, "worktree", "add", "--quiet", "-b", branch, path, r.head); err != nil {
 		if saysAny(err, "already exists") {
@@ -202,6 +203,13 @@ func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, strin
 	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, Repo: r.main}
 	admin, err := recordBase(ctx, w)
 	w.admin = admin
+	if err == nil {
+		// git makes it as the umask says: private, as the directories
+		// above it are.
+		if cerr := os.Chmod(path, 0o700); cerr != nil {
+			err = fmt.Errorf("worktree %q: %w", name, cerr)
+		}
+	}
 	if err != nil {
 		// Best effort: a worktree without its base is of no use to melmux.
 		_ = w.remove(ctx)
@@ -214,6 +222,28 @@ func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, strin
 		}
 	}
 	return w, start, nil
+}
+
+// privateDirs makes the worktrees' root and the repository's directory in
+// it 0700 (and what is missing above them), tightening either when it is
+// looser: a worktree is a copy of a repository its owner may keep in a
+// private directory, and must be no more readable than that.
+func privateDirs(dirs ...string) error {
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+		fi, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm() != 0o700 {
+			if err := os.Chmod(d, 0o700); err != nil {
+				return fmt.Errorf("%s is mode %v and cannot be made 0700: %w", d, fi.Mode().Perm(), err)
+			}
+		}
+	}
+	return nil
 }
 
 // adminDir is the worktree's administrative directory (.git/worktrees/NAME).
