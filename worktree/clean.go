@@ -13,17 +13,30 @@ import (
 
 // State is what Clean weighs before removing a worktree.
 type State struct {
+	Head        string // the commit it has checked out
 	Uncommitted int    // paths changed, staged or untracked (not ignored)
+	Submodules  int    // submodules in its index: their work trees are not judged
 	Commits     int    // commits on its HEAD since the base
 	Merged      bool   // its HEAD is in the history of the main checkout's HEAD
 	MainHead    string // what the main checkout has checked out: a branch, or "HEAD" when detached
 }
 
-// Status reads the worktree's state. Anything git says that it cannot read
-// is an error, never a zero.
+// Status reads the worktree's state through a review, so it runs no program
+// the repository's configuration names. Anything git says that it cannot
+// read is an error, never a zero.
 func (w Worktree) Status(ctx context.Context) (State, error) {
 	var st State
-	out, err := git(ctx, w.Path, nil, "status", "--porcelain", "-z", "--untracked-files=all")
+	head, err := git(ctx, w.Path, nil, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return st, err
+	}
+	st.Head = strings.TrimSpace(head)
+	r, err := w.openReview(ctx, st.Head, false)
+	if err != nil {
+		return st, err
+	}
+	defer r.close()
+	out, err := r.git(ctx, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=all")
 	if err != nil {
 		return st, err
 	}
@@ -32,21 +45,24 @@ func (w Worktree) Status(ctx context.Context) (State, error) {
 		return st, err
 	}
 	st.Uncommitted = len(recs)
-	n, err := git(ctx, w.Path, nil, "rev-list", "--count", w.Base+"..HEAD")
+	if st.Submodules, err = w.submodules(ctx, r); err != nil {
+		return st, err
+	}
+	n, err := git(ctx, w.Path, nil, "rev-list", "--count", w.Base+".."+st.Head)
 	if err != nil {
 		return st, err
 	}
 	if st.Commits, err = strconv.Atoi(strings.TrimSpace(n)); err != nil || st.Commits < 0 {
-		return st, fmt.Errorf("git rev-list --count %s..HEAD: unexpected count %q", w.Base[:min(len(w.Base), 12)], strings.TrimSpace(n))
+		return st, fmt.Errorf("git rev-list --count %s..%s: unexpected count %q", short(w.Base), short(st.Head), strings.TrimSpace(n))
 	}
-	head, err := git(ctx, w.Repo, nil, "rev-parse", "--abbrev-ref", "HEAD")
+	main, err := git(ctx, w.Repo, nil, "rev-parse", "--abbrev-ref", "HEAD")
 	if err != nil {
 		return st, err
 	}
-	st.MainHead = strings.TrimSpace(head)
+	st.MainHead = strings.TrimSpace(main)
 	// main-worktree/HEAD is the main checkout's HEAD seen from a linked
 	// worktree, where plain HEAD is the worktree's own.
-	_, err = git(ctx, w.Path, nil, "merge-base", "--is-ancestor", "HEAD", "main-worktree/HEAD")
+	_, err = git(ctx, w.Path, nil, "merge-base", "--is-ancestor", st.Head, "main-worktree/HEAD")
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
@@ -78,6 +94,30 @@ func statusRecords(out string) ([]string, error) {
 		}
 	}
 	return recs, nil
+}
+
+// submodules counts the submodules of the worktree as git's own `worktree
+// remove` looks for them: a modules directory of its own, or gitlinks in
+// its index (r's copy of it).
+func (w Worktree) submodules(ctx context.Context, r *review) (int, error) {
+	admin, err := w.adminDir(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	if fi, err := os.Stat(filepath.Join(admin, "modules")); err == nil && fi.IsDir() {
+		n++
+	}
+	out, err := r.git(ctx, "ls-files", "--stage", "-z")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range strings.Split(out, "\x00") {
+		if strings.HasPrefix(e, "160000 ") {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Outcome is what Clean did with one directory under the root.
@@ -114,17 +154,21 @@ func Clean(ctx context.Context, root string, opts CleanOptions) ([]Outcome, erro
 		out = append(out, Outcome{Path: path, Why: why.Error()})
 	}
 	for i := range found {
-		w := &found[i]
-		o := Outcome{Path: w.Path, Worktree: w}
-		o.Removed, o.Why = w.verdict(ctx, opts)
-		if o.Removed && !opts.DryRun {
-			if err := w.Remove(ctx); err != nil {
-				o.Removed, o.Why = false, err.Error()
-			}
-		}
-		out = append(out, o)
+		out = append(out, cleanOne(ctx, &found[i], opts))
 	}
 	return out, nil
+}
+
+// cleanOne judges and, when it holds nothing unsaved, removes a worktree.
+func cleanOne(ctx context.Context, w *Worktree, opts CleanOptions) Outcome {
+	o := Outcome{Path: w.Path, Worktree: w}
+	o.Removed, o.Why = w.verdict(ctx, opts)
+	if o.Removed && !opts.DryRun {
+		if err := w.Remove(ctx); err != nil {
+			o.Removed, o.Why = false, "the removal failed: "+err.Error()
+		}
+	}
+	return o
 }
 
 // verdict says whether Clean removes the worktree, and why. Whatever keeps
@@ -141,6 +185,8 @@ func (w *Worktree) verdict(ctx context.Context, opts CleanOptions) (bool, string
 		return false, "melmux could not tell what it holds, so it stays: " + err.Error()
 	case st.Uncommitted > 0:
 		return false, fmt.Sprintf("uncommitted work (%s changed or untracked)", plural(st.Uncommitted, "file"))
+	case st.Submodules > 0:
+		return false, "it has submodules, whose work melmux does not judge: `git worktree remove` it when done"
 	case st.Commits == 0:
 		return true, "no changes"
 	case st.Merged:
@@ -149,6 +195,9 @@ func (w *Worktree) verdict(ctx context.Context, opts CleanOptions) (bool, string
 	return false, fmt.Sprintf("%s not merged into %s", plural(st.Commits, "commit"), st.MainHead)
 }
 
+// short is a commit's id cut to 12 characters, for a person.
+func short(commit string) string { return commit[:min(len(commit), 12)] }
+
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
@@ -156,23 +205,32 @@ func plural(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-// Remove deletes the worktree through git, which refuses one holding
-// changes or untracked files, then its melmux/ branch if it still points
-// where the worktree's HEAD did (and the repository's directory under the
-// root once empty).
+// Remove deletes a worktree that holds no uncommitted or untracked change
+// and no submodule, then its melmux/ branch if it still points where the
+// worktree's HEAD did (and the repository's directory under the root once
+// empty). melmux checks that itself, through a review: git's own check in
+// `git worktree remove` runs `git status` with the repository's
+// configuration, which may name programs, so the removal is forced past it.
 func (w Worktree) Remove(ctx context.Context) error {
-	head, err := git(ctx, w.Path, nil, "rev-parse", "--verify", "HEAD")
+	st, err := w.Status(ctx)
 	if err != nil {
 		return err
 	}
-	return w.removeAt(ctx, strings.TrimSpace(head))
+	if st.Uncommitted > 0 {
+		return fmt.Errorf("%s holds uncommitted work (%s changed or untracked): not removed", w.Path, plural(st.Uncommitted, "file"))
+	}
+	if st.Submodules > 0 {
+		return fmt.Errorf("%s has submodules, whose work melmux does not judge: not removed", w.Path)
+	}
+	return w.removeAt(ctx, st.Head, "--force")
 }
 
 // remove undoes a fresh Add: the branch still points at the base.
-func (w Worktree) remove(ctx context.Context) error { return w.removeAt(ctx, w.Base) }
+func (w Worktree) remove(ctx context.Context) error { return w.removeAt(ctx, w.Base, "--force") }
 
-func (w Worktree) removeAt(ctx context.Context, head string) error {
-	if _, err := git(ctx, w.Repo, nil, "worktree", "remove", w.Path); err != nil {
+func (w Worktree) removeAt(ctx context.Context, head string, force ...string) error {
+	args := append(append([]string{"worktree", "remove"}, force...), w.Path)
+	if _, err := git(ctx, w.Repo, nil, args...); err != nil {
 		return err
 	}
 	// Best effort: another repository's worktrees may share the directory.

@@ -2,12 +2,7 @@ package worktree
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -53,8 +48,8 @@ type DiffOptions struct {
 // files git does not track yet included (those it ignores are not).
 func (w Worktree) Diff(ctx context.Context, opts DiffOptions) (Changes, error) {
 	var ch Changes
-	err := w.withIntents(ctx, func(env []string) error {
-		files, err := numstat(ctx, w, env)
+	err := w.withIntents(ctx, false, func(r *review) error {
+		files, err := numstat(ctx, w, r)
 		if err != nil {
 			return err
 		}
@@ -63,7 +58,8 @@ func (w Worktree) Diff(ctx context.Context, opts DiffOptions) (Changes, error) {
 		if !opts.Stat && !opts.Patch {
 			return nil
 		}
-		args := []string{"-c", "core.quotePath=off", "diff", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/"}
+		args := append([]string{"-c", "core.quotePath=off"}, diffArgs...)
+		args = append(args, "--no-color", "--src-prefix=a/", "--dst-prefix=b/")
 		if opts.Stat {
 			width := opts.StatWidth
 			if width <= 0 {
@@ -74,7 +70,7 @@ func (w Worktree) Diff(ctx context.Context, opts DiffOptions) (Changes, error) {
 		if opts.Patch {
 			args = append(args, "--patch")
 		}
-		out, cut, err := gitLimited(ctx, w.Path, env, MaxText+1, append(args, w.Base, "--")...)
+		out, cut, err := r.gitLimited(ctx, MaxText+1, append(args, w.Base, "--")...)
 		if err != nil {
 			return err
 		}
@@ -91,11 +87,17 @@ func (w Worktree) Diff(ctx context.Context, opts DiffOptions) (Changes, error) {
 	return ch, err
 }
 
-// Count is Diff's totals alone: what a border shows.
+// diffArgs start every diff: no external diff program and no textconv
+// (a review has no drivers to run, and these say so again), and submodules
+// compared by the commit they are at, never by running git in them.
+var diffArgs = []string{"diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}
+
+// Count is Diff's totals alone: what a border shows, every few seconds, so
+// it reads the configuration at most every configTTL.
 func (w Worktree) Count(ctx context.Context) (Totals, error) {
 	var t Totals
-	err := w.withIntents(ctx, func(env []string) error {
-		files, err := numstat(ctx, w, env)
+	err := w.withIntents(ctx, true, func(r *review) error {
+		files, err := numstat(ctx, w, r)
 		t = sum(files)
 		return err
 	})
@@ -114,8 +116,8 @@ func sum(files []FileStat) Totals {
 // numstat runs git diff --numstat against the base and reads its -z output:
 // "ADDED\tDELETED\tPATH\0", or for a rename "ADDED\tDELETED\t\0FROM\0TO\0";
 // a binary file has "-" for both counts.
-func numstat(ctx context.Context, w Worktree, env []string) ([]FileStat, error) {
-	out, err := git(ctx, w.Path, env, "diff", "--numstat", "-z", "--no-ext-diff", w.Base, "--")
+func numstat(ctx context.Context, w Worktree, r *review) ([]FileStat, error) {
+	out, err := r.git(ctx, append(append([]string{}, diffArgs...), "--numstat", "-z", w.Base, "--")...)
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +131,15 @@ func numstat(ctx context.Context, w Worktree, env []string) ([]FileStat, error) 
 		if len(parts) != 3 {
 			return nil, fmt.Errorf("git diff --numstat: unexpected %q", fields[i])
 		}
-		f := FileStat{Path: parts[2], Binary: parts[0] == "-"}
-		f.Added, _ = strconv.Atoi(parts[0])
-		f.Deleted, _ = strconv.Atoi(parts[1])
+		f := FileStat{Path: parts[2], Binary: parts[0] == "-" && parts[1] == "-"}
+		if !f.Binary {
+			var errA, errD error
+			f.Added, errA = strconv.Atoi(parts[0])
+			f.Deleted, errD = strconv.Atoi(parts[1])
+			if errA != nil || errD != nil {
+				return nil, fmt.Errorf("git diff --numstat: unexpected counts in %q", fields[i])
+			}
+		}
 		if f.Path == "" && i+2 < len(fields) {
 			f.Path = fields[i+1] + " => " + fields[i+2]
 			i += 2
@@ -141,56 +149,35 @@ func numstat(ctx context.Context, w Worktree, env []string) ([]FileStat, error) 
 	return files, nil
 }
 
-// withIntents runs f with the environment of a throwaway index: a copy of
-// the worktree's, with every untracked file that is not ignored marked
-// intent-to-add, so `git diff BASE` shows new files as added.
-func (w Worktree) withIntents(ctx context.Context, f func(env []string) error) error {
+// withIntents runs f over a review of the worktree (HEAD at the base, the
+// index a copy of the worktree's) in which every untracked file that is not
+// ignored is marked intent-to-add, so `git diff BASE` shows new files as
+// added. Marking intent-to-add hashes no file, so it runs no clean filter
+// even where one were configured.
+func (w Worktree) withIntents(ctx context.Context, cachedConfig bool, f func(r *review) error) error {
 	if w.Base == "" {
 		return fmt.Errorf("%s: %w (no base commit)", w.Path, ErrNotWorktree)
 	}
-	admin, err := w.adminDir(ctx)
+	r, err := w.openReview(ctx, w.Base, cachedConfig)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp("", "melmux-index-*")
-	if err != nil {
-		return fmt.Errorf("diff: temporary index: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	defer os.Remove(tmp.Name() + ".lock")
-	copied, err := copyInto(tmp, filepath.Join(admin, "index"))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("diff: copy the worktree's index: %w", err)
-	}
-	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
-	if !copied {
-		// No index yet: start from HEAD's tree, as git would (into no file:
-		// an empty one is not an index).
-		os.Remove(tmp.Name())
-		if _, err := git(ctx, w.Path, env, "read-tree", "HEAD"); err != nil {
-			return err
-		}
-	}
-	if _, err := git(ctx, w.Path, env, "add", "--intent-to-add", "--all", "--", "."); err != nil {
+	defer r.close()
+	if _, err := r.git(ctx, "add", "--intent-to-add", "--all", "--", "."); err != nil {
 		return err
 	}
-	return f(env)
+	return f(r)
 }
 
-// copyInto copies the file at path into dst; a missing file copies nothing
-// and reports false.
-func copyInto(dst io.Writer, path string) (bool, error) {
-	src, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
+// openReview is a review of the worktree with HEAD at head.
+func (w Worktree) openReview(ctx context.Context, head string, cachedConfig bool) (*review, error) {
+	admin, err := w.adminDir(ctx)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	defer src.Close()
-	_, err = io.Copy(dst, src)
-	return err == nil, err
+	common, err := w.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return openReview(ctx, w.Path, admin, common, head, cachedConfig)
 }

@@ -1,25 +1,39 @@
 // Package worktree gives a pane its own git checkout, so agents working side
 // by side on one repository never edit the same files.
 //
-// Everything goes through the git command line (git 2.31 or later), never
-// through git's files directly except one: Add records the commit a worktree
-// started from in a file `melmux-base` of the worktree's administrative
-// directory (.git/worktrees/NAME/), where git keeps its own per-worktree
-// state and which `git worktree remove` deletes with it. Diff and Count
-// compare against that commit, so a worktree's changes are what it did since
-// it was made, committed or not, whatever its branch became.
+// Everything goes through the git command line (git 2.32 or later). Of
+// git's files melmux writes one: Add records the commit a worktree started
+// from in a file `melmux-base` of the worktree's administrative directory
+// (.git/worktrees/NAME/), where git keeps its own per-worktree state and
+// which `git worktree remove` deletes with it. It reads that file, and the
+// worktree's index, to copy it (see review.go). Diff and Count compare
+// against the base, so a worktree's changes are what it did since it was
+// made, committed or not, whatever its branch became.
 //
 // Worktrees live outside the repository, under Root()/<repo>-<hash>/NAME
-// (Root is $XDG_DATA_HOME/melmux/worktrees), on branch melmux/NAME. Diffs
-// include files git does not track yet (and does not ignore): git runs with
-// a throwaway copy of the worktree's index in which those files are marked
-// intent-to-add, so neither the real index nor its lock is ever touched and
-// an agent's own git commands in the worktree never meet a lock of ours.
+// (Root is $XDG_DATA_HOME/melmux/worktrees), on branch melmux/NAME. Root,
+// the repository's directory and the worktree are 0700: a worktree copies
+// a repository its owner may keep private.
+//
+// Reading a worktree (Diff, Count, and Clean's Status) runs no program that
+// the repository's configuration names, since an agent can write that
+// configuration from its own checkout: git runs over a private git directory
+// holding a copy of the worktree's index and only the configuration keys
+// that name no program (review.go says exactly what it keeps and why), so
+// no hook, fsmonitor, textconv, external diff or filter ever runs, and
+// neither the real index nor its lock is touched. Untracked files (not
+// ignored) are marked intent-to-add in that copy, so diffs show them. Every
+// other git command melmux runs but `git worktree add` runs with no hooks
+// and no fsmonitor. `git worktree add` runs as a person's would: its
+// checkout runs the repository's post-checkout hook and smudge filters.
 //
 // Clean removes the worktrees that hold nothing unsaved: no uncommitted or
 // untracked change, and a branch that either has no commit of its own or is
-// merged into the branch checked out in the repository's main checkout. It
-// never forces: git itself refuses to remove a worktree with changes.
+// merged into the branch checked out in the repository's main checkout. A
+// worktree it cannot judge, for whatever error, is kept. It checks through
+// a review and then forces `git worktree remove`, whose own check would run
+// `git status` with the repository's configuration; it still refuses, as git
+// does, worktrees with submodules and locked ones.
 //
 // The package knows nothing of panes or sessions; the server records which
 // pane works in which worktree.

@@ -75,8 +75,23 @@ func git(ctx context.Context, dir string, extra []string, args ...string) (strin
 // gitLimited is git keeping at most limit bytes of the output (0: all of
 // it); cut reports that there was more.
 func gitLimited(ctx context.Context, dir string, extra []string, limit int, args ...string) (out string, cut bool, err error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = cleanEnv(extra...)
+	return gitIn(ctx, dir, cleanEnv(extra...), limit, args...)
+}
+
+// noPrograms starts every git command melmux runs but `git worktree add`:
+// no hook and no fsmonitor, which the repository's configuration (written
+// by an agent, maybe) could name. Removing a worktree deletes a branch, and
+// update-ref runs the reference-transaction hook.
+var noPrograms = []string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false"}
+
+// gitIn is gitLimited with the whole environment given.
+func gitIn(ctx context.Context, dir string, env []string, limit int, args ...string) (out string, cut bool, err error) {
+	full := []string{"-C", dir}
+	if len(args) < 2 || args[0] != "worktree" || args[1] != "add" {
+		full = append(full, noPrograms...)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Env = env
 	stdout := &limitedBuffer{limit: limit}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr

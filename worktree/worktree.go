@@ -46,6 +46,7 @@ type Worktree struct {
 	Base   string // the commit (full id) HEAD was at when it was made
 	Repo   string // the repository's main checkout (or its git directory, for a bare repository)
 	admin  string // its administrative directory, once known (Add, Open): saves a git run per diff
+	common string // the repository's git directory, once known (Add, Open)
 }
 
 // Root is where worktrees are made: $XDG_DATA_HOME/melmux/worktrees, by
@@ -96,6 +97,7 @@ func isAlnum(c byte) bool {
 // repoOf is what Add needs to know about the repository holding dir.
 type repoOf struct {
 	main   string // the main checkout (or the git directory of a bare repository)
+	common string // the repository's git directory
 	top    string // the top of dir's own working tree
 	prefix string // dir relative to top ("" or "sub/dir/")
 	head   string // HEAD's commit
@@ -116,7 +118,7 @@ func findRepo(ctx context.Context, dir string) (repoOf, error) {
 	if len(l) < 2 {
 		return repoOf{}, fmt.Errorf("%s is %w: git rev-parse said %q", dir, ErrNotRepo, out)
 	}
-	r := repoOf{main: l[0], top: l[1]}
+	r := repoOf{main: l[0], common: l[0], top: l[1]}
 	if len(l) > 2 {
 		r.prefix = l[2]
 	}
@@ -200,7 +202,7 @@ func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, strin
 		}
 		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
 	}
-	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, Repo: r.main}
+	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, Repo: r.main, common: r.common}
 	admin, err := recordBase(ctx, w)
 	w.admin = admin
 	if err == nil {
@@ -244,6 +246,18 @@ func privateDirs(dirs ...string) error {
 		}
 	}
 	return nil
+}
+
+// commonDir is the repository's git directory.
+func (w Worktree) commonDir(ctx context.Context) (string, error) {
+	if w.common != "" {
+		return w.common, nil
+	}
+	out, err := git(ctx, w.Path, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
 }
 
 // adminDir is the worktree's administrative directory (.git/worktrees/NAME).
@@ -292,7 +306,7 @@ func Open(ctx context.Context, path string) (Worktree, error) {
 	if err != nil {
 		return Worktree{}, fmt.Errorf("%s: %w (no base commit recorded in %s)", path, ErrNotWorktree, admin)
 	}
-	w := Worktree{Name: filepath.Base(top), Path: top, Base: strings.TrimSpace(string(base)), Repo: common, admin: admin}
+	w := Worktree{Name: filepath.Base(top), Path: top, Base: strings.TrimSpace(string(base)), Repo: common, admin: admin, common: common}
 	if filepath.Base(common) == ".git" {
 		w.Repo = filepath.Dir(common)
 	}

@@ -239,3 +239,86 @@ func TestShutdownEndsWorktreeCounts(t *testing.T) {
 		t.Fatalf("the session's end waited %s for a count instead of stopping it", d)
 	}
 }
+
+// What an agent writes into its repository's configuration from its
+// worktree never runs when melmux reviews its work: the border's +A −D and
+// the diff command run neither its fsmonitor, textconv, external diff, clean
+// filter nor hooks (each would touch a marker), and still count its changes.
+func TestReviewingAWorktreePaneRunsNothingItConfigured(t *testing.T) {
+	repo := gitRepo(t)
+	s, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}, Cwd: repo}, nil); err != nil {
+		t.Fatal(err)
+	}
+	markers, scripts := t.TempDir(), t.TempDir()
+	prog := func(name string) string {
+		p := filepath.Join(scripts, name)
+		text := "#!/bin/sh\ntouch '" + filepath.Join(markers, name) + "'\nif [ $# -gt 0 ] && [ -f \"$1\" ]; then cat \"$1\"; else cat; fi\n"
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := os.WriteFile(filepath.Join(scripts, "post-index-change"), []byte("#!/bin/sh\ntouch '"+filepath.Join(markers, "hook")+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agent := strings.Join([]string{
+		"git config core.hooksPath " + scripts,
+		"git config diff.external " + prog("external-diff"),
+		"git config diff.x.textconv " + prog("textconv"),
+		"git config filter.f.clean " + prog("clean-filter"),
+		"git config extensions.worktreeConfig true",
+		"git config --worktree core.fsmonitor " + prog("fsmonitor"),
+		"printf '*.txt diff=x filter=f\\n' > .gitattributes",
+		"echo two >> a.txt",
+		"echo done; exec sleep 600",
+	}, " && ")
+	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "right", WorktreeName: "agent", Command: agent}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 2, Match: "^done$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30)}
+	var count *ui.DiffCount
+	deadline := time.Now().Add(10 * time.Second)
+	for count == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the count never arrived")
+		}
+		sc, _ := s.scene(viewer)
+		for _, p := range sc.Panes {
+			if p.ID == 2 {
+				count = p.Diff
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if *count != (ui.DiffCount{Added: 2, Deleted: 0}) {
+		t.Fatalf("the border shows %+v, want +2 −0 (a line, and .gitattributes)", *count)
+	}
+	for _, stat := range []bool{false, true} {
+		var res proto.DiffResult
+		if err := c.Call(ctx, "diff", proto.DiffParams{Pane: 2, Stat: stat}, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Added != 2 || !strings.Contains(res.Text, "a.txt") {
+			t.Fatalf("diff (stat %v): %+v", stat, res)
+		}
+	}
+	ran, _ := os.ReadDir(markers)
+	for _, m := range ran {
+		t.Errorf("melmux ran %s", m.Name())
+	}
+	// git as a person runs it does run them: the test tests something.
+	e, _ := s.lookup(2)
+	_, _ = exec.Command("git", "-C", e.wt.Path, "diff", "--no-ext-diff").CombinedOutput()
+	_, _ = exec.Command("git", "-C", e.wt.Path, "diff").CombinedOutput()
+	_, _ = exec.Command("git", "-C", e.wt.Path, "add", "-N", ".gitattributes").CombinedOutput()
+	for _, m := range []string{"fsmonitor", "textconv", "external-diff", "clean-filter", "hook"} {
+		if _, err := os.Stat(filepath.Join(markers, m)); err != nil {
+			t.Errorf("git itself did not run %s", m)
+		}
+	}
+}
