@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -141,22 +143,116 @@ type CleanOptions struct {
 // uncommitted or untracked change, and a branch with no commit of its own
 // or merged into the main checkout's HEAD. A removed worktree's melmux/
 // branch goes with it (its commits are all in the main checkout's history,
-// or it has none). A worktree it cannot judge, for any error, is kept, and
-// the outcome says why. Every directory gets an outcome saying what and
-// why.
+// or it has none). It also removes the half-made worktrees (see half.go)
+// that hold nothing but their checkout, even those whose directory is gone.
+// A worktree it cannot judge, for any error, is kept, and the outcome says
+// why. Every directory gets an outcome saying what and why.
 func Clean(ctx context.Context, root string, opts CleanOptions) ([]Outcome, error) {
-	found, skipped, err := List(ctx, root)
+	dirs, out, err := scan(root)
 	if err != nil {
 		return nil, err
 	}
-	var out []Outcome
-	for path, why := range skipped {
-		out = append(out, Outcome{Path: path, Why: why.Error()})
+	opened := make([]*Worktree, len(dirs))
+	openErr := make([]error, len(dirs))
+	repos := map[string]string{} // main checkout → git directory
+	for i, d := range dirs {
+		w, err := Open(ctx, d)
+		if err == nil {
+			opened[i] = &w
+			repos[w.Repo] = w.common
+			continue
+		}
+		openErr[i] = err
+		if main, common, ok := repoOfHalf(ctx, d); ok {
+			repos[main] = common
+		}
 	}
-	for i := range found {
-		out = append(out, cleanOne(ctx, &found[i], opts))
+	// Every worktree the repositories list under root, by path.
+	listedAt := map[string]half{}
+	var mains []string
+	for main := range repos {
+		mains = append(mains, main)
+	}
+	sort.Strings(mains)
+	for _, main := range mains {
+		all, err := listWorktrees(ctx, main)
+		if err != nil {
+			out = append(out, Outcome{Path: main, Why: "its worktrees could not be listed: " + err.Error()})
+			continue
+		}
+		for _, l := range all {
+			if p := samePath(l.path); strings.HasPrefix(p, samePath(root)+string(filepath.Separator)) {
+				listedAt[p] = half{listed: l, main: main, common: repos[main]}
+			}
+		}
+	}
+	for i, d := range dirs {
+		h, isListed := listedAt[samePath(d)]
+		delete(listedAt, samePath(d))
+		switch {
+		case isListed && h.locked:
+			out = append(out, cleanLocked(ctx, h, opened[i], opts))
+		case opened[i] != nil:
+			out = append(out, cleanOne(ctx, opened[i], opts))
+		default:
+			out = append(out, Outcome{Path: d, Why: openErr[i].Error()})
+		}
+	}
+	// Half-made worktrees whose directory is gone.
+	for p, h := range listedAt {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) && h.locked {
+			if stale, _ := staleLock(h.reason); stale {
+				out = append(out, cleanLocked(ctx, h, nil, opts))
+			}
+		}
 	}
 	return out, nil
+}
+
+// scan lists the directories root/REPO/NAME; a REPO that cannot be read is
+// an outcome.
+func scan(root string) (dirs []string, out []Outcome, err error) {
+	repos, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range repos {
+		if !r.IsDir() {
+			continue
+		}
+		ents, err := os.ReadDir(filepath.Join(root, r.Name()))
+		if err != nil {
+			out = append(out, Outcome{Path: filepath.Join(root, r.Name()), Why: err.Error()})
+			continue
+		}
+		for _, e := range ents {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(root, r.Name(), e.Name()))
+			}
+		}
+	}
+	return dirs, out, nil
+}
+
+// repoOfHalf finds the repository of a directory that Open refused, from
+// its own .git file (never from a repository above it).
+func repoOfHalf(ctx context.Context, dir string) (main, common string, ok bool) {
+	if fi, err := os.Lstat(filepath.Join(dir, ".git")); err != nil || !fi.Mode().IsRegular() {
+		return "", "", false
+	}
+	out, err := git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", "", false
+	}
+	common = strings.TrimSpace(out)
+	main = common
+	if filepath.Base(common) == ".git" {
+		main = filepath.Dir(common)
+	}
+	return main, common, true
 }
 
 // cleanOne judges and, when it holds nothing unsaved, removes a worktree.
@@ -168,6 +264,48 @@ func cleanOne(ctx context.Context, w *Worktree, opts CleanOptions) Outcome {
 			o.Removed, o.Why = false, "the removal failed: "+err.Error()
 		}
 	}
+	return o
+}
+
+// cleanLocked is the outcome of a locked worktree: kept, unless it is
+// half-made and holds nothing but its checkout.
+func cleanLocked(ctx context.Context, h half, w *Worktree, opts CleanOptions) Outcome {
+	stale, what := staleLock(h.reason)
+	h.lock = what
+	hw := h.worktree()
+	if w == nil {
+		w = &hw
+	}
+	o := Outcome{Path: h.path, Worktree: w}
+	if !stale {
+		o.Why = what
+		return o
+	}
+	if opts.InUse != nil {
+		if who := opts.InUse(*w); who != "" {
+			o.Why = "half-made (" + what + ") but in use: " + who
+			return o
+		}
+	}
+	empty, why, err := h.holdsNothing(ctx)
+	switch {
+	case err != nil:
+		o.Why = fmt.Sprintf("half-made (%s), and melmux could not tell what it holds, so it stays: %v", what, err)
+		return o
+	case !empty:
+		o.Why = fmt.Sprintf("half-made (%s) but %s: look at it, then `git worktree remove --force --force %s`", what, why, h.path)
+		return o
+	}
+	o.Removed, o.Why = true, fmt.Sprintf("half-made (%s); nothing in it but its checkout", what)
+	if opts.DryRun {
+		return o
+	}
+	kept, err := h.remove(ctx)
+	if err != nil {
+		o.Removed, o.Why = false, fmt.Sprintf("half-made (%s); the removal failed: %v", what, err)
+		return o
+	}
+	o.Why += kept
 	return o
 }
 
@@ -225,8 +363,11 @@ func (w Worktree) Remove(ctx context.Context) error {
 	return w.removeAt(ctx, st.Head, "--force")
 }
 
-// remove undoes a fresh Add: the branch still points at the base.
-func (w Worktree) remove(ctx context.Context) error { return w.removeAt(ctx, w.Base, "--force") }
+// remove undoes a fresh Add, still locked by it: the branch still points at
+// the base.
+func (w Worktree) remove(ctx context.Context) error {
+	return w.removeAt(ctx, w.Base, "--force", "--force")
+}
 
 func (w Worktree) removeAt(ctx context.Context, head string, force ...string) error {
 	args := append(append([]string{"worktree", "remove"}, force...), w.Path)

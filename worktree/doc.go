@@ -35,6 +35,11 @@
 // `git status` with the repository's configuration; it still refuses, as git
 // does, worktrees with submodules and locked ones.
 //
+// Add locks a worktree while making it, with a reason naming its process,
+// so that what a killed `git worktree add` or a dead melmux leaves is known
+// for half-made; Add of the same name and Clean remove those when they hold
+// nothing but their checkout (half.go).
+//
 // The package knows nothing of panes or sessions; the server records which
 // pane works in which worktree.
 package worktree

@@ -2,6 +2,8 @@ package worktree
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,6 +12,18 @@ import (
 	"syscall"
 	"testing"
 )
+
+// TestMain lets a test run Add in a child process of its own, which a git
+// hook kills as `git worktree add` runs (see crashedAdd).
+func TestMain(m *testing.M) {
+	if os.Getenv("MELMUX_TEST_ADD_ROOT") != "" {
+		os.Setenv("MELMUX_TEST_KILL", fmt.Sprint(os.Getpid()))
+		_, _, err := Add(context.Background(), os.Getenv("MELMUX_TEST_ADD_ROOT"), os.Getenv("MELMUX_TEST_ADD_DIR"), os.Getenv("MELMUX_TEST_ADD_NAME"))
+		fmt.Fprintln(os.Stderr, "Add returned:", err)
+		os.Exit(3)
+	}
+	os.Exit(m.Run())
+}
 
 // A worktree whose state git reports in a way melmux cannot read is kept,
 // and the outcome says why: here a git that prints no number for the count
@@ -199,5 +213,185 @@ func TestReviewRunsNoRepositoryProgram(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(markers, m)); err != nil {
 			t.Errorf("git itself did not run %s: the test does not test it", m)
 		}
+	}
+}
+
+// A `git worktree add` killed on the way leaves nothing behind: Add removes
+// the half-made worktree and the branch it made, and the name can be used
+// again at once.
+func TestInterruptedAddLeavesNothing(t *testing.T) {
+	repo, root := newRepo(t)
+	ctx := context.Background()
+	hooks := t.TempDir()
+	write(t, filepath.Join(hooks, "post-checkout"), "#!/bin/sh\nkill -9 $PPID\n")
+	if err := os.Chmod(filepath.Join(hooks, "post-checkout"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, "config", "core.hooksPath", hooks)
+	_, _, err := Add(ctx, root, repo, "cut")
+	if err == nil || !strings.Contains(err.Error(), "signal: killed") || !strings.Contains(err.Error(), "the half-made worktree and branch it left were removed") {
+		t.Fatalf("Add: %v; want git killed and what it left removed", err)
+	}
+	if list := run(t, repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Fatalf("worktrees left:\n%s", list)
+	}
+	if b := run(t, repo, "branch", "--list", "melmux/*"); b != "" {
+		t.Fatalf("branches left: %s", b)
+	}
+	run(t, repo, "config", "--unset", "core.hooksPath")
+	if _, _, err := Add(ctx, root, repo, "cut"); err != nil {
+		t.Fatalf("the name is not free again: %v", err)
+	}
+}
+
+// crashedAdd runs Add in a child process that a post-checkout hook kills,
+// with its `git worktree add`, as melmux and git die together in a crash:
+// what is left is a worktree locked by a process that is gone, with no base
+// recorded.
+func crashedAdd(t *testing.T, repo, root, name string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "MELMUX_TEST_ADD_ROOT="+root, "MELMUX_TEST_ADD_DIR="+repo, "MELMUX_TEST_ADD_NAME="+name)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the child was not killed: %v\n%s", err, out)
+	}
+	path := filepath.Join(repoDir(root, repo), name)
+	list := run(t, repo, "worktree", "list", "--porcelain")
+	if !strings.Contains(list, "worktree "+path+"\n") || !strings.Contains(list, "locked "+makingPrefix+" (process ") {
+		t.Fatalf("no half-made worktree at %s:\n%s", path, list)
+	}
+	if _, err := os.Stat(filepath.Join(path, "a.txt")); err != nil {
+		t.Fatalf("the checkout did not happen: %v", err)
+	}
+	return path
+}
+
+// Half-made worktrees (left by a crash during `git worktree add`, or by
+// git's own "initializing" lock) are removed by Clean, or by Add of the same
+// name, when they hold nothing but their checkout, even with files or the
+// .git missing or the directory gone; one holding anything else, one being
+// made right now, and one a person locked are kept, saying why.
+func TestHalfMadeWorktrees(t *testing.T) {
+	repo, root := newRepo(t)
+	ctx := context.Background()
+	hooks := t.TempDir()
+	write(t, filepath.Join(hooks, "post-checkout"), "#!/bin/sh\n[ -n \"$MELMUX_TEST_KILL\" ] && kill -9 $MELMUX_TEST_KILL $PPID\nexit 0\n")
+	if err := os.Chmod(filepath.Join(hooks, "post-checkout"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, "config", "core.hooksPath", hooks)
+
+	whole := crashedAdd(t, repo, root, "whole")
+	partial := crashedAdd(t, repo, root, "partial")
+	for _, p := range []string{"a.txt", "sub/b.txt"} {
+		if err := os.Remove(filepath.Join(partial, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noIndex := crashedAdd(t, repo, root, "no-index")
+	if err := os.Remove(filepath.Join(noIndex, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(run(t, noIndex, "rev-parse", "--git-dir"), "index")); err != nil {
+		t.Fatal(err)
+	}
+	noGit := crashedAdd(t, repo, root, "no-git")
+	if err := os.RemoveAll(noGit); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(noGit, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	gone := crashedAdd(t, repo, root, "gone")
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	held := crashedAdd(t, repo, root, "held")
+	write(t, filepath.Join(held, "notes.txt"), "mine\n")
+	initializing := filepath.Join(repoDir(root, repo), "initializing")
+	run(t, repo, "worktree", "add", "-q", "--lock", "--reason", "initializing", "-b", "melmux/initializing", initializing)
+	making := filepath.Join(repoDir(root, repo), "making")
+	start, _ := procStart(os.Getpid())
+	run(t, repo, "worktree", "add", "-q", "--lock", "--reason", fmt.Sprintf("%s (process %d, start %d, add 1)", makingPrefix, os.Getpid(), start), "-b", "melmux/making", making)
+	reuse := crashedAdd(t, repo, root, "reuse")
+
+	w, _, err := Add(ctx, root, repo, "reuse")
+	if err != nil {
+		t.Fatalf("Add over a half-made worktree: %v", err)
+	}
+	if !strings.Contains(w.Note, "removed a half-made worktree of that name first") || w.Path != reuse {
+		t.Fatalf("Add: %+v", w)
+	}
+	if _, _, err := Add(ctx, root, repo, "held"); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "it holds 1 changed or untracked file") {
+		t.Fatalf("Add over a half-made worktree holding a file: %v", err)
+	}
+	if _, _, err := Add(ctx, root, repo, "making"); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), fmt.Sprintf("being made by melmux process %d", os.Getpid())) {
+		t.Fatalf("Add over a worktree being made: %v", err)
+	}
+	locked, _, err := Add(ctx, root, repo, "locked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, "worktree", "lock", "--reason", "on a disk", locked.Path)
+
+	dry, err := Clean(ctx, root, CleanOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(whole); err != nil || len(dry) != 10 {
+		t.Fatalf("a dry run removed something, or missed one: %v, %d outcomes %+v", err, len(dry), dry)
+	}
+	out, err := Clean(ctx, root, CleanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Outcome{}
+	for _, o := range out {
+		got[filepath.Base(o.Path)] = o
+	}
+	gonePrefix := "half-made (its making by melmux process "
+	for _, name := range []string{"whole", "partial", "no-index", "no-git", "gone"} {
+		o := got[name]
+		if !o.Removed || !strings.HasPrefix(o.Why, gonePrefix) || !strings.HasSuffix(o.Why, "did not finish (the process is gone)); nothing in it but its checkout") {
+			t.Errorf("%s: %+v", name, o)
+		}
+		if o.Worktree == nil || o.Worktree.Branch != "melmux/"+name {
+			t.Errorf("%s: worktree %+v", name, o.Worktree)
+		}
+	}
+	if o := got["initializing"]; !o.Removed || o.Why != `half-made (locked "initializing" by a git worktree add that did not finish); nothing in it but its checkout` {
+		t.Errorf("initializing: %+v", o)
+	}
+	if o := got["held"]; o.Removed || !strings.Contains(o.Why, "but it holds 1 changed or untracked file: look at it") {
+		t.Errorf("held: %+v", o)
+	}
+	if o := got["making"]; o.Removed || o.Why != fmt.Sprintf("being made by melmux process %d", os.Getpid()) {
+		t.Errorf("making: %+v", o)
+	}
+	if o := got["locked"]; o.Removed || o.Why != "locked: on a disk (`git worktree unlock` frees it)" {
+		t.Errorf("locked: %+v", o)
+	}
+	if o := got["reuse"]; !o.Removed || o.Why != "no changes" {
+		t.Errorf("reuse: %+v", o)
+	}
+	list := run(t, repo, "worktree", "list", "--porcelain")
+	for _, p := range []string{whole, partial, noIndex, noGit, gone, initializing, reuse} {
+		if strings.Contains(list, "worktree "+p+"\n") {
+			t.Errorf("%s is still listed", p)
+		}
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	for _, p := range []string{held, making, locked.Path} {
+		if !strings.Contains(list, "worktree "+p+"\n") {
+			t.Errorf("%s was removed", p)
+		}
+	}
+	branches := run(t, repo, "branch", "--list", "melmux/*", "--format=%(refname:short)")
+	if branches != "melmux/held\nmelmux/locked\nmelmux/making" {
+		t.Errorf("branches left:\n%s", branches)
 	}
 }

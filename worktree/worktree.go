@@ -45,6 +45,9 @@ type Worktree struct {
 	Branch string // the branch it has checked out, "melmux/NAME" unless someone switched; "" when detached
 	Base   string // the commit (full id) HEAD was at when it was made
 	Repo   string // the repository's main checkout (or its git directory, for a bare repository)
+	// Note says what Add did besides making it: a half-made worktree of the
+	// same name that it removed first. Empty otherwise, and from Open.
+	Note   string
 	admin  string // its administrative directory, once known (Add, Open): saves a git run per diff
 	common string // the repository's git directory, once known (Add, Open)
 }
@@ -190,19 +193,27 @@ func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, strin
 	if err := privateDirs(root, rdir); err != nil {
 		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
 	}
+	note, err := clearHalf(ctx, r, path)
+	if err != nil {
+		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
+	}
 	if _, err := git(ctx, dir, nil, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
 		return Worktree{}, "", fmt.Errorf("worktree %q: branch %s %w in %s (an earlier pane's work is kept on it): choose another name, or delete the branch", name, branch, ErrExists, r.main)
 	}
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		return Worktree{}, "", fmt.Errorf("worktree %q: the directory %s %w: choose another name (`melmux worktree clean` removes finished ones)", name, path, ErrExists)
 	}
-	if _, err := git(ctx, dir, nil, "worktree", "add", "--quiet", "-b", branch, path, r.head); err != nil {
+	// Locked until its base is recorded, by a reason naming this process:
+	// whatever is left when either git or melmux dies on the way is known
+	// for melmux's and for dead, and removed (clearHalf, Clean).
+	reason := makingReason()
+	if _, err := git(ctx, dir, nil, "worktree", "add", "--quiet", "--lock", "--reason", reason, "-b", branch, path, r.head); err != nil {
 		if saysAny(err, "already exists") {
 			return Worktree{}, "", fmt.Errorf("worktree %q: %w: %v", name, ErrExists, err)
 		}
-		return Worktree{}, "", fmt.Errorf("worktree %q: %w", name, err)
+		return Worktree{}, "", fmt.Errorf("worktree %q: %w%s", name, err, undoAdd(context.WithoutCancel(ctx), r, path, branch, reason))
 	}
-	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, Repo: r.main, common: r.common}
+	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, Repo: r.main, Note: note, common: r.common}
 	admin, err := recordBase(ctx, w)
 	w.admin = admin
 	if err == nil {
@@ -212,9 +223,14 @@ func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, strin
 			err = fmt.Errorf("worktree %q: %w", name, cerr)
 		}
 	}
+	if err == nil {
+		if _, uerr := git(ctx, dir, nil, "worktree", "unlock", path); uerr != nil {
+			err = fmt.Errorf("worktree %q: %w", name, uerr)
+		}
+	}
 	if err != nil {
 		// Best effort: a worktree without its base is of no use to melmux.
-		_ = w.remove(ctx)
+		_ = w.remove(context.WithoutCancel(ctx))
 		return Worktree{}, "", err
 	}
 	start := path
@@ -317,41 +333,4 @@ func Open(ctx context.Context, path string) (Worktree, error) {
 		}
 	}
 	return w, nil
-}
-
-// List opens every worktree under root, the repositories' directories in
-// name order. A directory that is not a worktree made by Add is returned in
-// skipped with the reason.
-func List(ctx context.Context, root string) (found []Worktree, skipped map[string]error, err error) {
-	repos, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	skipped = map[string]error{}
-	for _, r := range repos {
-		if !r.IsDir() {
-			continue
-		}
-		dirs, err := os.ReadDir(filepath.Join(root, r.Name()))
-		if err != nil {
-			skipped[filepath.Join(root, r.Name())] = err
-			continue
-		}
-		for _, d := range dirs {
-			if !d.IsDir() {
-				continue
-			}
-			path := filepath.Join(root, r.Name(), d.Name())
-			w, err := Open(ctx, path)
-			if err != nil {
-				skipped[path] = err
-				continue
-			}
-			found = append(found, w)
-		}
-	}
-	return found, skipped, nil
 }

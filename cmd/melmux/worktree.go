@@ -101,12 +101,12 @@ func init() {
 			for _, o := range out {
 				what := "kept"
 				switch {
-				case o.Worktree == nil:
-					what = "left alone"
 				case o.Removed && *dry:
 					what = "would remove"
 				case o.Removed:
 					what = "removed"
+				case o.Worktree == nil:
+					what = "left alone"
 				}
 				name := o.Path
 				if o.Worktree != nil && o.Worktree.Branch != "" {

@@ -92,6 +92,12 @@ func (s *Server) spawnIn(ctx context.Context, method string, spec spawnSpec, on 
 		return nil, res, err
 	}
 	s.log.Info("pane in a worktree", "pane", e.p.ID(), "worktree", wt.Path, "branch", wt.Branch, "base", wt.Base)
+	if wt.Note != "" {
+		// A half-made worktree of the name was removed first: the caller
+		// is told, as of a layout that differs from the one asked for.
+		s.log.Info("worktree: "+wt.Note, "pane", e.p.ID(), "worktree", wt.Path)
+		res.Note = strings.TrimPrefix(res.Note+"; worktree "+wt.Name+": "+wt.Note, "; ")
+	}
 	return e, res, nil
 }
 
