@@ -18,10 +18,8 @@ import (
 )
 
 // unlockAllowed lists the files that still lock or unlock Server.mu by
-// hand, and at how many places each may. worktree.go belongs to the
-// worktree change under way beside this one; its sections move to withLock
-// with it.
-var unlockAllowed = map[string]int{"worktree.go": 5}
+// hand, and at how many places each may: none.
+var unlockAllowed = map[string]int{}
 
 // Every Server.mu.Unlock in the package is deferred, and every Lock is
 // followed at once by its deferred Unlock: between a Lock and a hand-written

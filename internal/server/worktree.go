@@ -49,19 +49,22 @@ func (s *Server) spawnIn(ctx context.Context, method string, spec spawnSpec, on 
 			return nil, layout.AddResult{}, errorf(proto.CodeBadParams, "%s: worktree_name: %v", method, err)
 		}
 	}
-	s.mu.Lock()
 	dir := spec.cwd
-	if spec.target != 0 {
-		if _, err := s.lookupLocked(spec.target); err != nil {
-			s.mu.Unlock()
-			return nil, layout.AddResult{}, err
+	var err error
+	s.withLock(func() {
+		if spec.target != 0 {
+			if _, err = s.lookupLocked(spec.target); err != nil {
+				return
+			}
 		}
+		if dir == "" {
+			dir = s.startDirLocked(spec.target)
+		}
+		spec.id = s.reserveIDLocked()
+	})
+	if err != nil {
+		return nil, layout.AddResult{}, err
 	}
-	if dir == "" {
-		dir = s.startDirLocked(spec.target)
-	}
-	spec.id = s.reserveIDLocked()
-	s.mu.Unlock()
 
 	wctx, cancel := context.WithTimeout(ctx, worktreeWait)
 	defer cancel()
@@ -69,7 +72,6 @@ func (s *Server) spawnIn(ctx context.Context, method string, spec spawnSpec, on 
 	var (
 		wt    worktree.Worktree
 		start string
-		err   error
 	)
 	if name != "" {
 		wt, start, err = worktree.Add(wctx, root, dir, name)
@@ -139,15 +141,16 @@ func (s *Server) countWorktree(e *paneEntry) {
 		t, err = e.wt.Count(ctx)
 		return err
 	})
-	s.mu.Lock()
-	e.wtCount.running = false
-	changed := err == nil && (!e.wtCount.known || t != e.wtCount.totals)
-	if err == nil {
-		e.wtCount.totals, e.wtCount.known = t, true
-	}
-	report := err != nil && !e.wtCount.failing
-	e.wtCount.failing = err != nil
-	s.mu.Unlock()
+	var changed, report bool
+	s.withLock(func() {
+		e.wtCount.running = false
+		changed = err == nil && (!e.wtCount.known || t != e.wtCount.totals)
+		if err == nil {
+			e.wtCount.totals, e.wtCount.known = t, true
+		}
+		report = err != nil && !e.wtCount.failing
+		e.wtCount.failing = err != nil
+	})
 	if report {
 		s.log.Warn("count worktree changes (said once until a count works again)", "pane", e.p.ID(), "worktree", e.wt.Path, "err", err)
 	}
