@@ -18,7 +18,10 @@
 #      fresh process, with its peak resident memory (VmHWM) once it has
 #      answered (issue 19.16): six lines must cost about what one does, and
 #      a line over the limit less than one under it;
-#   7. with FUZZTIME set (e.g. FUZZTIME=5m), every fuzz target of the repo
+#   7. the third round's attacks (bench/faults/third.go): a 120 KB title,
+#      a 6 MB history read whole, a paste rebuilding its end marker, a
+#      forged agent report; each must be refused or arrive whole;
+#   8. with FUZZTIME set (e.g. FUZZTIME=5m), every fuzz target of the repo
 #      for that long each, one worker, and its execution count.
 #
 # It builds melmux and the driver (bench/faults) from this checkout into a
@@ -188,6 +191,18 @@ if out=$("$F" mcp "$M"); then
 else
 	fail "melmux mcp attack (see above)"
 fi
+
+echo "== third round: a 120 KB title, a 6 MB history read whole, a paste that rebuilds its end marker, a forged agent report"
+before=$("$F" stats)
+mkdir -p "$work/third"
+if out=$("$F" third "$work/third"); then
+	echo "$out"
+else
+	echo "$out"
+	fail "third-round attacks (see above)"
+fi
+after=$("$F" stats)
+row "third-round attacks" "$before" "$after"
 
 end=$("$F" stats)
 echo "== whole run"

@@ -30,10 +30,10 @@ type driver struct{ sock string }
 
 func (d *driver) run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("give a command: stats, panes N, attach N, clients N COLSxROWS, conns N, waits N M, hugesize, mcp MELMUX")
+		return errors.New("give a command: stats, panes N, attach N, clients N COLSxROWS, conns N, waits N M, hugesize, mcp MELMUX, third DIR")
 	}
 	n := 0
-	if len(args) > 1 && args[0] != "mcp" {
+	if len(args) > 1 && args[0] != "mcp" && args[0] != "third" {
 		var err error
 		if n, err = strconv.Atoi(args[1]); err != nil || n < 1 {
 			return fmt.Errorf("%s: %q is not a positive count", args[0], args[1])
@@ -68,6 +68,11 @@ func (d *driver) run(args []string) error {
 		return d.waits(n, m)
 	case "hugesize":
 		return d.hugeSize()
+	case "third":
+		if len(args) != 2 {
+			return errors.New("third DIR (a directory the attacks may write in)")
+		}
+		return d.third(args[1])
 	case "mcp":
 		if len(args) != 2 {
 			return errors.New("mcp MELMUX (the melmux binary whose mcp verb to attack)")
