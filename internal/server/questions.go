@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/melmux/melmux/internal/audit"
@@ -33,6 +34,13 @@ type paneQuestion struct {
 	decided  bool
 	decision agentstate.PolicyDecision
 	rule     string
+}
+
+// asksLocked says whether q (nil for none) waits for someone to answer it:
+// a question the policy decided is being answered by its key, and a
+// read_agent waits on for the turn to go on.
+func (q *paneQuestion) asksLocked() bool {
+	return q != nil && (!q.decided || q.decision == agentstate.Ask)
 }
 
 // hookQuestion is what a permission hook (Claude Code's PermissionRequest)
@@ -194,11 +202,19 @@ func (s *Server) policyLocked(id int, e *paneEntry, kind string) {
 	p := e.p
 	go func() {
 		defer s.recovered(fmt.Sprintf("pane %d's policy answer", id), nil)
+		if h := policyKeyHook.Load(); h != nil {
+			(*h)()
+		}
 		if _, err := p.SendKeys(context.Background(), o.Key); err != nil {
 			s.log.Warn("policy: typing the answer", "pane", id, "key", o.Key, "err", err)
 		}
 	}()
 }
+
+// policyKeyHook, when set (by tests), runs before the policy types its
+// answer: the moment a test may look at what others see of a question
+// being answered.
+var policyKeyHook atomic.Pointer[func()]
 
 // decideByPolicyLocked is the policy's decision on q, asked by an agent of
 // kind; Ask (a person decides) when there is no policy.

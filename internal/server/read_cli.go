@@ -98,7 +98,7 @@ func (s *Server) waitCLITurn(ctx context.Context, id int, e *paneEntry, target i
 			}
 			recheck = s.endTurnIfOverLocked(e, state, time.Now())
 			c := e.turns.turnOfLocked(target)
-			over = target == 0 || c == nil || c.ended || e.turns.q != nil || !e.p.Status().Running
+			over = target == 0 || c == nil || c.ended || e.turns.q.asksLocked() || !e.p.Status().Running
 			ch = e.agentChangesLocked()
 		}, id)
 		if gone {

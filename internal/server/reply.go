@@ -136,6 +136,7 @@ var (
 	footerLine  = regexp.MustCompile(`(?i)(esc to interrupt|ctrl\+c to|\? for shortcuts|context left|tokens used|accept edits|bypass permissions|^\s*✻\s|^\s*(worked|cooked) for \d)`)
 	bulletLine  = regexp.MustCompile(`^\s*([●•✦⏺])\s?`)
 	promptLine  = regexp.MustCompile(`^\s*[›❯>](\s|$)`)
+	menuLine    = regexp.MustCompile(`^\s*[›❯>]\s*\d+\.\s`) // a question's chosen option, not a prompt
 )
 
 // screenReply cuts a turn's reply out of what the pane shows since the
@@ -162,7 +163,7 @@ func screenReply(txt term.Text, message string) string {
 			}
 			break
 		}
-		if promptLine.MatchString(l) && len(body) > 0 {
+		if promptLine.MatchString(l) && !menuLine.MatchString(l) && len(body) > 0 {
 			break // the agent's input line: what follows is its footer
 		}
 		if spinnerLine.MatchString(l) || footerLine.MatchString(l) {

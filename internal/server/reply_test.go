@@ -53,4 +53,11 @@ func TestScreenReply(t *testing.T) {
 	if got, want := screenReply(plain, "fix the bug"), "Fixed it in main.go."; got != want {
 		t.Errorf("screenReply without bullets = %q, want %q", got, want)
 	}
+	// A question answered during the turn (cleared into the history) is not
+	// the agent's prompt: its chosen option does not end the reply.
+	asked := term.Text{History: []string{"> fix it", "Do you want to proceed?", "❯ 1. Yes", "  2. No"},
+		Lines: []string{"● Fixed it.", ">"}}
+	if got, want := screenReply(asked, "fix it"), "Fixed it."; got != want {
+		t.Errorf("screenReply after a question = %q, want %q", got, want)
+	}
 }

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"log/slog"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane/agentstate"
+)
+
+// A question the policy decides is being answered: read_agent waits
+// through it for the rest of the turn instead of returning the question
+// to a lead that has nothing to do about it. The policy's key is held
+// until read_agent is seen waiting, so the test does not depend on who is
+// faster.
+func TestReadAgentWaitsThroughAPolicyAnswer(t *testing.T) {
+	policy, err := agentstate.NewPolicy([]agentstate.PolicyRule{{Kind: "*", Tool: "*", Decision: agentstate.Deny}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log logBuffer
+	_, c := startServer(t, func(cfg *Config) {
+		cfg.Agents = AgentsConfig{Policy: policy}
+		cfg.Log = slog.New(slog.NewTextHandler(&log, nil))
+	})
+	// A stand-in agent: it takes a message, asks as Claude Code does, and
+	// once answered clears the question, as Claude Code does, and says what
+	// it was answered.
+	newPane(t, c, standIn(t, "#!/bin/sh\nprintf '> '\nread msg\n"+
+		"printf 'Bash command\\n  rm -rf build\\nDo you want to proceed?\\n\\342\\235\\257 1. Yes\\n  2. No\\n'\n"+
+		"stty raw -echo\nkey=$(dd bs=1 count=1 2>/dev/null)\nstty sane\n"+
+		"printf '\\033[H\\033[2J\\342\\227\\217 You answered %s.\\n> ' \"$key\"\nsleep 600\n"))
+	waitLine(t, c, 1, `^>`)
+
+	waiting := make(chan struct{})
+	var once sync.Once
+	onWait := func() { once.Do(func() { close(waiting) }) }
+	turnWaitHook.Store(&onWait)
+	t.Cleanup(func() { turnWaitHook.Store(nil) })
+	held := func() {
+		select {
+		case <-waiting:
+		case <-time.After(20 * time.Second):
+		}
+	}
+	policyKeyHook.Store(&held)
+	t.Cleanup(func() { policyKeyHook.Store(nil) })
+
+	r := send(t, c, 1, "fix the tests", "")
+	if r.Turn != 1 {
+		t.Fatalf("send_agent: %+v", r)
+	}
+	var out proto.ReadAgentResult
+	if err := c.Call(context.Background(), "read_agent", proto.ReadAgentParams{Pane: 1, WaitMS: 30000}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.TurnDone || out.Question != nil || !strings.Contains(out.Reply, "You answered 2.") {
+		var ex proto.ExplainResult
+		_ = c.Call(context.Background(), "explain", proto.PaneRef{Pane: 1}, &ex)
+		t.Fatalf("read_agent returned before the policy's answer went through: turn_done %v, question %+v, reply %q, note %q; screen %q; explain %+v; log %s",
+			out.TurnDone, out.Question, out.Reply, out.WaitNote, out.Lines, ex, log.String())
+	}
+}
