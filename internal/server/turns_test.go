@@ -1,8 +1,8 @@
 package server
 
 import (
-	"log/slog"
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
