@@ -111,9 +111,9 @@ func quotePrefix(s string) string {
 	return strconv.Quote(s[:cut]) + "…"
 }
 
-// humanBytes writes a limit or a size the way docs/cli.md does: 4096 bytes,
-// 64 KiB, 32 MiB.
-func humanBytes(n int) string {
+// HumanBytes writes a limit or a size the way docs/cli.md does: 4096 bytes,
+// 64 KiB, 32 MiB. melmux mcp words its own limits with it.
+func HumanBytes(n int) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
@@ -127,5 +127,5 @@ func humanBytes(n int) string {
 
 // tooLong is the error for a string argument over its limit.
 func tooLong(value string, limit int) error {
-	return fmt.Errorf("is %d bytes, over the limit of %s (it starts %s)", len(value), humanBytes(limit), quotePrefix(value))
+	return fmt.Errorf("is %d bytes, over the limit of %s (it starts %s)", len(value), HumanBytes(limit), quotePrefix(value))
 }

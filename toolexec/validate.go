@@ -40,7 +40,7 @@ func (a args) boolean(name string) bool {
 // clients send null); a null value counts as absent.
 func parseArgs(def ToolDef, arguments string) (args, error) {
 	if len(arguments) > MaxArgumentsBytes {
-		return nil, fmt.Errorf("%s: arguments are %d bytes, over the limit of %s", def.Name, len(arguments), humanBytes(MaxArgumentsBytes))
+		return nil, fmt.Errorf("%s: arguments are %d bytes, over the limit of %s", def.Name, len(arguments), HumanBytes(MaxArgumentsBytes))
 	}
 	trimmed := strings.TrimSpace(arguments)
 	if trimmed == "" || trimmed == "null" {

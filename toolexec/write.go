@@ -226,7 +226,7 @@ func (e *Executor) editFile(ctx context.Context, a args) Result {
 	// multiplies the file.
 	if size := int64(len(data)) + int64(n)*(int64(len(newS))-int64(len(oldS))); size > MaxEditFileBytes {
 		return errResult("edit_file: the edited %s would be %s, over the %s edit_file writes; make fewer or smaller replacements",
-			shown, humanBytes(int(size)), humanBytes(MaxEditFileBytes))
+			shown, HumanBytes(int(size)), HumanBytes(MaxEditFileBytes))
 	}
 	// The first lines replaced, counted incrementally.
 	const showLines = 20
@@ -307,5 +307,5 @@ var errTooBig = errors.New("too big to edit")
 func errTooBigToEdit(t target, size int64) error {
 	return fmt.Errorf("%s is %s: %w (edit_file changes files up to %s, as it holds the file in memory twice); "+
 		"change it with a command through run_command (sed, a script) or replace it with write_file",
-		t.shown, humanBytes(int(size)), errTooBig, humanBytes(MaxEditFileBytes))
+		t.shown, HumanBytes(int(size)), errTooBig, HumanBytes(MaxEditFileBytes))
 }

@@ -411,7 +411,7 @@ func split(line []byte, tooLong bool, lim limits) (env, args, answer []byte) {
 	case tooLong:
 		return nil, nil, errorResponse(nil, jsonrpc.CodeParseError,
 			fmt.Sprintf("Parse error: the message is over the limit of %s for a tools/call's arguments and %s for the rest",
-				humanBytes(lim.line-lim.envelope), humanBytes(lim.envelope)))
+				toolexec.HumanBytes(lim.line-lim.envelope), toolexec.HumanBytes(lim.envelope)))
 	case !json.Valid(line):
 		var v any
 		err := json.Unmarshal(line, &v)
@@ -465,7 +465,7 @@ func split(line []byte, tooLong bool, lim limits) (env, args, answer []byte) {
 		}
 		return nil, nil, errorResponse(rawID(line, id), jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("Invalid Request: %s %d bytes, over the %s limit (only a tools/call's arguments may be larger, up to %s)",
-				what, rest, humanBytes(lim.envelope), humanBytes(lim.line-lim.envelope)))
+				what, rest, toolexec.HumanBytes(lim.envelope), toolexec.HumanBytes(lim.line-lim.envelope)))
 	}
 	return env, args, nil
 }
@@ -626,19 +626,6 @@ func errorResponse(id any, code int64, message string) []byte {
 		return nil
 	}
 	return append(data, '\n')
-}
-
-// humanBytes writes a limit the way docs/cli.md does: 64 KiB, 96 MiB.
-func humanBytes(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // clip shortens s to at most n bytes at a rune boundary; JSON error texts
