@@ -378,7 +378,7 @@ func (s *Server) decideLocked(id int, e *paneEntry, fresh bool) (*agentstate.Dec
 		s.agentChangedStateLocked(id, e, kind, d)
 	}
 	if a == nil {
-		s.trackTurnLocked(id, e, kind, &d, now)
+		s.trackTurnLocked(id, e, kind, &d, sig.Screen, now) // the screen the decision read
 	}
 	e.ag.cached, e.ag.cachedCh, e.ag.cacheGen = &d, ch, e.ag.gen
 	e.ag.until = now.Add(agentCacheMax)

@@ -56,7 +56,7 @@ func init() {
 		if k, _ := s.rules().KindOfProcs([]agentstate.Proc{{Argv: argv}}); k != "" {
 			// An agent CLI takes a message only once it has drawn its
 			// prompt: a lead's next call should find it ready.
-			s.waitAgentReady(ctx, e.p.ID(), e, agentStartWait)
+			s.waitAgentReady(ctx, e.p.ID(), e, agentStartWait, false)
 		}
 		return placed(e, res, true), nil
 	}})

@@ -66,7 +66,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	kind := s.agentKind(id, e)
 	if kind != "" {
 		agentReady(ctx, p)
-		s.waitAgentReady(ctx, id, e, deliverReady)
+		s.waitAgentReady(ctx, id, e, deliverReady, true)
 	}
 	// Typed rather than pasted, each control character would act as the
 	// key it is (^C ends a line reader's line, ^U erases it): refused, not

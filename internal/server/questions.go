@@ -72,7 +72,7 @@ type answered struct {
 // trackQuestionLocked follows the pane's question with a new decision:
 // reads it when the agent waits, notes who answered when it is gone, and
 // asks the policy once per question. Caller holds Server.mu.
-func (s *Server) trackQuestionLocked(id int, e *paneEntry, kind string, d *agentstate.Decision, now time.Time) {
+func (s *Server) trackQuestionLocked(id int, e *paneEntry, kind string, d *agentstate.Decision, screen agentstate.Screen, now time.Time) {
 	t := &e.turns
 	if d.State != agentstate.Waiting {
 		if t.q != nil {
@@ -80,7 +80,7 @@ func (s *Server) trackQuestionLocked(id int, e *paneEntry, kind string, d *agent
 		}
 		return
 	}
-	q, source := s.readQuestionLocked(e, kind, d)
+	q, source := s.readQuestionLocked(e, kind, d, screen)
 	if t.q != nil && t.q.q.Equal(q) {
 		return
 	}
@@ -93,8 +93,7 @@ func (s *Server) trackQuestionLocked(id int, e *paneEntry, kind string, d *agent
 
 // readQuestionLocked reads what the agent asks: the question on its
 // screen, with the tool and input of a permission hook that fired for it.
-func (s *Server) readQuestionLocked(e *paneEntry, kind string, d *agentstate.Decision) (*agentstate.Question, string) {
-	screen := agentScreen(e.p.Term())
+func (s *Server) readQuestionLocked(e *paneEntry, kind string, d *agentstate.Decision, screen agentstate.Screen) (*agentstate.Question, string) {
 	q := agentstate.ParseQuestion(kind, screen)
 	source := "screen"
 	if q == nil {

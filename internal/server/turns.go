@@ -102,13 +102,13 @@ func (t *cliTurns) beginLocked(from, text string, start time.Time, mark uint64) 
 // trackTurnLocked follows the pane's turns with a new decision of its
 // agent's state: it starts a turn the person began, notes work, ends the
 // turn under way. Caller holds Server.mu.
-func (s *Server) trackTurnLocked(id int, e *paneEntry, kind string, d *agentstate.Decision, now time.Time) {
+func (s *Server) trackTurnLocked(id int, e *paneEntry, kind string, d *agentstate.Decision, screen agentstate.Screen, now time.Time) {
 	t := &e.turns
 	switch d.State {
 	case agentstate.Working, agentstate.Waiting:
 		if t.cur == nil && d.Changed && (d.From == agentstate.Idle || d.From == agentstate.Waiting) {
 			in := e.p.LastInput()
-			if !in.IsZero() && in.After(t.lastEndLocked()) && !in.Before(t.typed.at) {
+			if !in.IsZero() && in.After(t.lastEndLocked()) {
 				c := t.beginLocked("person", "", in, 0)
 				c.submitted = true
 			}
@@ -117,7 +117,7 @@ func (s *Server) trackTurnLocked(id int, e *paneEntry, kind string, d *agentstat
 			c.busy = true
 		}
 	}
-	s.trackQuestionLocked(id, e, kind, d, now)
+	s.trackQuestionLocked(id, e, kind, d, screen, now)
 	s.endTurnIfOverLocked(e, d.State, now)
 }
 
@@ -201,9 +201,10 @@ func turnReplyOf(c *cliTurn) proto.TurnReply {
 const agentStartWait = 30 * time.Second
 
 // waitAgentReady waits, up to bound, until the agent CLI in pane id is
-// ready for a message (idle at its prompt) or asks something (a trust
-// question), or its program exits. The caller must not hold Server.mu.
-func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound time.Duration) {
+// ready for a message (idle at its prompt; with busyOK, at work too: it
+// takes a message while it works) or asks something (a trust question), or
+// its program exits. The caller must not hold Server.mu.
+func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound time.Duration, busyOK bool) {
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	for {
@@ -216,7 +217,7 @@ func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound
 				return
 			}
 			d, kind := s.decideLocked(id, e, false)
-			ready = d != nil && agentReadyState(kind, d, e.p.LastOutput()) || !e.p.Status().Running
+			ready = d != nil && agentReadyState(kind, d, e.p.LastOutput(), busyOK) || !e.p.Status().Running
 			if d != nil {
 				next = d.Next
 			}
@@ -249,14 +250,19 @@ func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound
 // message: asking something (a trust question), or idle by its own prompt
 // rule or report. A first look says idle before anything is drawn, and
 // some CLIs start twice (Gemini CLI relaunches itself), so "quiet" alone is
-// readiness only for kinds with no prompt rule, after a second of it.
-func agentReadyState(kind string, d *agentstate.Decision, lastOutput time.Time) bool {
+// readiness only for kinds with no prompt rule, after a second of it. Work
+// counts (with busyOK) only when a rule or the agent's own report says so:
+// a program drawing its first screen prints as busily.
+func agentReadyState(kind string, d *agentstate.Decision, lastOutput time.Time, busyOK bool) bool {
+	own := strings.HasPrefix(d.Evidence, "rule ") || strings.HasPrefix(d.Evidence, "program status") || strings.HasPrefix(d.Evidence, "hook")
 	switch {
 	case d.State == agentstate.Waiting:
 		return true
+	case d.State == agentstate.Working:
+		return busyOK && own
 	case d.State != agentstate.Idle:
 		return false
-	case strings.HasPrefix(d.Evidence, "rule "), strings.HasPrefix(d.Evidence, "program status"), strings.HasPrefix(d.Evidence, "hook"):
+	case own:
 		return true
 	}
 	return !promptRuleKinds[kind] && !lastOutput.IsZero() && time.Since(lastOutput) >= time.Second

@@ -65,3 +65,30 @@ func TestReadAgentWaitsThroughAPolicyAnswer(t *testing.T) {
 			out.TurnDone, out.Question, out.Reply, out.WaitNote, out.Lines, ex, log.String())
 	}
 }
+
+// An agent at work takes a message (Claude Code queues it): send_agent
+// does not wait for it to be idle again. A first screen being drawn is no
+// sign of readiness, whatever the state says.
+func TestAgentReadyState(t *testing.T) {
+	quiet := time.Now().Add(-2 * time.Second)
+	for _, c := range []struct {
+		name   string
+		kind   string
+		d      agentstate.Decision
+		busyOK bool
+		want   bool
+	}{
+		{"working by a rule, for a message", "claude", agentstate.Decision{State: agentstate.Working, Evidence: `rule claude.busy matched "esc to interrupt" on row 9`}, true, true},
+		{"working by its report, for a message", "codex", agentstate.Decision{State: agentstate.Working, Evidence: "program status: OSC 7501 working 1s ago"}, true, true},
+		{"working by a rule, to start", "claude", agentstate.Decision{State: agentstate.Working, Evidence: `rule claude.busy matched "esc to interrupt" on row 9`}, false, false},
+		{"drawing its first screen", "gemini", agentstate.Decision{State: agentstate.Working, Evidence: "output: 2 writes in the last 1.5s"}, true, false},
+		{"idle at its prompt", "claude", agentstate.Decision{State: agentstate.Idle, Evidence: `rule claude.prompt matched "❯" on row 20`}, false, true},
+		{"quiet, not at its prompt", "claude", agentstate.Decision{State: agentstate.Idle, Evidence: "no question, busy marker or report; quiet for 2s"}, true, false},
+		{"quiet, a kind with no prompt rule", "aider", agentstate.Decision{State: agentstate.Idle, Evidence: "no question, busy marker or report; quiet for 2s"}, false, true},
+		{"asking", "claude", agentstate.Decision{State: agentstate.Waiting, Evidence: "rule claude.permission"}, false, true},
+	} {
+		if got := agentReadyState(c.kind, &c.d, quiet, c.busyOK); got != c.want {
+			t.Errorf("%s: ready %v, want %v", c.name, got, c.want)
+		}
+	}
+}
