@@ -185,9 +185,12 @@ type agent struct {
 func startAgent(t *testing.T, bin string, args []string, dir string, env []string, mark string) *agent {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
+	// CI=true or GITHUB_ACTIONS=true, as CI machines set them, make Gemini
+	// CLI run headless (it reads stdin, finds no prompt and exits) even on
+	// a terminal; a person's shell in a pane does not have them.
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "HOME", "PWD", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "TERM":
+		case "HOME", "PWD", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "TERM", "CI", "GITHUB_ACTIONS":
 		default:
 			cmd.Env = append(cmd.Env, kv)
 		}
