@@ -97,6 +97,9 @@ type tab struct {
 	root   *node
 	focus  int
 	zoomed bool
+	// arranged is 1 + the index in Arrangements of the arrangement
+	// NextArrangement gave the tab last, 0 for none: the next one follows it.
+	arranged int
 }
 
 // Layout is all the tabs of a session. Use New; the zero value is not ready.
@@ -222,6 +225,16 @@ func (l *Layout) Add(target, id int, requested string, w, h int) (AddResult, err
 // tooSmall lays out a tab whose pane target was just split and says why the
 // split is refused, or "" when both halves keep the minimum content size.
 func tooSmall(root *node, kind Kind, target, id, w, h int) string {
+	why := tooSmallFor(root, kind, target, id, fmt.Sprintf("the new pane %d", id), w, h)
+	if why == "" {
+		return ""
+	}
+	return why + "; opened a tab instead"
+}
+
+// tooSmallFor is tooSmall's reason without what Add does about it; newName
+// names the new pane.
+func tooSmallFor(root *node, kind Kind, target, id int, newName string, w, h int) string {
 	var ps [2]Placement
 	for _, p := range place(root, w, h) {
 		switch p.Pane {
@@ -232,16 +245,16 @@ func tooSmall(root *node, kind Kind, target, id, w, h int) string {
 		}
 	}
 	for _, p := range ps {
-		who := fmt.Sprintf("the new pane %d", id)
+		who := newName
 		if p.Pane == target {
 			who = fmt.Sprintf("pane %d", target)
 		}
 		if p.Content.W < MinCols {
-			return fmt.Sprintf("%s split of pane %d would leave %s %d columns wide, narrower than the minimum %d; opened a tab instead",
+			return fmt.Sprintf("%s split of pane %d would leave %s %d columns wide, narrower than the minimum %d",
 				kind, target, who, p.Content.W, MinCols)
 		}
 		if p.Content.H < MinRows {
-			return fmt.Sprintf("%s split of pane %d would leave %s %d rows high, lower than the minimum %d; opened a tab instead",
+			return fmt.Sprintf("%s split of pane %d would leave %s %d rows high, lower than the minimum %d",
 				kind, target, who, p.Content.H, MinRows)
 		}
 	}
