@@ -333,3 +333,44 @@ func TestTitleAnimationEnds(t *testing.T) {
 		t.Errorf("title still since %s: %s (%s), want idle", TitleWindow, d.State, d.Evidence)
 	}
 }
+
+// A question on screen that nobody answered wins over a report that came
+// with it or after it: Codex's approval stayed on screen for 30 s while its
+// notify program's agent-turn-complete, run after the approval was drawn,
+// said idle. Only input typed after the question showed (an answer) lets a
+// newer report decide again.
+func TestQuestionOnScreenOutranksAReportAfterIt(t *testing.T) {
+	ask := readScreen(t, "codex_waiting.txt")
+	for _, tc := range []struct {
+		name string
+		rep  *Report
+	}{
+		{"a hook's idle report", &Report{Source: "hook", State: Idle, Detail: "agent-turn-complete", At: at(1200)}},
+		{"a program status idle report", &Report{Source: "program status", State: Idle, Detail: "OSC 7501 done", At: at(1200)}},
+		{"a hook's working report", &Report{Source: "hook", State: Working, Detail: "PostToolUse", At: at(1200)}},
+	} {
+		e := NewEngine(Default())
+		sig := Signals{Now: at(1000), Running: true, Kind: "codex", Screen: ask, LastOutput: at(1000)}
+		e.Decide(sig) // the question is drawn
+		sig.Hook, sig.Status = nil, nil
+		if tc.rep.Source == "hook" {
+			sig.Hook = tc.rep
+		} else {
+			sig.Status = tc.rep
+		}
+		for _, now := range []int{1250, 1400, 5000, 31000} {
+			sig.Now = at(now)
+			d := e.Decide(sig)
+			if now >= 1400 && (d.State != Waiting || decided(d) != "rule codex.approval") {
+				t.Errorf("%s %dms after the question showed: %s by %s (%s), want waiting by the question", tc.name, now-1000, d.State, decided(d), d.Evidence)
+			}
+		}
+		// The person answers: the report after the answer decides.
+		sig.LastInput = at(31100)
+		tc.rep.At = at(31200)
+		sig.Now = at(31300)
+		if d := e.Decide(sig); d.State != tc.rep.State {
+			t.Errorf("%s after an answer: %s by %s, want %s", tc.name, d.State, decided(d), tc.rep.State)
+		}
+	}
+}
