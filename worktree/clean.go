@@ -15,12 +15,13 @@ import (
 
 // State is what Clean weighs before removing a worktree.
 type State struct {
-	Head        string // the commit it has checked out
-	Uncommitted int    // paths changed, staged or untracked (not ignored)
-	Submodules  int    // submodules in its index: their work trees are not judged
-	Commits     int    // commits on its HEAD since the base
-	Merged      bool   // its HEAD is in the history of the main checkout's HEAD
-	MainHead    string // what the main checkout has checked out: a branch, or "HEAD" when detached
+	Head        string   // the commit it has checked out
+	Uncommitted int      // paths changed, staged or untracked (not ignored)
+	Changed     []string // those paths, as git status names them
+	Submodules  int      // submodules in its index: their work trees are not judged
+	Commits     int      // commits on its HEAD since the base
+	Merged      bool     // its HEAD is in the history of the main checkout's HEAD
+	MainHead    string   // what the main checkout has checked out: a branch, or "HEAD" when detached
 }
 
 // Status reads the worktree's state through a review, so it runs no program
@@ -47,6 +48,9 @@ func (w Worktree) Status(ctx context.Context) (State, error) {
 		return st, err
 	}
 	st.Uncommitted = len(recs)
+	for _, rec := range recs {
+		st.Changed = append(st.Changed, rec[3:])
+	}
 	if st.Submodules, err = w.submodules(ctx, r); err != nil {
 		return st, err
 	}

@@ -2,7 +2,9 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -44,12 +46,13 @@ type DiffOptions struct {
 	StatWidth int
 }
 
-// Diff is what the worktree changed since it was made, committed or not,
-// files git does not track yet included (those it ignores are not).
+// Diff is what the worktree holds that its base branch does not, committed
+// or not, files git does not track yet included (those it ignores are not):
+// its changes since the commit From says.
 func (w Worktree) Diff(ctx context.Context, opts DiffOptions) (Changes, error) {
 	var ch Changes
-	err := w.withIntents(ctx, false, func(r *review) error {
-		files, err := numstat(ctx, w, r)
+	err := w.withIntents(ctx, false, func(r *review, from string) error {
+		files, err := numstat(ctx, from, r)
 		if err != nil {
 			return err
 		}
@@ -70,7 +73,7 @@ func (w Worktree) Diff(ctx context.Context, opts DiffOptions) (Changes, error) {
 		if opts.Patch {
 			args = append(args, "--patch")
 		}
-		out, cut, err := r.gitLimited(ctx, MaxText+1, append(args, w.Base, "--")...)
+		out, cut, err := r.gitLimited(ctx, MaxText+1, append(args, from, "--")...)
 		if err != nil {
 			return err
 		}
@@ -96,8 +99,8 @@ var diffArgs = []string{"diff", "--no-ext-diff", "--no-textconv", "--ignore-subm
 // it reads the configuration at most every configTTL.
 func (w Worktree) Count(ctx context.Context) (Totals, error) {
 	var t Totals
-	err := w.withIntents(ctx, true, func(r *review) error {
-		files, err := numstat(ctx, w, r)
+	err := w.withIntents(ctx, true, func(r *review, from string) error {
+		files, err := numstat(ctx, from, r)
 		t = sum(files)
 		return err
 	})
@@ -113,11 +116,11 @@ func sum(files []FileStat) Totals {
 	return t
 }
 
-// numstat runs git diff --numstat against the base and reads its -z output:
+// numstat runs git diff --numstat against from and reads its -z output:
 // "ADDED\tDELETED\tPATH\0", or for a rename "ADDED\tDELETED\t\0FROM\0TO\0";
 // a binary file has "-" for both counts.
-func numstat(ctx context.Context, w Worktree, r *review) ([]FileStat, error) {
-	out, err := r.git(ctx, append(append([]string{}, diffArgs...), "--numstat", "-z", w.Base, "--")...)
+func numstat(ctx context.Context, from string, r *review) ([]FileStat, error) {
+	out, err := r.git(ctx, append(append([]string{}, diffArgs...), "--numstat", "-z", from, "--")...)
 	if err != nil {
 		return nil, err
 	}
@@ -149,16 +152,20 @@ func numstat(ctx context.Context, w Worktree, r *review) ([]FileStat, error) {
 	return files, nil
 }
 
-// withIntents runs f over a review of the worktree (HEAD at the base, the
-// index a copy of the worktree's) in which every untracked file that is not
-// ignored is marked intent-to-add, so `git diff BASE` shows new files as
-// added. Marking intent-to-add hashes no file, so it runs no clean filter
-// even where one were configured.
-func (w Worktree) withIntents(ctx context.Context, cachedConfig bool, f func(r *review) error) error {
+// withIntents runs f over a review of the worktree (HEAD at from, the
+// commit its changes count from, and the index a copy of the worktree's) in
+// which every untracked file that is not ignored is marked intent-to-add, so
+// `git diff FROM` shows new files as added. Marking intent-to-add hashes no
+// file, so it runs no clean filter even where one were configured.
+func (w Worktree) withIntents(ctx context.Context, cachedConfig bool, f func(r *review, from string) error) error {
 	if w.Base == "" {
 		return fmt.Errorf("%s: %w (no base commit)", w.Path, ErrNotWorktree)
 	}
-	r, err := w.openReview(ctx, w.Base, cachedConfig)
+	from, err := w.From(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := w.openReview(ctx, from, cachedConfig)
 	if err != nil {
 		return err
 	}
@@ -166,7 +173,37 @@ func (w Worktree) withIntents(ctx context.Context, cachedConfig bool, f func(r *
 	if _, err := r.git(ctx, "add", "--intent-to-add", "--all", "--", "."); err != nil {
 		return err
 	}
-	return f(r)
+	return f(r, from)
+}
+
+// From is the commit the worktree's changes count from: the best common
+// ancestor of its HEAD and of its base branch and base commit together
+// (`git merge-base HEAD BRANCH BASE`). Until its commits reach the base
+// branch that is the base commit; once they are merged there, by any merge
+// that keeps them (a fast-forward, a merge commit), it is its HEAD, so only
+// what is not in the base branch yet counts; the base branch reset to before
+// the base changes nothing. A worktree with no base branch recorded (made
+// from a detached HEAD, or by an older melmux), or whose base branch is
+// gone, counts from its base commit.
+func (w Worktree) From(ctx context.Context) (string, error) {
+	if w.BaseBranch == "" {
+		return w.Base, nil
+	}
+	out, err := git(ctx, w.Path, nil, "merge-base", "HEAD", "refs/heads/"+w.BaseBranch, w.Base)
+	var exit *exec.ExitError
+	switch {
+	case saysAny(err, "Not a valid object name"):
+		return w.Base, nil // the base branch was deleted
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return w.Base, nil // no common ancestor: the branch was rewritten
+	}
+	if err != nil {
+		return "", err
+	}
+	if from := strings.TrimSpace(out); from != "" {
+		return from, nil
+	}
+	return w.Base, nil
 }
 
 // openReview is a review of the worktree with HEAD at head.

@@ -86,8 +86,22 @@ var noPrograms = []string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmo
 
 // gitIn is gitLimited with the whole environment given.
 func gitIn(ctx context.Context, dir string, env []string, limit int, args ...string) (out string, cut bool, err error) {
+	return gitRun(ctx, dir, env, limit, len(args) >= 2 && args[0] == "worktree" && args[1] == "add", args...)
+}
+
+// gitAsPerson runs git in dir as a person's own git command runs: the
+// repository's hooks and filters run. It is for what a person asks of a
+// worktree (Commit, Merge), never for reading one.
+func gitAsPerson(ctx context.Context, dir string, args ...string) (string, error) {
+	out, _, err := gitRun(ctx, dir, cleanEnv(), 0, true, args...)
+	return out, err
+}
+
+// gitRun runs git; programs lets it run what the configuration names
+// (hooks, fsmonitor), else noPrograms forbids them.
+func gitRun(ctx context.Context, dir string, env []string, limit int, programs bool, args ...string) (out string, cut bool, err error) {
 	full := []string{"-C", dir}
-	if len(args) < 2 || args[0] != "worktree" || args[1] != "add" {
+	if !programs {
 		full = append(full, noPrograms...)
 	}
 	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
@@ -131,4 +145,10 @@ func lines(out string) []string {
 		return nil
 	}
 	return strings.Split(out, "\n")
+}
+
+// isExit reports whether err is git exiting with code.
+func isExit(err error, code int) bool {
+	var exit *exec.ExitError
+	return errors.As(err, &exit) && exit.ExitCode() == code
 }

@@ -32,8 +32,12 @@ var (
 const BranchPrefix = "melmux/"
 
 // baseFile is the file of the worktree's administrative directory that holds
-// the commit it started from.
-const baseFile = "melmux-base"
+// the commit it started from; baseBranchFile the branch (a full ref) that
+// commit was checked out on, absent when it was detached.
+const (
+	baseFile       = "melmux-base"
+	baseBranchFile = "melmux-base-branch"
+)
 
 // maxName bounds a worktree name, in bytes.
 const maxName = 64
@@ -44,7 +48,11 @@ type Worktree struct {
 	Path   string // its top directory
 	Branch string // the branch it has checked out, "melmux/NAME" unless someone switched; "" when detached
 	Base   string // the commit (full id) HEAD was at when it was made
-	Repo   string // the repository's main checkout (or its git directory, for a bare repository)
+	// BaseBranch is the branch HEAD was on when it was made ("main"), which
+	// its changes are counted against once merged there; "" when HEAD was
+	// detached (or for a worktree made by an older melmux).
+	BaseBranch string
+	Repo       string // the repository's main checkout (or its git directory, for a bare repository)
 	// Note says what Add did besides making it: a half-made worktree of the
 	// same name that it removed first. Empty otherwise, and from Open.
 	Note   string
@@ -104,6 +112,7 @@ type repoOf struct {
 	top    string // the top of dir's own working tree
 	prefix string // dir relative to top ("" or "sub/dir/")
 	head   string // HEAD's commit
+	branch string // the branch HEAD is on (a full ref), "" when detached
 }
 
 func findRepo(ctx context.Context, dir string) (repoOf, error) {
@@ -133,6 +142,10 @@ func findRepo(ctx context.Context, dir string) (repoOf, error) {
 		return repoOf{}, fmt.Errorf("the repository of %s: %w: a worktree starts from HEAD (commit something first)", dir, ErrNoCommit)
 	}
 	r.head = strings.TrimSpace(head)
+	// Exit 1 is a detached HEAD, which has no branch to follow.
+	if ref, err := git(ctx, dir, nil, "symbolic-ref", "--quiet", "HEAD"); err == nil {
+		r.branch = strings.TrimSpace(ref)
+	}
 	return r, nil
 }
 
@@ -213,7 +226,8 @@ func add(ctx context.Context, root, dir, name string, r repoOf) (Worktree, strin
 		}
 		return Worktree{}, "", fmt.Errorf("worktree %q: %w%s", name, err, undoAdd(context.WithoutCancel(ctx), r, path, branch, reason))
 	}
-	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, Repo: r.main, Note: note, common: r.common}
+	w := Worktree{Name: name, Path: path, Branch: branch, Base: r.head, BaseBranch: strings.TrimPrefix(r.branch, "refs/heads/"),
+		Repo: r.main, Note: note, common: r.common}
 	admin, err := recordBase(ctx, w)
 	w.admin = admin
 	if err == nil {
@@ -298,6 +312,11 @@ func recordBase(ctx context.Context, w Worktree) (string, error) {
 	if err := os.WriteFile(filepath.Join(admin, baseFile), []byte(w.Base+"\n"), 0o644); err != nil {
 		return admin, fmt.Errorf("worktree %q: record its base commit: %w", w.Name, err)
 	}
+	if w.BaseBranch != "" {
+		if err := os.WriteFile(filepath.Join(admin, baseBranchFile), []byte("refs/heads/"+w.BaseBranch+"\n"), 0o644); err != nil {
+			return admin, fmt.Errorf("worktree %q: record its base branch: %w", w.Name, err)
+		}
+	}
 	return admin, nil
 }
 
@@ -323,6 +342,11 @@ func Open(ctx context.Context, path string) (Worktree, error) {
 		return Worktree{}, fmt.Errorf("%s: %w (no base commit recorded in %s)", path, ErrNotWorktree, admin)
 	}
 	w := Worktree{Name: filepath.Base(top), Path: top, Base: strings.TrimSpace(string(base)), Repo: common, admin: admin, common: common}
+	// Absent for a detached base, or from an older melmux: counted from
+	// the base commit, as then.
+	if ref, err := os.ReadFile(filepath.Join(admin, baseBranchFile)); err == nil {
+		w.BaseBranch = strings.TrimPrefix(strings.TrimSpace(string(ref)), "refs/heads/")
+	}
 	if filepath.Base(common) == ".git" {
 		w.Repo = filepath.Dir(common)
 	}
