@@ -23,6 +23,9 @@ func TestLsListsAServerThatDoesNotAnswer(t *testing.T) {
 	defer os.RemoveAll(run)
 	t.Setenv("XDG_RUNTIME_DIR", run)
 	t.Setenv("MELMUX_SOCKET", "")
+	// ls lists the saved sessions too: those of the person running the
+	// test must not show up among the test's.
+	privateHome(t)
 	defer func(d time.Duration) { lsTimeout = d }(lsTimeout)
 	lsTimeout = 300 * time.Millisecond
 	if err := os.Mkdir(proto.SocketDir(), 0o700); err != nil {
@@ -57,5 +60,17 @@ func TestLsListsAServerThatDoesNotAnswer(t *testing.T) {
 	var rows []proto.SessionInfo
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0].Name != "stuck" || !strings.HasPrefix(rows[0].Error, "not responding") {
 		t.Fatalf("ls --json: %v %s", err, out)
+	}
+}
+
+// privateHome points $HOME and the XDG base directories other than the
+// runtime one at a fresh directory for the test, so that nothing of the
+// user's own melmux (saved sessions, config, logs) is read or written.
+func privateHome(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, k := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"} {
+		t.Setenv(k, filepath.Join(home, strings.ToLower(strings.TrimPrefix(k, "XDG_"))))
 	}
 }
