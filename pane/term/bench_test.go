@@ -3,6 +3,7 @@ package term
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/hinshun/vt10x"
@@ -103,6 +104,53 @@ func BenchmarkVT10x(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			vt := vt10x.New(vt10x.WithSize(200, 50))
 			feedBench(b, 4<<10, all[name], func(p []byte) { _, _ = vt.Write(p) })
+		})
+	}
+}
+
+// BenchmarkResize measures one change of width of a 200x50 pane whose
+// history is full (10,000 lines), alternating 200 and 160 columns. short:
+// 100-character lines, which fit either width; wrapped: 300-character lines,
+// each two rows at either width, which a reflow lays out anew every time;
+// styled: the same with every word in its own colour; mixed: one line in
+// four wrapped.
+func BenchmarkResize(b *testing.B) {
+	long := strings.Repeat("the quick brown fox jumps over the lazy dog ", 7)[:300]
+	var styled strings.Builder
+	for i, w := range strings.Fields(long) {
+		fmt.Fprintf(&styled, "\x1b[38;5;%dm%s\x1b[m ", i%256, w)
+	}
+	for _, c := range []struct {
+		name string
+		line func(i int) string
+	}{
+		{"short", func(i int) string { return fmt.Sprintf("%09d %s", i, long[:90]) }},
+		{"wrapped", func(i int) string { return fmt.Sprintf("%09d %s", i, long[:290]) }},
+		{"styled", func(i int) string { return fmt.Sprintf("%09d %s", i, styled.String()) }},
+		{"mixed", func(i int) string {
+			if i%4 == 0 {
+				return fmt.Sprintf("%09d %s", i, long[:290])
+			}
+			return fmt.Sprintf("%09d %s", i, long[:60])
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tm := New(200, 50, Options{})
+			var in strings.Builder
+			for i := 0; tm.HistoryLen() < DefaultScrollback; i++ {
+				in.Reset()
+				for k := range 500 {
+					in.WriteString(c.line(i*500 + k))
+					in.WriteString("\r\n")
+				}
+				tm.Write([]byte(in.String()))
+			}
+			tm.Write([]byte("$ "))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tm.Resize(200-40*(1-i%2), 50)
+			}
 		})
 	}
 }
