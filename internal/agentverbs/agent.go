@@ -145,7 +145,7 @@ func runAgent(g *cli.Globals, args []string) error {
 func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, error) {
 	cfg, cfgErr := config.Load()
 	if cfgErr != nil {
-		fmt.Fprintf(g.Stderr, "melmux: %v (using the defaults)\n", cfgErr)
+		fmt.Fprintf(g.Stderr, "melmux: %v (%s)\n", cfgErr, config.Effect(cfgErr, "the defaults"))
 	}
 	r := &agentRun{g: g, opts: o, id: o.id}
 	dir, err := orchestrator.TranscriptDir(os.Getenv)

@@ -41,6 +41,7 @@ func defaultAgents() Agents {
 func parseAgents(m map[string]any, a *Agents, bad func(key []string, format string, args ...any)) {
 	var user agentstate.Spec
 	var policy []map[string]any
+	var misread map[int]bool // rules with a field that could not be read, by index in the table
 	for k, v := range m {
 		key := []string{k}
 		switch k {
@@ -85,8 +86,13 @@ func parseAgents(m map[string]any, a *Agents, bad func(key []string, format stri
 				bad(key, "must be an array of tables ([[agents.rules]]), not %s", tomlType(v))
 				continue
 			}
+			misread = map[int]bool{}
 			for i, rm := range rules {
-				user.Rules = append(user.Rules, parseRule([]string{k, strconv.Itoa(i)}, rm, bad))
+				r, ok := parseRule([]string{k, strconv.Itoa(i)}, rm, bad)
+				user.Rules = append(user.Rules, r)
+				if !ok {
+					misread[i] = true
+				}
 			}
 		case "policy":
 			var ok bool
@@ -97,9 +103,20 @@ func parseAgents(m map[string]any, a *Agents, bad func(key []string, format stri
 			bad(key, "unknown key (known: %s)", agentsKeyList)
 		}
 	}
-	a.Rules = compileAgents(user, bad)
+	a.Rules = compileAgents(user, misread, bad)
 	if policy != nil {
-		a.Policy = parsePolicy(policy, a.Rules.Kinds(), bad)
+		failed := false
+		a.Policy = parsePolicy(policy, a.Rules.Kinds(), func(key []string, format string, args ...any) {
+			failed = true
+			bad(key, format, args...)
+		})
+		if failed {
+			// Unlike other entries, a policy rule is not left out alone:
+			// without a deny rule that came before it, an allow rule
+			// would answer questions it was never meant to.
+			a.Policy = nil
+			bad([]string{"policy"}, "left out whole, as one of its rules is wrong: every permission question is a person's until it is fixed")
+		}
 	}
 }
 
@@ -161,44 +178,90 @@ func parsePolicy(tables []map[string]any, kinds []string, bad func(key []string,
 }
 
 // compileAgents lays the table's kinds and rules over the built-in ones
-// and compiles them; each rule's errors are reported at its own place in
-// the table.
-func compileAgents(user agentstate.Spec, bad func(key []string, format string, args ...any)) *agentstate.Rules {
+// and compiles them. Each rule's errors are reported at its own place in
+// the table, and the kind or rule they are about is left out: the others
+// apply. misread are the rules (by index in the table) with a field that
+// could not be read, which are checked for the rest but left out too.
+func compileAgents(user agentstate.Spec, misread map[int]bool, bad func(key []string, format string, args ...any)) *agentstate.Rules {
 	base, err := agentstate.BuiltinSpec()
 	if err != nil {
 		bad(nil, "the built-in agent rules: %v", err)
 		return agentstate.Default()
 	}
-	merged := agentstate.Merge(base, user)
-	// The table's own rules first, so that an error names its place in
-	// the table rather than in the merged list.
-	own := agentstate.Spec{Launchers: merged.Launchers, Kinds: merged.Kinds}
-	builtin := base.Rules
-	for i, r := range user.Rules {
-		if r.Disabled {
-			if !slices.ContainsFunc(builtin, func(b agentstate.RuleSpec) bool { return b.Name == r.Name }) {
-				bad([]string{"rules", strconv.Itoa(i), "name"}, "%q is no built-in rule to turn off", r.Name)
-			}
-			r = agentstate.RuleSpec{Name: r.Name, Kind: "*", State: "idle", Region: "screen", Match: "."} // checked: its name
-		}
-		own.Rules = append(own.Rules, r)
+	// at[j] is the index in the table of user.Rules[j], which shrinks as
+	// rules are left out.
+	at := make([]int, len(user.Rules))
+	for i := range at {
+		at[i] = i
 	}
-	failed := false
-	for _, s := range [...]agentstate.Spec{own, merged} {
-		if _, err := agentstate.Compile(s); err != nil {
-			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-				if se, ok := e.(*agentstate.SpecError); ok {
-					bad(se.Path, "%s", se.Msg)
-				}
+	drop := map[int]bool{} // indexes in the table
+	for i, r := range user.Rules {
+		if r.Disabled && !slices.ContainsFunc(base.Rules, func(b agentstate.RuleSpec) bool { return b.Name == r.Name }) {
+			bad([]string{"rules", strconv.Itoa(i), "name"}, "%q is no built-in rule to turn off", r.Name)
+			drop[i] = true
+		}
+	}
+	// A kind left out can make a rule of it wrong in turn: each round
+	// leaves out what the last found, until nothing is wrong. Every rule
+	// and kind is left out at most once, so the rounds end.
+	for first := true; ; first = false {
+		merged := agentstate.Merge(base, user)
+		// The table's own rules alone first, so that an error names its
+		// place in the table rather than in the merged list. A rule that
+		// turns a built-in one off is checked by its name only (above).
+		own := agentstate.Spec{Launchers: merged.Launchers, Kinds: merged.Kinds}
+		for _, r := range user.Rules {
+			if r.Disabled {
+				r = agentstate.RuleSpec{Name: r.Name, Kind: "*", State: "idle", Region: "screen", Match: "."}
 			}
-			failed = true
+			own.Rules = append(own.Rules, r)
+		}
+		_, err := agentstate.Compile(own)
+		kinds := len(user.Kinds)
+		if err != nil {
+			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+				se, ok := e.(*agentstate.SpecError)
+				if !ok {
+					continue
+				}
+				path := se.Path
+				switch {
+				case len(path) >= 3 && path[0] == "rules":
+					j, _ := strconv.Atoi(path[1])
+					path = slices.Concat([]string{"rules", strconv.Itoa(at[j])}, path[2:])
+					drop[at[j]] = true
+				case len(path) >= 2 && path[0] == "kinds":
+					delete(user.Kinds, path[1])
+				}
+				bad(path, "%s", se.Msg)
+			}
+		}
+		if first {
+			for i := range misread {
+				drop[i] = true
+			}
+		}
+		kept, keptAt := user.Rules[:0:0], at[:0:0]
+		for j, r := range user.Rules {
+			if !drop[at[j]] {
+				kept, keptAt = append(kept, r), append(keptAt, at[j])
+			}
+		}
+		if len(kept) == len(user.Rules) && len(user.Kinds) == kinds {
+			if err != nil {
+				// Wrong, and nothing of the table's to leave out.
+				bad(nil, "the agent rules: %v; the built-in rules apply alone", err)
+				return agentstate.Default()
+			}
 			break
 		}
+		user.Rules, at = kept, keptAt
 	}
-	if failed {
+	r, err := agentstate.Compile(agentstate.Merge(base, user))
+	if err != nil {
+		bad(nil, "the agent rules with the table's over the built-in ones: %v; the built-in rules apply alone", err)
 		return agentstate.Default()
 	}
-	r, _ := agentstate.Compile(merged)
 	return r
 }
 
@@ -232,23 +295,29 @@ func parseKind(key []string, v any, bad func(key []string, format string, args .
 	return ks, true
 }
 
-// parseRule reads one [[agents.rules]] table.
-func parseRule(key []string, m map[string]any, bad func(key []string, format string, args ...any)) agentstate.RuleSpec {
-	var r agentstate.RuleSpec
+// parseRule reads one [[agents.rules]] table; ok is false when a field of
+// it could not be read.
+func parseRule(key []string, m map[string]any, bad func(key []string, format string, args ...any)) (r agentstate.RuleSpec, ok bool) {
+	ok = true
+	bad0 := bad
+	bad = func(key []string, format string, args ...any) {
+		ok = false
+		bad0(key, format, args...)
+	}
 	text := map[string]*string{"name": &r.Name, "kind": &r.Kind, "state": &r.State, "region": &r.Region, "match": &r.Match}
 	for k, v := range m {
 		fkey := append(append([]string(nil), key...), k)
 		switch k {
 		case "lines":
-			n, ok := v.(int64)
-			if !ok {
+			n, isInt := v.(int64)
+			if !isInt {
 				bad(fkey, "must be a whole number of rows, not %s", tomlType(v))
 				continue
 			}
 			r.Lines = int(n)
 		case "disabled":
-			b, ok := v.(bool)
-			if !ok {
+			b, isBool := v.(bool)
+			if !isBool {
 				bad(fkey, "must be true or false, not %s", tomlType(v))
 				continue
 			}
@@ -259,14 +328,14 @@ func parseRule(key []string, m map[string]any, bad func(key []string, format str
 				bad(fkey, "unknown key (known: name, kind, state, region, match, lines, disabled)")
 				continue
 			}
-			if s, ok := v.(string); ok {
+			if s, isStr := v.(string); isStr {
 				*field = s
 			} else {
 				bad(fkey, "must be a string, not %s", tomlType(v))
 			}
 		}
 	}
-	return r
+	return r, ok
 }
 
 // stringList reads an array of strings.

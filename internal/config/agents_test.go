@@ -218,7 +218,11 @@ decision = "deny"
 	}
 	// Each mistake once: a kind of the wrong type is not also missing, nor
 	// one that is no kind name also no kind.
-	if n := strings.Count(err.Error(), "\n") + 1; n != len(want) {
+	// And the policy is left out whole, which is said once.
+	if w := "c.toml:1: agents.policy: left out whole, as one of its rules is wrong: every permission question is a person's"; !strings.Contains(err.Error(), w) {
+		t.Errorf("error lacks %q:\n%v", w, err)
+	}
+	if n := strings.Count(err.Error(), "\n") + 1; n != len(want)+1 {
 		t.Errorf("%d problems, want %d:\n%v", n, len(want), err)
 	}
 	_, err = Parse([]byte("[agents]\npolicy = \"allow\"\n"), "c.toml")

@@ -33,9 +33,14 @@ const (
 )
 
 // ErrInvalid is wrapped by every error about the file's contents, so callers
-// can tell a bad file (start with defaults, show the error) from an
+// can tell a bad file (use what is good in it, show the error) from an
 // unreadable one.
 var ErrInvalid = errors.New("invalid config")
+
+// ErrSyntax is wrapped, beside ErrInvalid, by the error of a file that is
+// not valid TOML: nothing of it can be read, so none of it is used. Every
+// other problem leaves out only the entry it names.
+var ErrSyntax = errors.New("config does not parse")
 
 // Config is the user's configuration.
 type Config struct {
@@ -102,6 +107,8 @@ type Problem struct {
 	Line int
 	Key  string
 	Msg  string
+	// Syntax: the file is not valid TOML (ErrSyntax).
+	Syntax bool
 }
 
 func (p *Problem) Error() string {
@@ -115,8 +122,43 @@ func (p *Problem) Error() string {
 	return loc + ": " + p.Msg
 }
 
-// Unwrap lets errors.Is(err, ErrInvalid) hold.
-func (p *Problem) Unwrap() error { return ErrInvalid }
+// Unwrap lets errors.Is(err, ErrInvalid) hold, and ErrSyntax for a file
+// that does not parse.
+func (p *Problem) Unwrap() []error {
+	if p.Syntax {
+		return []error{ErrInvalid, ErrSyntax}
+	}
+	return []error{ErrInvalid}
+}
+
+// Problems lists the problems an error of Parse, Load or LoadFile joins, in
+// the order of the file's lines; nil for an error that is not about the
+// file's contents (one that could not be read).
+func Problems(err error) []*Problem {
+	if p, ok := err.(*Problem); ok {
+		return []*Problem{p}
+	}
+	var out []*Problem
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if p, ok := e.(*Problem); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Effect says, for a message, what becomes of a file that loaded with err:
+// none of it is used when it does not parse, else the entries named are
+// left out and the rest applies. before is what the file replaces in the
+// first case ("the defaults", "the session's config as it was").
+func Effect(err error, before string) string {
+	if errors.Is(err, ErrSyntax) {
+		return "the file does not parse as TOML, so none of it is used: " + before + " stay"
+	}
+	return "those entries are left out; the rest of the file applies"
+}
 
 // Path returns where the config file lives.
 func Path() (string, error) {
@@ -132,7 +174,8 @@ func Path() (string, error) {
 }
 
 // Load reads the config file from Path. A missing file gives Defaults() and
-// no error; any other problem gives Defaults() and the error.
+// no error; a file that cannot be read gives Defaults() and the error; a
+// file with problems gives what Parse gives.
 func Load() (Config, error) {
 	p, err := Path()
 	if err != nil {
@@ -166,8 +209,12 @@ var statusKeys = map[string]func(*ui.StatusStyle) *term.Color{
 
 const statusKeyList = "fg, bg, active_fg, active_bg, attention, border, focus"
 
-// Parse reads config data; name is used in error messages. On any problem it
-// returns Defaults() and an error listing every problem with its line.
+// Parse reads config data; name is used in error messages. A problem with
+// an entry (an unknown key, a value of the wrong type or out of range)
+// leaves out that entry only: the config returned holds every other entry
+// of the file over Defaults(), and the error joins a *Problem for each
+// entry left out, with its line and key. Data that is not valid TOML gives
+// Defaults() and one Problem wrapping ErrSyntax.
 //
 // The document is decoded into plain maps and checked here rather than
 // decoded into a struct, so that a wrong type, an unknown key and a bad value
@@ -177,9 +224,9 @@ func Parse(data []byte, name string) (Config, error) {
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return Defaults(), &Problem{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+			return Defaults(), &Problem{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: "not valid TOML: " + pe.Message, Syntax: true}
 		}
-		return Defaults(), &Problem{File: name, Msg: err.Error()}
+		return Defaults(), &Problem{File: name, Msg: "not valid TOML: " + err.Error(), Syntax: true}
 	}
 	lines := keyLines(data)
 	var probs []error
@@ -326,7 +373,7 @@ func Parse(data []byte, name string) (Config, error) {
 	}
 	if len(probs) > 0 {
 		sortProblems(probs)
-		return Defaults(), errors.Join(probs...)
+		return cfg, errors.Join(probs...)
 	}
 	return cfg, nil
 }
@@ -390,6 +437,9 @@ func keyLines(data []byte) map[string]int {
 				// An element of an array of tables: its keys are
 				// under its index, as agents.rules.2.match.
 				k := toml.Key(table).String()
+				if _, ok := out[k]; !ok {
+					out[k] = n // the array as a whole is at its first element
+				}
 				table = append(table, strconv.Itoa(arrays[k]))
 				arrays[k]++
 			}

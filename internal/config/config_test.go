@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func TestParseErrors(t *testing.T) {
 		name, data string
 		want       []string // substrings of the error, in order of lines
 	}{
-		{"syntax", "prefix = \"C-a\"\nscrollback = = 3\n", []string{"config.toml:2:"}},
+		{"syntax", "prefix = \"C-a\"\nscrollback = = 3\n", []string{"config.toml:2: scrollback: not valid TOML: "}},
 		{"wrong type", "prefix = \"C-a\"\n\nscrollback = \"lots\"\n", []string{"config.toml:3: scrollback: must be a whole number of lines, not a string"}},
 		{"unknown top key", "prefix = \"C-a\"\ncolour = \"red\"\n", []string{"config.toml:2: colour: unknown key"}},
 		{"unknown table", "[mouse]\nenabled = true\n", []string{"config.toml:1: mouse: unknown key"}},
@@ -107,8 +108,10 @@ func TestParseErrors(t *testing.T) {
 			if !errors.Is(err, ErrInvalid) {
 				t.Errorf("error %v does not wrap ErrInvalid", err)
 			}
-			if !reflect.DeepEqual(cfg, Defaults()) {
-				t.Errorf("a bad file must give Defaults(), got %+v", cfg)
+			// Only a file that does not parse is left out whole
+			// (TestParseKeepsTheGoodEntries has the others).
+			if syntax := tc.name == "syntax"; errors.Is(err, ErrSyntax) != syntax || syntax && !reflect.DeepEqual(cfg, Defaults()) {
+				t.Errorf("syntax error %v: errors.Is(err, ErrSyntax) = %v, config %+v", syntax, errors.Is(err, ErrSyntax), cfg)
 			}
 			msg := err.Error()
 			at := 0
@@ -199,5 +202,135 @@ func TestAgentTableErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// One bad entry leaves out that entry only: the [agent] table and the
+// prefix of a file with a bad binding still apply, and a bad key of
+// [agent] leaves out that key, not the table (a dropped table once moved
+// the agent to another provider without a word).
+func TestParseKeepsTheGoodEntries(t *testing.T) {
+	data := `prefix = "C-a"
+scrollback = "lots"
+
+[status]
+bg = "blue"
+fg = "blurple"
+
+[bindings]
+"|" = "split-right"
+q = "quit-everything"
+
+[agent]
+provider = "anthropic"
+model = "claude-sonnet-4-5"
+max_legs = 0
+read_wait = "30s"
+
+[prices]
+"m1" = { input = 1, output = 2 }
+"m2" = { input = -1, output = 2 }
+
+[agents]
+bell = false
+osc9 = "no"
+
+[agents.kinds.mine]
+programs = ["mine"]
+
+[agents.kinds.broken]
+banner = "("
+
+[[agents.rules]]
+name = "mine.ask"
+kind = "mine"
+state = "waiting"
+region = "bottom"
+match = "Proceed\\?"
+
+[[agents.rules]]
+name = "mine.bad"
+kind = "mine"
+state = "asking"
+region = "bottom"
+match = "x"
+
+[[agents.rules]]
+name = "broken.idle"
+kind = "broken"
+state = "idle"
+region = "bottom"
+match = "x"
+
+[[agents.rules]]
+name = "mine.lines"
+kind = "mine"
+state = "idle"
+region = "bottom"
+lines = "many"
+match = "y"
+`
+	cfg, err := Parse([]byte(data), "c.toml")
+	if err == nil || errors.Is(err, ErrSyntax) {
+		t.Fatalf("error %v, want the bad entries' problems", err)
+	}
+	for _, w := range []string{
+		"c.toml:2: scrollback: must be a whole number",
+		`c.toml:6: status.fg: colour "blurple" not understood`,
+		`c.toml:10: bindings.q: bad command "quit-everything"`,
+		"c.toml:15: agent.max_legs: 0 is out of range",
+		"c.toml:20: prices.m2:",
+		"c.toml:24: agents.osc9: must be true or false",
+		`c.toml:30: agents.kinds.broken.banner: "(" is not a valid RE2 pattern`,
+		`c.toml:42: agents.rules.1.state: "asking" is not waiting, working or idle`,
+		`c.toml:48: agents.rules.2.kind: "broken" is not a kind`,
+		"c.toml:58: agents.rules.3.lines: must be a whole number of rows",
+	} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q:\n%v", w, err)
+		}
+	}
+	if n := len(Problems(err)); n != 10 {
+		t.Errorf("%d problems, want 10:\n%v", n, err)
+	}
+	want := Defaults()
+	want.Prefix = "C-a"
+	want.Status.BG = term.Indexed(4)
+	want.Bindings = map[string]string{"|": "split-right"}
+	want.Agent.Provider, want.Agent.Model, want.Agent.ReadWait = "anthropic", "claude-sonnet-4-5", 30*time.Second
+	want.Prices = map[string]Price{"m1": {Input: 1, Output: 2}}
+	want.Agents.Bell = false
+	got := cfg
+	got.Agents.Rules = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+	r := cfg.Agents.Rules
+	if r == nil || !slices.Contains(r.Kinds(), "mine") || slices.Contains(r.Kinds(), "broken") {
+		t.Fatalf("kinds %v: want mine and not broken", r.Kinds())
+	}
+	names := r.RuleNames()
+	if !slices.Contains(names, "mine.ask") || slices.Contains(names, "mine.bad") || slices.Contains(names, "broken.idle") || slices.Contains(names, "mine.lines") {
+		t.Errorf("rules %v: want mine.ask and none of the bad ones", names)
+	}
+	if len(names) <= 1 {
+		t.Errorf("rules %v: the built-in rules are gone", names)
+	}
+}
+
+// Problems lists what an error of Parse joins, each with its line; the
+// error of a file that cannot be read has none.
+func TestProblems(t *testing.T) {
+	_, err := Parse([]byte("a = 1\n\nb = 2\n"), "c.toml")
+	ps := Problems(err)
+	if len(ps) != 2 || ps[0].Line != 1 || ps[0].Key != "a" || ps[1].Line != 3 || ps[1].Key != "b" {
+		t.Errorf("problems %+v of %v", ps, err)
+	}
+	_, err = Parse([]byte("a = = 1\n"), "c.toml")
+	if ps := Problems(err); len(ps) != 1 || !ps[0].Syntax || ps[0].Line != 1 {
+		t.Errorf("syntax: problems %+v of %v", ps, err)
+	}
+	if ps := Problems(errors.New("config: permission denied")); ps != nil {
+		t.Errorf("an unreadable file: problems %+v", ps)
 	}
 }

@@ -5,10 +5,15 @@
 // session at once and which panes stay once their program ends
 // (remain_on_exit).
 //
-// The file is all or nothing: a file that does not parse, holds a key melmux
-// does not know, or a value out of range yields an error naming the file,
-// line and key of every problem, and Load returns Defaults() beside it so
-// melmux starts anyway and shows the error. A missing file is not an error.
+// A bad entry is left out alone: a key melmux does not know, or a value of
+// the wrong type or out of range, yields an error naming the file, line and
+// key of every problem, and Load returns every other entry beside it (over
+// Defaults()), so melmux starts with the rest of the file and shows the
+// error; a bad key of [agent] leaves out that key, not the table. The
+// exceptions: a file that is not valid TOML cannot be read at all (Defaults()
+// and ErrSyntax), and [[agents.policy]] with any rule wrong is left out
+// whole, since without one of its deny rules a later allow rule would answer
+// questions it was never meant to. A missing file is not an error.
 //
 // Example:
 //

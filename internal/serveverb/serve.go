@@ -66,9 +66,9 @@ func serve(g *cli.Globals, args []string) error {
 	cfg, cfgErr := config.Load()
 	problem := ""
 	if cfgErr != nil {
-		problem = cfgErr.Error() + " (using the defaults)"
+		problem = cfgErr.Error() + " (" + config.Effect(cfgErr, "the defaults") + ")"
 		logger.Warn("config", "err", cfgErr)
-		say(cfgErr.Error() + " (starting with the defaults)")
+		say(problem)
 	}
 	self := *cliPath
 	var err error
