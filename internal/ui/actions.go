@@ -61,6 +61,15 @@ type DragBorder struct {
 	Delta    int
 }
 
+// AnswerQuestion answers the question pane Pane's agent asks, through the
+// same answer command as `melmux answer`: Choice is the option's key,
+// Question the text the person read (refused when the pane now asks
+// something else).
+type AnswerQuestion struct {
+	Pane             int
+	Question, Choice string
+}
+
 // Redraw asks for a new frame for this client (prefix indicator, prompt,
 // help or copy view changed) without anything else happening.
 type Redraw struct{}
@@ -75,6 +84,8 @@ func (ExitCopy) action()   {}
 func (Copy) action()       {}
 func (DragBorder) action() {}
 func (Redraw) action()     {}
+
+func (AnswerQuestion) action() {}
 
 // Start is the server's half of EnterCopy: it builds copy mode over src (the
 // pane's snapshot: history then screen) in the pane's content size, with the

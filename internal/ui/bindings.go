@@ -29,6 +29,7 @@ var commandArgs = map[string]func(args []string) error{
 	"split-right": nil, "split-down": nil, "new-tab": nil, "next-tab": nil, "prev-tab": nil,
 	"zoom": nil, "kill-pane": nil, "detach": nil, "copy-mode": nil, "paste-buffer": nil,
 	"command-prompt": nil, "help": nil, "send-prefix": nil, "none": nil, "diff": nil,
+	"agents": nil, "next-waiting": nil,
 	"select-tab": func(args []string) error {
 		if len(args) != 1 {
 			return fmt.Errorf("select-tab takes one tab number")
@@ -124,6 +125,7 @@ var defaultBindings = [][2]string{
 	{"M-Left", "resize left 5"}, {"M-Right", "resize right 5"}, {"M-Up", "resize up 5"}, {"M-Down", "resize down 5"},
 	{"z", "zoom"}, {"x", "kill-pane"}, {"d", "detach"}, {"[", "copy-mode"}, {"]", "paste-buffer"},
 	{":", "command-prompt"}, {"?", "help"}, {"D", "diff"},
+	{"a", "agents"}, {"A", "next-waiting"},
 }
 
 // keyTable maps keys after the prefix to bindings, remembering order for help.

@@ -28,6 +28,7 @@ type Input struct {
 	pasteBuf []rune // the text pasted so far
 	mouse    mouseState
 	support  PromptSupport // history and completions of the ":" prompt
+	agents   *agentsState  // the agents view, nil while it is closed
 }
 
 // NewInput builds the input state for one client with the given prefix key
@@ -71,6 +72,7 @@ func (in *Input) Decorate(sc *Scene) {
 	if in.msg != "" && sc.Message == "" {
 		sc.Message = in.msg
 	}
+	in.decorateAgents(sc)
 	if in.copy != nil {
 		for i := range sc.Panes {
 			if sc.Panes[i].ID == in.copyPane {
@@ -167,7 +169,7 @@ func (in *Input) Paste(text string, sc *Scene) []Action {
 		}
 		return []Action{Redraw{}}
 	}
-	if (in.copy != nil && focusedID(sc) == in.copyPane) || in.help {
+	if (in.copy != nil && focusedID(sc) == in.copyPane) || in.help || in.agents != nil {
 		return nil
 	}
 	id, m, ok := focusedModes(sc)
@@ -197,6 +199,8 @@ func (in *Input) Key(ev *tcell.EventKey, sc *Scene) []Action {
 	case k == in.keys.prefix:
 		in.prefix = true
 		return []Action{Redraw{}}
+	case in.agents != nil:
+		return in.agentsKey(k, sc)
 	case in.copy != nil && focusedID(sc) == in.copyPane:
 		// Copy mode belongs to its pane: with focus elsewhere, keys go to
 		// the focused pane and copy mode waits, as in tmux.
@@ -227,6 +231,11 @@ func (in *Input) run(b Binding, sc *Scene) []Action {
 	case "help":
 		in.help = true
 		return nil
+	case "agents":
+		in.toggleAgents()
+		return nil
+	case "next-waiting":
+		in.agents = nil // the person goes to the agent, not to the list
 	case "copy-mode":
 		if !hasPane || (in.copy != nil && in.copyPane == id) {
 			return nil

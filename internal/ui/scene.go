@@ -78,6 +78,7 @@ type Scene struct {
 	Prompt       *PromptView
 	Help         bool
 	Bindings     []BindingHelp
+	Agents       *AgentsView // the agents view (C-b a) over the panes, nil when closed
 	StatusStyle  StatusStyle
 }
 
