@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -28,9 +29,9 @@ var (
 	ErrRefused = errors.New("refused")
 )
 
-// changedList names the uncommitted paths of st for a person: the first
-// few, and how many there are.
-func changedList(st State) string {
+// UncommittedList names the uncommitted paths of st for a person: the
+// first few, and how many there are.
+func (st State) UncommittedList() string {
 	const shown = 5
 	names := st.Changed
 	more := ""
@@ -122,7 +123,7 @@ func (w Worktree) Merge(ctx context.Context) (Merged, error) {
 		return m, err
 	}
 	if st.Uncommitted > 0 {
-		return m, fmt.Errorf("%w: %s %v: %s; commit it first (a merge takes commits only)", ErrRefused, w.Path, ErrUncommitted, changedList(st))
+		return m, fmt.Errorf("%w: %s %v: %s; commit it first (a merge takes commits only)", ErrRefused, w.Path, ErrUncommitted, st.UncommittedList())
 	}
 	if out, err := git(ctx, w.Repo, nil, "rev-parse", "--is-bare-repository"); err != nil || strings.TrimSpace(out) == "true" {
 		if err != nil {
@@ -162,7 +163,7 @@ func (w Worktree) Merge(ctx context.Context) (Merged, error) {
 		for _, r := range recs {
 			main.Changed = append(main.Changed, r[3:])
 		}
-		return m, fmt.Errorf("%w: the main checkout %s has uncommitted changes: %s; commit or stash them first", ErrRefused, w.Repo, changedList(main))
+		return m, fmt.Errorf("%w: the main checkout %s has uncommitted changes: %s; commit or stash them first", ErrRefused, w.Repo, main.UncommittedList())
 	}
 	tip, err := git(ctx, w.Repo, nil, "rev-parse", "--verify", "refs/heads/"+m.Branch+"^{commit}")
 	if err != nil {
@@ -237,7 +238,7 @@ func (w Worktree) Retire(ctx context.Context, force bool) (Retired, error) {
 	}
 	if !force {
 		if st.Uncommitted > 0 {
-			return r, fmt.Errorf("%s %w: %s", w.Path, ErrUncommitted, changedList(st))
+			return r, fmt.Errorf("%s %w: %s", w.Path, ErrUncommitted, st.UncommittedList())
 		}
 		if st.Submodules > 0 {
 			return r, fmt.Errorf("%s has submodules, whose work melmux does not judge", w.Path)
@@ -267,4 +268,43 @@ func (w Worktree) Retire(ctx context.Context, force bool) (Retired, error) {
 		r.BranchKept, r.Why = true, "it could not be deleted: "+err.Error()
 	}
 	return r, nil
+}
+
+// List is every worktree made by Add under root, in path order: those of
+// the repository whose main checkout is repo, or of every repository when
+// repo is "". A directory Open refuses (a half-made worktree, anything
+// else) is left out: Clean says what each of those is.
+func List(ctx context.Context, root, repo string) ([]Worktree, error) {
+	dirs, _, err := scan(root)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(dirs)
+	var out []Worktree
+	for _, d := range dirs {
+		if repo != "" && filepath.Dir(d) != repoDir(root, repo) {
+			continue
+		}
+		w, err := Open(ctx, d)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, ErrNoGit) {
+				return nil, err
+			}
+			continue
+		}
+		if repo == "" || w.Repo == repo {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// MainCheckout is the main checkout of the repository holding dir (its git
+// directory, for a bare one): what List takes.
+func MainCheckout(ctx context.Context, dir string) (string, error) {
+	r, err := findRepo(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return r.main, nil
 }
