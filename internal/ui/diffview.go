@@ -125,14 +125,18 @@ func paintStatBar(rows CellRows, plus, minus int) {
 	}
 }
 
-// diffKey moves a diff view: n and p between files, ] and [ between hunks.
-// ok is false for any other key.
+// diffKey moves a diff view: n and p between files, ] and [ between hunks;
+// c commits the worktree's changes, asking for the message, and m merges
+// its branch into its base branch, asking first (diffAct). ok is false for
+// any other key.
 func (in *Input) diffKey(r rune) (acts []Action, ok bool) {
 	c := in.copy
 	var marks []int
 	var what string
 	forward := r == 'n' || r == ']'
 	switch r {
+	case 'c', 'm':
+		return in.diffAct(r), true
 	case 'n', 'p':
 		marks, what = c.diff.files, "file"
 	case ']', '[':
@@ -187,4 +191,35 @@ func (d *diffNav) position(y int) string {
 		return ""
 	}
 	return "file " + strconv.Itoa(i) + "/" + strconv.Itoa(len(d.files)) + " "
+}
+
+// promptMessage is a prompt for a line of text that its then acts on: no
+// completion, no history.
+const promptMessage promptKind = -1
+
+// diffAct opens the prompt of the diff view's c (a commit message) or m
+// (merge, y/n). What they run is melmux's own verb, as the ":" prompt runs
+// it, for the pane the view is of: `worktree commit -t PANE -m MESSAGE`,
+// `worktree merge -t PANE`; its answer shows in the status line. The view
+// stays as it was (C-b D shows the diff anew).
+func (in *Input) diffAct(r rune) []Action {
+	pane := strconv.Itoa(in.copyPane)
+	if r == 'm' {
+		in.prompt = &prompt{kind: promptConfirm, label: "merge pane " + pane + "'s branch into its base branch in the main checkout? (y/n) ",
+			then: func(string) []Action {
+				args := []string{"worktree", "merge", "-t", pane}
+				return []Action{RunLine{Line: strings.Join(args, " "), Args: args}}
+			}}
+		return []Action{Redraw{}}
+	}
+	in.prompt = &prompt{kind: promptMessage, label: "commit pane " + pane + "'s changes, message: ",
+		then: func(msg string) []Action {
+			if strings.TrimSpace(msg) == "" {
+				in.msg = "no commit message: nothing committed"
+				return nil
+			}
+			args := []string{"worktree", "commit", "-t", pane, "-m", msg}
+			return []Action{RunLine{Line: "worktree commit -t " + pane + " -m " + strconv.Quote(msg), Args: args}}
+		}}
+	return []Action{Redraw{}}
 }

@@ -115,3 +115,39 @@ func TestDrawWorktreeBorder(t *testing.T) {
 	Draw(s, sc)
 	golden(t, "worktree_border", dump(s, true))
 }
+
+// In a diff view c asks for a commit message and runs `worktree commit` for
+// the view's pane with it (an empty one commits nothing, saying so); m asks
+// y/n and runs `worktree merge`, n running nothing. The view stays.
+func TestDiffViewCommitAndMerge(t *testing.T) {
+	sc := scene(nil, pane(4, Rect{0, 0, W, H - 1}, true, "bash"))
+	in := newIn(t, "", nil)
+	if !in.ShowDiff(sampleDiff(), sc) {
+		t.Fatal("no pane to show the diff in")
+	}
+	if acts := press(t, in, sc, "c"); len(acts) != 0 || in.prompt == nil || !strings.Contains(in.prompt.label, "commit pane 4's changes, message:") {
+		t.Fatalf("c: actions %v, prompt %+v", acts, in.prompt)
+	}
+	acts := press(t, in, sc, "f", "i", "x", "Space", "i", "t", "Tab", "Enter")
+	want := RunLine{Line: `worktree commit -t 4 -m "fix it"`, Args: []string{"worktree", "commit", "-t", "4", "-m", "fix it"}}
+	if len(acts) != 1 || !reflect.DeepEqual(acts[0], want) {
+		t.Fatalf("the message typed: %#v, want %#v", acts, want)
+	}
+	if acts := press(t, in, sc, "c", "Enter"); len(acts) != 0 || in.msg != "no commit message: nothing committed" {
+		t.Fatalf("an empty message: %v, note %q", acts, in.msg)
+	}
+	if acts := press(t, in, sc, "m"); len(acts) != 0 || in.prompt == nil || !strings.Contains(in.prompt.label, "merge pane 4's branch into its base branch") {
+		t.Fatalf("m: actions %v, prompt %+v", acts, in.prompt)
+	}
+	if acts := press(t, in, sc, "n"); len(acts) != 0 {
+		t.Fatalf("m then n ran %v", acts)
+	}
+	acts = press(t, in, sc, "m", "y")
+	want = RunLine{Line: "worktree merge -t 4", Args: []string{"worktree", "merge", "-t", "4"}}
+	if len(acts) != 1 || !reflect.DeepEqual(acts[0], want) {
+		t.Fatalf("m then y: %#v, want %#v", acts, want)
+	}
+	if p, on := in.CopyPane(); !on || p != 4 {
+		t.Fatal("the diff view closed")
+	}
+}

@@ -23,6 +23,9 @@ type prompt struct {
 	text    []rune
 	cursor  int
 	confirm Command // run when a confirm prompt gets "y"
+	// then, when set, makes the actions of the line submitted (or of "y"
+	// to a confirm prompt) instead: the diff view's commit and merge.
+	then func(line string) []Action
 
 	// Up and Down browse hist, the history as it was when the prompt
 	// opened; histAt is the entry shown, len(hist) being the line typed,
@@ -121,6 +124,9 @@ func (in *Input) promptKey(k KeyID) []Action {
 	if p.kind == promptConfirm {
 		in.prompt = nil
 		if k.Key == tcell.KeyRune && (k.Rune == 'y' || k.Rune == 'Y') && k.Mod == 0 {
+			if p.then != nil {
+				return append(p.then("y"), Redraw{})
+			}
 			return []Action{p.confirm, Redraw{}}
 		}
 		return []Action{Redraw{}}
@@ -298,6 +304,9 @@ func (p *prompt) view() *PromptView {
 // submit acts on a finished prompt line.
 func (in *Input) submit(p *prompt) []Action {
 	line := string(p.text)
+	if p.then != nil {
+		return p.then(line)
+	}
 	switch p.kind {
 	case promptSearchDown, promptSearchUp:
 		if in.copy == nil {
