@@ -559,6 +559,7 @@ func (c *client) draw(fresh int) (next time.Duration, stale bool) {
 	sc, next, stale := c.s.sceneFresh(c, fresh)
 	c.tty.fit(sc.Cols, sc.Rows)
 	c.takeOutput(sc)
+	next = c.showAgents(sc, next)
 	c.msgMu.Lock()
 	if c.message != "" && time.Now().Before(c.msgEnd) {
 		sc.Message = c.message
@@ -615,6 +616,8 @@ func (c *client) do(a ui.Action) {
 		c.say("copied %d bytes", len(a.Text))
 	case ui.DragBorder:
 		s.dragBorder(a)
+	case ui.AnswerQuestion:
+		go c.answerQuestion(a)
 	case ui.Redraw:
 	}
 	s.stateChanged() // a tab or the focus may have changed

@@ -295,6 +295,8 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 			go c.showDiff(a.Pane)
 		}
 		return nil
+	case "next-waiting":
+		return s.nextWaiting(c)
 	case "kill-pane":
 		if a.Pane == 0 {
 			return nil
