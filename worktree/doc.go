@@ -2,13 +2,16 @@
 // by side on one repository never edit the same files.
 //
 // Everything goes through the git command line (git 2.32 or later). Of
-// git's files melmux writes one: Add records the commit a worktree started
+// git's files melmux writes two: Add records the commit a worktree started
 // from in a file `melmux-base` of the worktree's administrative directory
 // (.git/worktrees/NAME/), where git keeps its own per-worktree state and
-// which `git worktree remove` deletes with it. It reads that file, and the
-// worktree's index, to copy it (see review.go). Diff and Count compare
-// against the base, so a worktree's changes are what it did since it was
-// made, committed or not, whatever its branch became.
+// which `git worktree remove` deletes with it, and the branch that commit
+// was on, its base branch, in `melmux-base-branch`. It reads those files,
+// and the worktree's index, to copy it (see review.go). Diff and Count
+// compare against From: the merge-base of the worktree's HEAD and its base
+// branch, never older than the base commit; so a worktree's changes are
+// what it did since it was made, committed or not, less what a merge that
+// keeps its commits has brought into the base branch.
 //
 // Worktrees live outside the repository, under Root()/<repo>-<hash>/NAME
 // (Root is $XDG_DATA_HOME/melmux/worktrees), on branch melmux/NAME. Root,
@@ -34,6 +37,11 @@
 // a review and then forces `git worktree remove`, whose own check would run
 // `git status` with the repository's configuration; it still refuses, as git
 // does, worktrees with submodules and locked ones.
+//
+// Commit and Merge (act.go) are what a person asks of a worktree by name,
+// so, unlike reading one, they run git as the person's would: hooks and
+// filters run. Retire removes a worktree whose pane is done with it;
+// Processes and Inside find, from /proc, who still works in one.
 //
 // Add locks a worktree while making it, with a reason naming its process,
 // so that what a killed `git worktree add` or a dead melmux leaves is known
