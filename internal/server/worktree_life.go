@@ -54,19 +54,9 @@ func (s *Server) killWithWorktree(ctx context.Context, p proto.KillPaneParams) (
 		case st.Submodules > 0:
 			return nil, errorf(proto.CodeFailed, "kill_pane: pane %d's worktree %s has submodules, whose work melmux does not judge; nothing was killed: give --force to remove it anyway", p.Pane, wt.Path)
 		}
-		var others []worktree.Process
-		for _, pr := range worktree.Inside(worktree.Processes(), wt.Path) {
-			if pr.Session != session {
-				others = append(others, pr)
-			}
-		}
-		if len(others) > 0 {
-			verb := "works"
-			if len(others) > 1 {
-				verb = "work"
-			}
-			return nil, errorf(proto.CodeFailed, "kill_pane: %s %s in pane %d's worktree %s and is not the pane's, so it would outlive it; nothing was killed: end it first, or give --force",
-				worktree.Names(others), verb, p.Pane, wt.Path)
+		if who := s.othersIn(wt.Path, session); who != "" {
+			return nil, errorf(proto.CodeFailed, "kill_pane: %s in pane %d's worktree %s and is not the pane's, so it would outlive it; nothing was killed: end it first, or give --force",
+				who, p.Pane, wt.Path)
 		}
 	}
 	last, err := s.removePane(p.Pane, true)
@@ -92,6 +82,39 @@ func (s *Server) killWithWorktree(ctx context.Context, p proto.KillPaneParams) (
 		return thenResult{result: res, then: func() { go s.lastPaneGone("last pane killed") }}, nil
 	}
 	return res, nil
+}
+
+// othersIn says who works in dir besides the processes of session (a
+// pane's): another pane of this session, named as one ("pane 1 (its
+// process 12 (bash)) works"), or processes outside every pane, by pid and
+// command line. "" when nobody does.
+func (s *Server) othersIn(dir string, session int) string {
+	var others []worktree.Process
+	for _, pr := range worktree.Inside(worktree.Processes(), dir) {
+		if pr.Session != session {
+			others = append(others, pr)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	panes := map[int]int{} // a pane program's pid (its processes' session) → the pane
+	s.withLock(func() {
+		for id, e := range s.panes {
+			if st := e.p.Status(); st.Running {
+				panes[st.PID] = id
+			}
+		}
+	})
+	for _, pr := range others {
+		if id, ok := panes[pr.Session]; ok {
+			return fmt.Sprintf("pane %d (its %s) works", id, pr)
+		}
+	}
+	if len(others) == 1 {
+		return worktree.Names(others) + " works"
+	}
+	return worktree.Names(others) + " work"
 }
 
 // leftIn waits, up to leaveWait, for every process to leave dir, and
