@@ -65,8 +65,8 @@ func parseWorktreeFlags(fs *flag.FlagSet, wt *worktreeFlag, args []string) error
 
 // worktreeUsage is the worktree verb's synopsis, one subcommand a line.
 const worktreeUsage = `list [--all] [--json]
-       melmux worktree commit -t PANE -m MESSAGE
-       melmux worktree merge -t PANE
+       melmux worktree commit -t PANE -m MESSAGE [--json]
+       melmux worktree merge -t PANE [--json]
        melmux worktree clean [--dry-run] [--json]`
 
 func init() {
@@ -90,7 +90,10 @@ func init() {
 					return nil
 				}
 			}
-			return cli.Usagef("worktree: give a subcommand: clean, list, commit or merge (usage: melmux worktree %s)", worktreeUsage)
+			if len(args) > 0 {
+				return cli.Usagef("worktree: unknown subcommand %q (allowed: list, commit, merge, clean; melmux worktree --help shows how)", args[0])
+			}
+			return cli.Usagef("worktree: give a subcommand: clean, list, commit or merge (melmux worktree --help shows how)")
 		},
 	})
 }

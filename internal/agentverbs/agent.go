@@ -117,6 +117,10 @@ type agentRun struct {
 	restored *orchestrator.Restored
 	// taskQueued: the session queued --task as turn 1 at registration.
 	taskQueued bool
+	// warn takes what goes wrong between turns (a report the session
+	// refused): stderr, or in the REPL the terminal in raw mode, where a
+	// line needs its CR or the next one (the prompt) starts where it ended.
+	warn io.Writer
 }
 
 func runAgent(g *cli.Globals, args []string) error {
@@ -250,6 +254,13 @@ func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, e
 		if r.freshTask() {
 			reg.Task = o.task
 		}
+		if rs := r.restored; rs != nil {
+			// The session goes on from the conversation's last turn: a
+			// restored session's agent reports turn 3, not a turn the
+			// session never gave, and keeps its legs and tokens.
+			reg.Turn, reg.Legs = rs.Turns, rs.Legs
+			reg.InputTokens, reg.OutputTokens = rs.Usage.InputTokens, rs.Usage.OutputTokens
+		}
 		sess, err := orchestrator.JoinSession(ctx, sock, reg)
 		if err != nil {
 			fmt.Fprintf(g.Stderr, "melmux: this agent runs unregistered (the session will not list it): %v\n", err)
@@ -330,7 +341,11 @@ func (r *agentRun) report(state string, turn int, reply string, turnErr error) {
 		return
 	}
 	if err := r.sess.Report(context.Background(), state, turn, reply, turnErr, r.agent.Legs(), r.agent.Usage()); err != nil {
-		fmt.Fprintf(r.g.Stderr, "melmux: reporting to the session: %v\n", err)
+		w := r.warn
+		if w == nil {
+			w = r.g.Stderr
+		}
+		fmt.Fprintf(w, "melmux: reporting to the session: %v\n", err)
 	}
 }
 

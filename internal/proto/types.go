@@ -246,10 +246,14 @@ type SessionInfo struct {
 	Panes   int    `json:"panes"`
 	Clients int    `json:"clients"`
 	Created string `json:"created"` // RFC 3339
-	PID     int    `json:"pid"`
-	Cols    int    `json:"cols"`
-	Rows    int    `json:"rows"`
-	Socket  string `json:"socket"`
+	// Used is when a client last attached to the session or left it (RFC
+	// 3339 with nanoseconds), or when it was created when none has:
+	// `melmux attach` with no name picks the session used last.
+	Used   string `json:"used,omitempty"`
+	PID    int    `json:"pid"`
+	Cols   int    `json:"cols"`
+	Rows   int    `json:"rows"`
+	Socket string `json:"socket"`
 	// Error is set by `melmux ls` for a server that holds its socket but did
 	// not answer (stopped, stuck): only Name and Socket are known then; and
 	// for a saved state that cannot be restored.
@@ -311,6 +315,14 @@ type AgentRegisterParams struct {
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
 	Task     string `json:"task,omitempty"`
+	// An agent that resumes its conversation (--resume, as restore starts
+	// one) registers where it is: Turn is its last turn (the next message
+	// gets Turn+1) and the counters are the whole conversation's, so the
+	// session goes on from there instead of from turn 1 and zero legs.
+	Turn         int `json:"turn,omitempty"`
+	Legs         int `json:"legs,omitempty"`
+	InputTokens  int `json:"input_tokens,omitempty"`
+	OutputTokens int `json:"output_tokens,omitempty"`
 }
 
 // AgentReportParams is a state change of a registered agent. Turn is the turn

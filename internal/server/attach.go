@@ -40,12 +40,13 @@ type client struct {
 
 	scene *ui.Scene // owned by the loop goroutine: the scene last drawn
 
-	msgMu   sync.Mutex // guards message, msgEnd, output, diff and notes (runLine and showDiff report from their own goroutines)
+	msgMu   sync.Mutex // guards message, msgEnd, output, diff, chooser and notes (runLine, showDiff and chooseSession report from their own goroutines)
 	message string
 	msgEnd  time.Time
-	output  string        // a verb's output from the prompt, for the loop to show (takeOutput)
-	diff    []ui.DiffLine // a worktree's diff, for the loop to show (takeOutput)
-	notes   []byte        // bells and OSC 9 notifications for the terminal, after the next frame (addNote)
+	output  string           // a verb's output from the prompt, for the loop to show (takeOutput)
+	diff    []ui.DiffLine    // a worktree's diff, for the loop to show (takeOutput)
+	notes   []byte           // bells and OSC 9 notifications for the terminal, after the next frame (addNote)
+	chooser []ui.ChooserItem // the sessions for the session chooser, for the loop to show (takeChooser)
 }
 
 // invalidate asks every attached client for a redraw. It never blocks and
@@ -266,6 +267,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 		s.clients[c] = struct{}{}
 		s.joining--
 		joined = true
+		s.used = time.Now()
 		s.spareProcLocked()
 		s.publishClientsLocked()
 		s.resizeToClientsLocked()
@@ -287,6 +289,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 
 	s.withLock(func() {
 		delete(s.clients, c)
+		s.used = time.Now()
 		s.spareProcLocked()
 		s.publishClientsLocked()
 		if !s.shutdown { // the panes are being closed: nothing to lay out
@@ -559,6 +562,7 @@ func (c *client) draw(fresh int) (next time.Duration, stale bool) {
 	sc, next, stale := c.s.sceneFresh(c, fresh)
 	c.tty.fit(sc.Cols, sc.Rows)
 	c.takeOutput(sc)
+	c.takeChooser()
 	next = c.showAgents(sc, next)
 	c.msgMu.Lock()
 	if c.message != "" && time.Now().Before(c.msgEnd) {
@@ -566,6 +570,9 @@ func (c *client) draw(fresh int) (next time.Duration, stale bool) {
 	}
 	c.msgMu.Unlock()
 	c.input.Decorate(sc)
+	if d := c.input.Wakeup(); d > 0 && (next == 0 || d < next) {
+		next = d // the pane numbers go away by themselves
+	}
 	c.scene = sc
 	c.painter.Draw(c.screen, sc)
 	c.flushNotes()

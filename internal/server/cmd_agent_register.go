@@ -9,12 +9,19 @@ import (
 	"github.com/melmux/melmux/internal/proto"
 )
 
+// maxResumedTurn bounds the turn a resumed agent registers at, far above
+// any conversation's, so that the turns given after it never overflow.
+const maxResumedTurn = 1_000_000_000
+
 // agent_register announces a melmux agent running in a pane. The
 // registration lives as long as the connection that made it: when that
 // connection ends, the agent is exited (what it reported last stays readable
 // while the pane exists). A task given here is queued at once as the
 // agent's turn 1 (from "task"), so nothing a lead or a person sends can come
-// before it: the agent takes it with its first agent_next.
+// before it: the agent takes it with its first agent_next. An agent resuming
+// its conversation gives its last turn and its counters: its turns go on
+// from there (a restored session's agents keep their numbering, legs and
+// tokens).
 func init() {
 	register(&Command{Name: "agent_register", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.AgentRegisterParams
@@ -30,6 +37,12 @@ func init() {
 		if p.Role != "lead" && p.Role != "worker" {
 			return nil, errorf(proto.CodeBadParams, "agent_register: role %q is not lead or worker", p.Role)
 		}
+		if p.Turn < 0 || p.Turn > maxResumedTurn {
+			return nil, errorf(proto.CodeBadParams, "agent_register: turn %d is not a turn a conversation can be at: 0 (a new one) to %d", p.Turn, maxResumedTurn)
+		}
+		if p.Legs < 0 || p.InputTokens < 0 || p.OutputTokens < 0 {
+			return nil, errorf(proto.CodeBadParams, "agent_register: legs, input_tokens and output_tokens must not be negative")
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		e, err := s.lookupLocked(p.Pane)
@@ -43,7 +56,13 @@ func init() {
 			return nil, errorf(proto.CodeFailed, "agent_register: pane %d already has a live melmux agent (%s %s); one agent per pane", p.Pane, old.role, old.id)
 		}
 		a := &melAgent{id: p.ID, role: p.Role, provider: p.Provider, model: p.Model, task: printable(p.Task),
-			live: true, conn: connOf(ctx), state: "waiting", at: time.Now()}
+			live: true, conn: connOf(ctx), state: "waiting", at: time.Now(),
+			legs: p.Legs, inTokens: p.InputTokens, outTokens: p.OutputTokens}
+		if p.Turn > 0 {
+			// A resumed conversation: its turns up to p.Turn are over, and
+			// it rests idle after them, as it does after any turn.
+			a.turn, a.given, a.finished, a.state = p.Turn, p.Turn, p.Turn, "idle"
+		}
 		if strings.TrimSpace(p.Task) != "" {
 			// Best effort: a fresh queue has room.
 			_, _, _ = a.enqueueLocked(p.Task, "task")

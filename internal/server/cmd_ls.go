@@ -21,7 +21,7 @@ func init() {
 		defer s.mu.Unlock()
 		return proto.SessionInfo{
 			Name: s.name, Panes: len(s.panes), Clients: len(s.clients),
-			Created: s.created.Format(time.RFC3339), PID: os.Getpid(),
+			Created: s.created.Format(time.RFC3339), Used: s.usedLocked().Format(time.RFC3339Nano), PID: os.Getpid(),
 			Cols: s.cols, Rows: s.rows, Socket: s.sock,
 		}, nil
 	}})

@@ -279,6 +279,9 @@ func shortCommand(argv []string) string {
 
 // uiCommand runs a key-bound command for client c.
 func (s *Server) uiCommand(c *client, a ui.Command) error {
+	if done, err := s.tmuxCommand(c, a); done {
+		return err
+	}
 	switch a.Name {
 	case "split-right", "split-down", "new-tab":
 		kind := map[string]string{"split-right": "right", "split-down": "down", "new-tab": "tab"}[a.Name]

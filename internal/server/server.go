@@ -139,6 +139,7 @@ type Server struct {
 	buffer   string      // the paste buffer (copy mode, paste-buffer)
 	started  bool        // a first pane has existed: the end of the last pane ends the session
 	shutdown bool
+	used     time.Time // a client last attached or left; zero for never (usedLocked)
 }
 
 // paneEntry is what the server keeps about a pane beyond the pane itself.

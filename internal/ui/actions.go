@@ -43,6 +43,7 @@ type EnterCopy struct {
 	Pane    int
 	Scroll  int
 	ByMouse bool
+	PageUp  bool // then a page up (PgUp after the prefix, tmux's copy-mode -u)
 }
 
 // ExitCopy reports that copy mode on Pane ended (the server may drop its snapshot).
@@ -95,6 +96,9 @@ func (e EnterCopy) Start(in *Input, src LineSource, width, height, cx, cy int) {
 	cm.ByMouse = e.ByMouse
 	if e.Scroll != 0 {
 		cm.Scroll(e.Scroll)
+	}
+	if e.PageUp {
+		cm.Page(-1)
 	}
 	in.StartCopy(e.Pane, cm)
 }

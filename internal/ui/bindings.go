@@ -21,13 +21,16 @@ type Binding struct {
 	Name string   // a command name, see commandArgs
 	Args []string // its arguments
 	Line string   // the binding as written, for the help overlay
+	// Repeat says the key runs again without the prefix within
+	// RepeatTime, as tmux's bind -r: the resize keys.
+	Repeat bool
 }
 
 // commandArgs lists every command a key may be bound to and checks its
 // arguments; nil means it takes none.
 var commandArgs = map[string]func(args []string) error{
 	"split-right": nil, "split-down": nil, "new-tab": nil, "next-tab": nil, "prev-tab": nil,
-	"zoom": nil, "kill-pane": nil, "detach": nil, "copy-mode": nil, "paste-buffer": nil,
+	"zoom": nil, "kill-pane": nil, "detach": nil, "paste-buffer": nil,
 	"command-prompt": nil, "help": nil, "send-prefix": nil, "none": nil, "diff": nil,
 	"agents": nil, "next-waiting": nil,
 	"select-tab": func(args []string) error {
@@ -62,6 +65,27 @@ var commandArgs = map[string]func(args []string) error{
 			if n, err := strconv.Atoi(args[1]); err != nil || n < 1 || n > 1000 {
 				return fmt.Errorf("resize %s %q: the number of cells must be 1-1000", args[0], args[1])
 			}
+		}
+		return nil
+	},
+	// tmux's keys (tmuxkeys.go).
+	"next-pane": nil, "last-pane": nil, "display-panes": nil, "choose-tab": nil, "choose-session": nil,
+	"kill-tab": nil, "break-pane": nil, "next-layout": nil, "select-tab-prompt": nil,
+	"copy-mode": func(args []string) error {
+		if len(args) > 1 || len(args) == 1 && args[0] != "-u" {
+			return fmt.Errorf("copy-mode takes only -u (enter it a page up), got %q", strings.Join(args, " "))
+		}
+		return nil
+	},
+	"rename-tab": func(args []string) error {
+		if len(args) > 1 {
+			return fmt.Errorf("rename-tab takes at most one name (none asks for it), got %d words", len(args))
+		}
+		return nil
+	},
+	"swap-pane": func(args []string) error {
+		if len(args) != 1 || args[0] != "prev" && args[0] != "next" {
+			return fmt.Errorf("swap-pane takes prev or next, got %q", strings.Join(args, " "))
 		}
 		return nil
 	},
@@ -110,7 +134,7 @@ func ParseBinding(line string) (Binding, error) {
 	if len(words) > 1 {
 		args = words[1:]
 	}
-	return Binding{Name: words[0], Args: args, Line: strings.TrimSpace(line)}, nil
+	return Binding{Name: words[0], Args: args, Line: strings.TrimSpace(line), Repeat: words[0] == "resize"}, nil
 }
 
 // defaultBindings is the table after the prefix, in help-overlay order.
@@ -125,6 +149,10 @@ var defaultBindings = [][2]string{
 	{"M-Left", "resize left 5"}, {"M-Right", "resize right 5"}, {"M-Up", "resize up 5"}, {"M-Down", "resize down 5"},
 	{"z", "zoom"}, {"x", "kill-pane"}, {"d", "detach"}, {"[", "copy-mode"}, {"]", "paste-buffer"},
 	{":", "command-prompt"}, {"?", "help"}, {"D", "diff"},
+	// tmux's (tmuxkeys.go).
+	{"o", "next-pane"}, {";", "last-pane"}, {"q", "display-panes"}, {"w", "choose-tab"}, {"s", "choose-session"},
+	{",", "rename-tab"}, {"&", "kill-tab"}, {"!", "break-pane"}, {"{", "swap-pane prev"}, {"}", "swap-pane next"},
+	{"Space", "next-layout"}, {"PgUp", "copy-mode -u"}, {"'", "select-tab-prompt"},
 	{"a", "agents"}, {"A", "next-waiting"},
 }
 

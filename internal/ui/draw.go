@@ -66,7 +66,7 @@ func (pt *Painter) Draw(s tcell.Screen, sc *Scene) {
 		cols, rows = w, h
 	}
 	bounds := Rect{0, 0, cols, rows - 1}
-	overlay := sc.Help || sc.Agents != nil || rows > 1 && sc.Prompt != nil && len(sc.Prompt.Choices) > 0
+	overlay := sc.Help || sc.Agents != nil || sc.PaneNumbers || sc.Chooser != nil || rows > 1 && sc.Prompt != nil && len(sc.Prompt.Choices) > 0
 	keep := pt.drawn != nil && w == pt.w && h == pt.h && !overlay && !pt.overlay
 	if pt.next == nil {
 		pt.next = make(map[int]paneDrawn, len(sc.Panes))
@@ -102,6 +102,7 @@ func (pt *Painter) Draw(s tcell.Screen, sc *Scene) {
 	if sc.Agents != nil {
 		drawAgents(s, sc, st, cols, rows-1)
 	}
+	drawTmuxOverlays(s, sc, st, cols, rows-1)
 	if rows > 1 && sc.Prompt != nil && len(sc.Prompt.Choices) > 0 {
 		drawChoices(s, sc.Prompt, st, cols, rows-2)
 	}
@@ -855,7 +856,7 @@ func placeCursor(s tcell.Screen, sc *Scene, cols, rows int) {
 		return
 	}
 	p := sc.Focused()
-	if sc.Help || sc.Agents != nil || p == nil {
+	if sc.Help || sc.Agents != nil || sc.Chooser != nil || p == nil {
 		s.HideCursor()
 		return
 	}

@@ -28,6 +28,7 @@ type Input struct {
 	pasteBuf []rune // the text pasted so far
 	mouse    mouseState
 	support  PromptSupport // history and completions of the ":" prompt
+	tmux     tmuxState     // repeatable keys, pane numbers, choosers (tmuxkeys.go)
 	agents   *agentsState  // the agents view, nil while it is closed
 }
 
@@ -72,6 +73,7 @@ func (in *Input) Decorate(sc *Scene) {
 	if in.msg != "" && sc.Message == "" {
 		sc.Message = in.msg
 	}
+	in.decorateTmux(sc)
 	in.decorateAgents(sc)
 	if in.copy != nil {
 		for i := range sc.Panes {
@@ -183,6 +185,9 @@ func (in *Input) Paste(text string, sc *Scene) []Action {
 func (in *Input) Key(ev *tcell.EventKey, sc *Scene) []Action {
 	k := Identify(ev)
 	in.msg = ""
+	if acts, ok := in.tmuxKey(ev, k, sc); ok {
+		return acts
+	}
 	switch {
 	case in.help:
 		in.help = false
@@ -219,6 +224,9 @@ func (in *Input) Key(ev *tcell.EventKey, sc *Scene) []Action {
 // run executes a binding.
 func (in *Input) run(b Binding, sc *Scene) []Action {
 	id, m, hasPane := focusedModes(sc)
+	if acts, ok := in.runTmux(b, sc, id, hasPane); ok {
+		return acts
+	}
 	switch b.Name {
 	case "send-prefix":
 		if !hasPane {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -15,6 +17,8 @@ const (
 	promptConfirm                      // y/n before a destructive command
 	promptSearchDown                   // copy mode "/"
 	promptSearchUp                     // copy mode "?"
+	promptRename                       // "," — a tab's new name
+	promptTabNumber                    // "'" — a tab to select by its number
 )
 
 type prompt struct {
@@ -23,6 +27,7 @@ type prompt struct {
 	text    []rune
 	cursor  int
 	confirm Command // run when a confirm prompt gets "y"
+	tab     int     // the tab a rename prompt renames
 	// then, when set, makes the actions of the line submitted (or of "y"
 	// to a confirm prompt) instead: the diff view's commit and merge.
 	then func(line string) []Action
@@ -319,6 +324,15 @@ func (in *Input) submit(p *prompt) []Action {
 			in.msg = "not found: " + line
 		}
 		return nil
+	case promptRename:
+		return []Action{Command{Name: "rename-tab", Args: []string{strconv.Itoa(p.tab), line}, Pane: focusedID(in.tmux.sc)}}
+	case promptTabNumber:
+		n, err := strconv.Atoi(strings.TrimSpace(line))
+		if err != nil || n < 0 {
+			in.msg = fmt.Sprintf("tab: %q is not a tab number (0 or more)", line)
+			return nil
+		}
+		return []Action{Command{Name: "select-tab", Args: []string{strconv.Itoa(n)}, Pane: focusedID(in.tmux.sc)}}
 	}
 	// Kept even when it does not parse, so it can be recalled and mended.
 	in.support.History.Add(line)
@@ -329,6 +343,9 @@ func (in *Input) submit(p *prompt) []Action {
 	}
 	if len(words) == 0 {
 		return nil
+	}
+	if acts, ok := in.promptBinding(words); ok {
+		return acts
 	}
 	return []Action{RunLine{Line: line, Args: words}}
 }

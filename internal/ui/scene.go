@@ -78,7 +78,9 @@ type Scene struct {
 	Prompt       *PromptView
 	Help         bool
 	Bindings     []BindingHelp
-	Agents       *AgentsView // the agents view (C-b a) over the panes, nil when closed
+	Agents       *AgentsView  // the agents view (C-b a) over the panes, nil when closed
+	PaneNumbers  bool         // each pane's id over it (C-b q)
+	Chooser      *ChooserView // the tab or session chooser (C-b w, C-b s), nil when closed
 	StatusStyle  StatusStyle
 }
 
