@@ -112,7 +112,9 @@ func TestAgentsViewInsideTmux(t *testing.T) {
 	keys("C-b", "a")
 	wait("the agents view with pane 2's question", func(s string) bool { return strings.Contains(s, "pane 2 asks:") })
 	keys("1")
-	wait("the answer told", func(s string) bool { return strings.Contains(s, `pane 2: answered "Do you want to proceed?" with 1 (Yes)`) })
+	wait("the answer told", func(s string) bool {
+		return strings.Contains(s, `pane 2: answered "Do you want to proceed?" with 1 (Yes)`)
+	})
 	if out := se.must("read-pane", "-t", "2"); !strings.Contains(out, "Done. All tests pass.") {
 		t.Fatalf("pane 2 should have taken the answer:\n%s", out)
 	}
