@@ -26,7 +26,7 @@ import (
 //     makes the line editor hand over and clear its line, which is typed
 //     back once the turn is over;
 //   - the last row is a footer (role, model, legs, tokens, state) kept out
-//     of the way by a scroll region.
+//     of the way by a scroll region, laid out again on every resize.
 
 const (
 	keyCtrlC    = 0x03
@@ -147,15 +147,20 @@ type lineResult struct {
 
 // replState is the REPL's terminal side.
 type replState struct {
-	r     *agentRun
-	fd    int
-	out   *ttyOut
-	in    *inputQueue
-	ed    *term.Terminal
-	obs   *lineObserver
-	rows  int
-	cols  int
-	state string
+	r   *agentRun
+	fd  int
+	out *ttyOut
+	in  *inputQueue
+	ed  *term.Terminal
+	obs *lineObserver
+
+	// mu guards rows, cols, state and line, and orders the footer's
+	// drawing: the turn's goroutine draws it after each leg.
+	mu    sync.Mutex
+	rows  int    // the terminal's rows; 0 when too small for a footer
+	cols  int    // its columns
+	state string // the footer's last word: what the agent is doing
+	line  string // the footer's text, as agentRun.footer last made it
 
 	preemptMu sync.Mutex // guards preempted and saved
 	preempted bool
@@ -178,12 +183,17 @@ func (r *agentRun) repl(ctx context.Context, stdin *os.File) error {
 	s.ed.History = &history{}
 	s.ed.AutoCompleteCallback = s.onKey
 	s.ed.SetBracketedPasteMode(true)
-	s.obs = &lineObserver{w: text{s.out}, color: true, onLeg: func() { s.footer(s.state) }, maxCalls: r.agent.CallLimit()}
-	s.layout(true)
+	s.obs = &lineObserver{w: text{s.out}, color: true, onLeg: func() { s.footer("") }, maxCalls: r.agent.CallLimit()}
+	r.warn = text{s.out}
+	s.line = r.footer(s.state)
+	s.layout()
 	defer func() {
+		r.warn = nil
 		s.ed.SetBracketedPasteMode(false)
 		// Give the whole screen back and clear the footer.
+		s.mu.Lock()
 		fmt.Fprintf(s.out, "\x1b7\x1b[r\x1b[%d;1H\x1b[2K\x1b8\r\n", s.rows)
+		s.mu.Unlock()
 		term.Restore(fd, old)
 	}()
 	winch := make(chan os.Signal, 1)
@@ -230,33 +240,61 @@ func (s *replState) banner() {
 	fmt.Fprintln(w, "\x1b[2mEnter sends · Ctrl-C stops a turn · Ctrl-C twice or Ctrl-D at the prompt exits\x1b[0m")
 }
 
-// layout reserves the last row for the footer; first says this is the
-// start, when the cursor may sit on that row.
-func (s *replState) layout(first bool) {
+// layout fits the REPL to the terminal, at the start and after every
+// resize, with the prompt taken away (the REPL's text then ends at the
+// cursor): the last row is the footer's, the rows above scroll. A resize
+// leaves the old footer where the terminal put it: on the old last row,
+// now anywhere below the cursor, or on the new last row with the cursor on
+// it, where the prompt would be drawn over the footer and, outside the
+// scroll region, every new line over the same row. So everything from the
+// cursor down is erased (with no scroll region, which the resize may or
+// may not have reset), the screen scrolled once if the cursor is on the
+// last row, and the region and the footer set again, in one write so that
+// a streaming turn's text never lands in between.
+func (s *replState) layout() {
 	cols, rows, err := term.GetSize(s.fd)
-	if err != nil || rows < 3 || cols < 10 {
-		s.rows, s.cols = 0, max(cols, 40)
-		s.ed.SetSize(s.cols, max(rows, 1))
-		return
+	small := err != nil || rows < 3 || cols < 10
+	if small {
+		s.ed.SetSize(max(cols, 40), max(rows, 1))
+	} else {
+		s.ed.SetSize(cols, rows-1)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.rows, s.cols = rows, cols
-	s.ed.SetSize(cols, rows-1)
-	if first {
-		// Make room: if the cursor is on the last row, scroll once.
-		io.WriteString(s.out, "\n\x1b[A")
+	if small {
+		s.rows, s.cols = 0, max(cols, 40)
 	}
-	fmt.Fprintf(s.out, "\x1b7\x1b[1;%dr\x1b8", rows-1)
-	s.footer(s.state)
+	s.obs.setWidth(s.cols)
+	seq := "\x1b7\x1b[r\x1b8\x1b[J"
+	if s.rows > 0 {
+		seq += fmt.Sprintf("\n\x1b[A\x1b7\x1b[1;%dr\x1b8", s.rows-1) + s.footerLocked()
+	}
+	io.WriteString(s.out, seq)
 }
 
+// footer draws the footer saying state; "" keeps the state shown and
+// brings the counters up to date (after a leg, on the turn's goroutine).
 func (s *replState) footer(state string) {
-	s.state = state
-	s.obs.width = s.cols
-	if s.rows == 0 {
-		return
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if state != "" {
+		s.state = state
 	}
-	line := cutColumns(s.r.footer(state), s.cols-2)
-	fmt.Fprintf(s.out, "\x1b7\x1b[%d;1H\x1b[2K\x1b[7m %s%s\x1b[0m\x1b8", s.rows, line, strings.Repeat(" ", max(s.cols-2-len([]rune(line)), 0)))
+	s.line = s.r.footer(s.state)
+	io.WriteString(s.out, s.footerLocked())
+}
+
+// footerLocked is the footer's drawing at the current size, the cursor
+// left where it was; "" when the terminal has no room for it. The text is
+// the one made last: a resize during a turn must not read the counters
+// the turn is changing.
+func (s *replState) footerLocked() string {
+	if s.rows == 0 {
+		return ""
+	}
+	line := cutColumns(s.line, s.cols-2)
+	return fmt.Sprintf("\x1b7\x1b[%d;1H\x1b[2K\x1b[7m %s%s\x1b[0m\x1b8", s.rows, line, strings.Repeat(" ", max(s.cols-2-len([]rune(line)), 0)))
 }
 
 // onKey sees every key the line editor does not handle itself; ours makes
@@ -275,6 +313,12 @@ func (s *replState) onKey(line string, pos int, key rune) (string, int, bool) {
 func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch chan os.Signal, first *message) error {
 	r := s.r
 	lines := make(chan lineResult, 1)
+	readLine := func() {
+		go func() {
+			l, err := s.ed.ReadLine()
+			lines <- lineResult{l, err}
+		}()
+	}
 	reading := false
 	read := func() {
 		s.preemptMu.Lock()
@@ -285,22 +329,37 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 			s.in.put([]byte(saved))
 		}
 		reading = true
-		go func() {
-			l, err := s.ed.ReadLine()
-			lines <- lineResult{l, err}
-		}()
+		readLine()
 	}
-	// stopReading takes the prompt away for a turn, keeping its text.
+	// held are lines the editor ended while the prompt was being taken
+	// away (the person pressed Enter just before): theirs, still to take.
+	var held []lineResult
+	// stopReading takes the prompt away (for a turn, a resize), keeping
+	// its text for the next prompt.
 	stopReading := func() {
 		if !reading {
 			return
 		}
-		s.in.put([]byte{keyPreempt, '\r'})
-		<-lines
 		reading = false
-		s.preemptMu.Lock()
-		s.preempted = false
-		s.preemptMu.Unlock()
+		s.in.put([]byte{keyPreempt, '\r'})
+		for {
+			lr := <-lines
+			s.preemptMu.Lock()
+			ours := s.preempted
+			s.preempted = false
+			s.preemptMu.Unlock()
+			if ours {
+				break
+			}
+			lr.line = strings.ReplaceAll(lr.line, string(rune(keyPreempt)), "")
+			held = append(held, lr)
+			if lr.err != nil {
+				// The end of input (our keys are left unread), or a
+				// paste, which took them as text: nothing more to stop.
+				return
+			}
+			readLine() // to read our keys, behind the line it ended
+		}
 		io.WriteString(s.out, "\x1b[A\x1b[2K\r") // the emptied prompt line
 	}
 	next := make(chan message, 1)
@@ -328,6 +387,33 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 	ctrlC := 0
 	awaitingOwn := false // a line was posted; its message is on the way
 	pending := first
+	// take handles a line the person ended; true when they left.
+	take := func(lr lineResult) bool {
+		if lr.err != nil && !errors.Is(lr.err, term.ErrPasteIndicator) {
+			return true // Ctrl-D or the end of input
+		}
+		if errors.Is(lr.err, term.ErrPasteIndicator) {
+			paste = append(paste, lr.line)
+			return false
+		}
+		msg := strings.TrimRight(strings.Join(append(paste, lr.line), "\n"), "\n")
+		paste = nil
+		ctrlC = 0
+		if strings.TrimSpace(msg) == "" {
+			return false
+		}
+		m, err := r.post(ctx, msg, "person")
+		if err != nil {
+			fmt.Fprintf(text{s.out}, "\x1b[31m✗ %v\x1b[0m\n", err)
+			return false
+		}
+		if r.sess == nil {
+			pending = &m
+		} else {
+			awaitingOwn = true
+		}
+		return false
+	}
 	for {
 		if pending != nil {
 			m := *pending
@@ -335,6 +421,14 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 			stopReading()
 			s.runTurn(ctx, m, interrupts, winch)
 			ctrlC = 0
+			continue
+		}
+		if len(held) > 0 {
+			lr := held[0]
+			held = held[1:]
+			if take(lr) {
+				return nil
+			}
 			continue
 		}
 		state := r.restingState()
@@ -347,28 +441,8 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 		select {
 		case lr := <-lines:
 			reading = false
-			if lr.err != nil && !errors.Is(lr.err, term.ErrPasteIndicator) {
-				return nil // Ctrl-D or the end of input
-			}
-			if errors.Is(lr.err, term.ErrPasteIndicator) {
-				paste = append(paste, lr.line)
-				continue
-			}
-			msg := strings.TrimRight(strings.Join(append(paste, lr.line), "\n"), "\n")
-			paste = nil
-			ctrlC = 0
-			if strings.TrimSpace(msg) == "" {
-				continue
-			}
-			m, err := r.post(ctx, msg, "person")
-			if err != nil {
-				fmt.Fprintf(text{s.out}, "\x1b[31m✗ %v\x1b[0m\n", err)
-				continue
-			}
-			if r.sess == nil {
-				pending = &m
-			} else {
-				awaitingOwn = true
+			if take(lr) {
+				return nil
 			}
 		case m := <-next:
 			listening = false
@@ -392,7 +466,10 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 			}
 			s.ed.Write([]byte("(Ctrl-C again to exit; Ctrl-C during a turn stops it)\n"))
 		case <-winch:
-			s.layout(false)
+			// The prompt goes and comes back, its text kept: what is
+			// below it is erased and the footer drawn at the new size.
+			stopReading()
+			s.layout()
 		case <-ctx.Done():
 			return nil
 		}
@@ -433,7 +510,7 @@ func (s *replState) runTurn(ctx context.Context, m message, interrupts chan stru
 			io.WriteString(text{s.out}, "\x1b[33m^C stopping the turn\x1b[0m\n")
 			cancel()
 		case <-winch:
-			s.layout(false)
+			s.layout()
 		}
 	}
 }

@@ -20,14 +20,22 @@ import (
 // one line under it.
 type lineObserver struct {
 	w     io.Writer
-	width int    // lines are cut to this many columns; 0 = 100
 	color bool   // dim the tool lines
 	onLeg func() // after each leg (the REPL redraws its footer)
 	// maxCalls is the agent's CallLimit: a leg asking for more is said to
 	// have calls not run, which the observer is not shown one by one.
 	maxCalls int
-	mu       sync.Mutex // guards mid and writes to w
+	mu       sync.Mutex // guards mid, width and writes to w
 	mid      bool       // the last text written did not end a line
+	width    int        // lines are cut to this many columns; 0 = 100
+}
+
+// setWidth cuts the lines from now on to n columns: the REPL's terminal
+// was resized, while the turn's goroutine may be writing.
+func (o *lineObserver) setWidth(n int) {
+	o.mu.Lock()
+	o.width = n
+	o.mu.Unlock()
 }
 
 func (o *lineObserver) Text(s string) {
@@ -80,13 +88,13 @@ func (o *lineObserver) end() {
 
 func (o *lineObserver) line(s string) {
 	o.end()
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	width := o.width
 	if width <= 0 {
 		width = 100
 	}
 	s = cutColumns(s, width)
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.color {
 		s = "\x1b[2m" + s + "\x1b[0m"
 	}

@@ -151,11 +151,11 @@ func Problems(err error) []*Problem {
 
 // Effect says, for a message, what becomes of a file that loaded with err:
 // none of it is used when it does not parse, else the entries named are
-// left out and the rest applies. before is what the file replaces in the
-// first case ("the defaults", "the session's config as it was").
-func Effect(err error, before string) string {
+// left out and the rest applies. instead is what applies in the first case
+// ("the defaults", "the session's config as it was").
+func Effect(err error, instead string) string {
 	if errors.Is(err, ErrSyntax) {
-		return "the file does not parse as TOML, so none of it is used: " + before + " stay"
+		return "the file does not parse as TOML, so none of it is used; instead: " + instead
 	}
 	return "those entries are left out; the rest of the file applies"
 }

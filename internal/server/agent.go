@@ -415,8 +415,8 @@ func agentScreen(t *term.Terminal) agentstate.Screen {
 
 // rules are the session's agent kinds and screen rules.
 func (s *Server) rules() *agentstate.Rules {
-	if s.agents.Rules != nil {
-		return s.agents.Rules
+	if r := s.cfg().agents.Rules; r != nil {
+		return r
 	}
 	return agentstate.Default()
 }

@@ -115,7 +115,7 @@ func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d ag
 // Server.mu.
 func (s *Server) notifyLocked(e *paneEntry, ev agentEvent) {
 	g := &e.notify
-	every := s.agents.NotifyEvery
+	every := s.cfg().agents.NotifyEvery
 	if every <= 0 {
 		every = DefaultNotifyEvery
 	}
@@ -153,11 +153,12 @@ func (s *Server) tellPending(e *paneEntry) {
 // as the config says, for ev. Caller holds Server.mu.
 func (s *Server) tellLocked(ev agentEvent) {
 	id := ev.pane
+	ac := s.cfg().agents
 	var note []byte
-	if s.agents.Bell {
+	if ac.Bell {
 		note = append(note, '\a')
 	}
-	if s.agents.OSC9 {
+	if ac.OSC9 {
 		note = append(note, "\x1b]9;"+clipRunes(ev.summary(), maxNoteMessage)+"\x1b\\"...)
 	}
 	if len(note) > 0 {
@@ -165,7 +166,7 @@ func (s *Server) tellLocked(ev agentEvent) {
 			c.addNote(note)
 		}
 	}
-	if s.agents.NotifyCommand != "" {
+	if ac.NotifyCommand != "" {
 		select {
 		case s.notifySlots <- struct{}{}:
 			go func() {
@@ -185,7 +186,7 @@ func (s *Server) tellLocked(ev agentEvent) {
 func (s *Server) runNotifyCommand(ev agentEvent) {
 	ctx, cancel := context.WithTimeout(context.Background(), notifyCommandTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", s.agents.NotifyCommand)
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", s.cfg().agents.NotifyCommand)
 	env := s.env
 	if env == nil {
 		env = os.Environ()

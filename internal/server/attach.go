@@ -30,6 +30,9 @@ type client struct {
 	screen  tcell.Screen
 	painter ui.Painter // draws screen's frames; the loop's alone
 	input   *ui.Input
+	// keysFrom is the config the input's keys are from (reload.go);
+	// the loop's alone.
+	keysFrom *liveConfig
 
 	dirty     chan struct{} // capacity one: a redraw is wanted
 	urgent    chan struct{} // capacity one: the pane typed into answered; draw now
@@ -204,13 +207,9 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 		ti.SetBgRGB = "\x1b[48;2;%p1%d;%p2%d;%p3%dm"
 		ti.SetFgBgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%d;48;2;%p4%d;%p5%d;%p6%dm"
 	}
-	input, err := ui.NewInput(s.ui.Prefix, s.ui.Bindings)
-	if err != nil {
-		s.log.Warn("bindings from config refused, using defaults", "err", err)
-		input, _ = ui.NewInput("", nil)
-	}
+	input, keysFrom := s.newInput()
 	input.SetPromptSupport(s.promptSupport())
-	c := &client{s: s, conn: conn, input: input, dirty: make(chan struct{}, 1), urgent: make(chan struct{}, 1), quit: make(chan string, 1)}
+	c := &client{s: s, conn: conn, input: input, keysFrom: keysFrom, dirty: make(chan struct{}, 1), urgent: make(chan struct{}, 1), quit: make(chan string, 1)}
 	// The handover message must be read from the connection itself: were
 	// anything buffered past the hello, it would be out of step. A client
 	// offering its terminal sends nothing until it is welcomed.
@@ -280,8 +279,8 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	_, direct := c.tty.(*termTty)
 	s.log.Info("client attached", "term", termName, "cols", hello.Cols, "rows", hello.Rows, "terminal_handed_over", direct)
 
-	if s.problem != "" {
-		c.say("%s", s.problem)
+	if p := s.cfg().problem; p != "" {
+		c.say("%s", p)
 	}
 	go c.readFrames(lr)
 	// A frame reader holding typing back is woken by Fini (Drain).
@@ -471,6 +470,7 @@ func (c *client) loop() (reason string) {
 		case <-stopped:
 			return "client gone"
 		case ev := <-events:
+			c.rebind()
 			switch ev := ev.(type) {
 			case *tcell.EventResize:
 				c.screen.Sync()
@@ -559,6 +559,7 @@ func (c *client) loop() (reason string) {
 func (c *client) draw(fresh int) (next time.Duration, stale bool) {
 	c.s.echo.beginFrame()
 	defer c.s.echo.endFrame()
+	c.rebind()
 	sc, next, stale := c.s.sceneFresh(c, fresh)
 	c.tty.fit(sc.Cols, sc.Rows)
 	c.takeOutput(sc)

@@ -31,7 +31,7 @@ func init() {
 		bound := time.Duration(p.WaitMS) * time.Millisecond
 		switch {
 		case p.WaitMS == 0:
-			bound = s.readWait
+			bound = s.cfg().readWait
 		case p.WaitMS < 0:
 			bound = 0
 		}

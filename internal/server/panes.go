@@ -214,7 +214,7 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 	}
 	p, err := pane.Start(pane.Config{
 		ID: id, Argv: argv, Dir: spec.cwd, Env: env, Cols: cols, Rows: rows,
-		Scrollback: s.scroll,
+		Scrollback: s.cfg().scroll,
 		Preface:    spec.preface,
 		OnOutput: func() {
 			outputs.note()
@@ -379,7 +379,7 @@ func (s *Server) costLocked(a *proto.AgentInfo) {
 	if a == nil || a.Kind != KindMelmux {
 		return
 	}
-	if p, ok := s.prices[a.Model]; ok {
+	if p, ok := s.cfg().prices[a.Model]; ok {
 		c := p.Cost(a.InputTokens, a.OutputTokens)
 		a.Cost = &c
 	}

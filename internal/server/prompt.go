@@ -19,7 +19,7 @@ const promptTimeout = 30 * time.Second
 // promptSupport is what every client's ":" prompt recalls and completes:
 // the server's history, the CLI's verbs and the session's panes.
 func (s *Server) promptSupport() ui.PromptSupport {
-	return ui.PromptSupport{History: &s.history, Verbs: s.ui.Verbs, Panes: s.paneChoices}
+	return ui.PromptSupport{History: &s.history, Verbs: s.cfg().ui.Verbs, Panes: s.paneChoices}
 }
 
 // paneChoices lists every pane of the session, in id order, with what runs

@@ -218,10 +218,11 @@ var policyKeyHook atomic.Pointer[func()]
 // decideByPolicyLocked is the policy's decision on q, asked by an agent of
 // kind; Ask (a person decides) when there is no policy.
 func (s *Server) decideByPolicyLocked(kind string, q *agentstate.Question) (agentstate.PolicyDecision, *agentstate.PolicyRule) {
-	if s.agents.Policy == nil {
+	p := s.cfg().agents.Policy
+	if p == nil {
 		return agentstate.Ask, nil
 	}
-	return s.agents.Policy.Decide(kind, q.Tool, q.Input)
+	return p.Decide(kind, q.Tool, q.Input)
 }
 
 // questionInfo is a question as the wire gives it.

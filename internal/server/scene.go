@@ -58,7 +58,7 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 	w, h := s.paneAreaLocked()
 	// The client draws no more than the session: the rest of a larger
 	// terminal stays blank and costs nothing.
-	sc = &ui.Scene{Cols: min(cols, s.cols), Rows: min(rows, s.rows), Session: s.name, StatusStyle: s.ui.Status}
+	sc = &ui.Scene{Cols: min(cols, s.cols), Rows: min(rows, s.rows), Session: s.name, StatusStyle: s.cfg().ui.Status}
 	if cols > s.cols || rows > s.rows {
 		sc.SizeNote = fmt.Sprintf("%dx%d (smallest client)", s.cols, s.rows)
 	}

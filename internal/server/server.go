@@ -60,6 +60,9 @@ type Config struct {
 	// StateFile is where the session's state is kept for `melmux restore`
 	// (sessionstate.Path); "" keeps none.
 	StateFile string
+	// ConfigFile is the config file the server started with, which
+	// source_file reads again when it is given none; "" for none.
+	ConfigFile string
 	// Prices are the models' prices per million tokens, for the cost of
 	// melmux agents.
 	Prices map[string]config.Price
@@ -82,25 +85,23 @@ type UIConfig struct {
 
 // Server is one session.
 type Server struct {
-	name       string
-	sock       string
-	log        *slog.Logger
-	created    time.Time
-	shell      string
-	env        []string
-	scroll     int
-	self       string
-	readWait   time.Duration // read_agent's default bound
-	ui         UIConfig
-	problem    string
+	name    string
+	sock    string
+	log     *slog.Logger
+	created time.Time
+	shell   string
+	env     []string
+	self    string
+	// conf is the part of the config that source_file replaces
+	// (reload.go).
+	conf       atomic.Pointer[liveConfig]
+	configFile string
 	history    ui.History  // the ":" prompt's, shared by every client for the server's life
 	maxClients int         // attached clients at once
 	remain     string      // remain_on_exit
 	saver      *stateSaver // nil when no state file is kept
 	res        resources   // the panes' CPU and memory, sampled when asked
-	prices     map[string]config.Price
-	agents     AgentsConfig
-	audit      *audit.Log // nil when agents.Audit is ""
+	audit      *audit.Log  // nil when agents.Audit is ""
 	// notifySlots bounds the notify_commands running at once.
 	notifySlots chan struct{}
 
@@ -246,18 +247,13 @@ func New(cfg Config) *Server {
 		created:     time.Now(),
 		shell:       cfg.Shell,
 		env:         cfg.Env,
-		scroll:      cfg.Scrollback,
 		self:        cfg.Self,
-		readWait:    cfg.AgentReadWait,
-		problem:     cfg.ConfigProblem,
+		configFile:  cfg.ConfigFile,
 		maxClients:  cfg.MaxClients,
 		remain:      cfg.RemainOnExit,
 		saver:       newStateSaver(cfg.StateFile),
-		prices:      cfg.Prices,
-		agents:      cfg.Agents,
 		audit:       openAudit(cfg.Agents.Audit),
 		notifySlots: make(chan struct{}, notifyCommandsAtOnce),
-		ui:          cfg.UI,
 		done:        make(chan struct{}),
 		panes:       map[int]*paneEntry{},
 		layout:      layout.New(),
@@ -266,6 +262,8 @@ func New(cfg Config) *Server {
 		rows:        cfg.Rows,
 		clients:     map[*client]struct{}{},
 	}
+	s.conf.Store(&liveConfig{ui: cfg.UI, scroll: cfg.Scrollback, readWait: cfg.AgentReadWait,
+		prices: cfg.Prices, agents: cfg.Agents, problem: cfg.ConfigProblem})
 	s.quiet = newQuietRelease(s.afterOutput)
 	if cfg.SpareProc {
 		s.procs = runtime.GOMAXPROCS(0)

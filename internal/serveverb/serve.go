@@ -63,6 +63,7 @@ func serve(g *cli.Globals, args []string) error {
 	logFile := openLog(name)
 	defer logFile.Close()
 	logger := slog.New(slog.NewTextHandler(logFile, nil))
+	cfgFile, _ := config.Path() // Load says why there is none
 	cfg, cfgErr := config.Load()
 	problem := ""
 	if cfgErr != nil {
@@ -84,7 +85,7 @@ func serve(g *cli.Globals, args []string) error {
 	}
 	srv := server.New(server.Config{Name: name, SocketPath: *sock, Log: logger, Self: self,
 		Scrollback: cfg.Scrollback, Shell: cfg.Shell, ConfigProblem: problem, AgentReadWait: cfg.Agent.ReadWait, MaxClients: cfg.MaxClients,
-		RemainOnExit: cfg.RemainOnExit, StateFile: stateFile, Prices: cfg.Prices,
+		RemainOnExit: cfg.RemainOnExit, StateFile: stateFile, ConfigFile: cfgFile, Prices: cfg.Prices,
 		Agents: server.AgentsConfig{Rules: cfg.Agents.Rules, Bell: cfg.Agents.Bell, OSC9: cfg.Agents.OSC9,
 			NotifyCommand: cfg.Agents.NotifyCommand, Policy: cfg.Agents.Policy, Audit: auditPath(logger)},
 		UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: cli.PromptVerbs},
