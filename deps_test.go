@@ -31,6 +31,7 @@ var forbidden = map[string][]string{
 	"internal/transcript":   {"*"},
 	"internal/cli":          {mod + "toolexec", mod + "orchestrator", mod + "internal/mcpserver", mod + "internal/server", mod + "pane"},
 	"worktree":              {"*"},
+	"internal/testreq":      {"*"},
 }
 
 type pkg struct {
