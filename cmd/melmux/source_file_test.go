@@ -11,8 +11,9 @@ import (
 )
 
 // `melmux source-file` gives a running session, and the client attached to
-// it, the prefix of the file read again, naming the entry it left out; the
-// reload key (prefix R) does the same from the attached client.
+// it, the prefix and bindings of the file read again, naming the entry it
+// left out; a key bound to `run source-file` does the same from the
+// attached client.
 func TestSourceFileChangesThePrefixInsideTmux(t *testing.T) {
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
@@ -36,7 +37,7 @@ func TestSourceFileChangesThePrefixInsideTmux(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("prefix = \"C-a\"\n[bindings]\nq = \"quit-everything\"\n")
+	write("prefix = \"C-a\"\n[bindings]\nq = \"quit-everything\"\nR = \"run source-file\"\n")
 	out, err := se.run("source-file")
 	if err == nil || !strings.Contains(out, file+":3: bindings.q: bad command") ||
 		!strings.Contains(err.Error(), "1 entries left out (each named above); the rest of the file applies") {
@@ -45,7 +46,7 @@ func TestSourceFileChangesThePrefixInsideTmux(t *testing.T) {
 	keys("C-a", "%")
 	wait("pane 2, split by the new prefix", func(s string) bool { return strings.Contains(s, "─ 2 ") })
 
-	// Back to C-b, by the reload key under the prefix of the moment.
+	// Back to C-b, by the key the file bound under the prefix of the moment.
 	write("prefix = \"C-b\"\n")
 	keys("C-a", "R")
 	// The status line has room for the start of the answer only.

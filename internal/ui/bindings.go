@@ -148,7 +148,7 @@ var defaultBindings = [][2]string{
 	{"C-Left", "resize left"}, {"C-Right", "resize right"}, {"C-Up", "resize up"}, {"C-Down", "resize down"},
 	{"M-Left", "resize left 5"}, {"M-Right", "resize right 5"}, {"M-Up", "resize up 5"}, {"M-Down", "resize down 5"},
 	{"z", "zoom"}, {"x", "kill-pane"}, {"d", "detach"}, {"[", "copy-mode"}, {"]", "paste-buffer"},
-	{":", "command-prompt"}, {"?", "help"}, {"D", "diff"}, {"R", "run source-file"},
+	{":", "command-prompt"}, {"?", "help"}, {"D", "diff"},
 	// tmux's (tmuxkeys.go).
 	{"o", "next-pane"}, {";", "last-pane"}, {"q", "display-panes"}, {"w", "choose-tab"}, {"s", "choose-session"},
 	{",", "rename-tab"}, {"&", "kill-tab"}, {"!", "break-pane"}, {"{", "swap-pane prev"}, {"}", "swap-pane next"},
