@@ -8,22 +8,51 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 // Require returns the tmux binary. Without tmux the test is skipped, unless
-// MELMUX_REQUIRE_TMUX=1 (CI) makes that a failure.
+// MELMUX_REQUIRE_TMUX=1 or MELMUX_REQUIRE_TOOLS=1 (CI) makes that a failure.
 func Require(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("MELMUX_REQUIRE_TMUX") == "1" {
-			t.Fatalf("tmux is not on PATH and MELMUX_REQUIRE_TMUX=1: %v", err)
-		}
-		t.Skip("tmux is not on PATH (MELMUX_REQUIRE_TMUX=1 makes this a failure)")
+	return testreq.Tool(t, "tmux", requireGate)
+}
+
+// requireGate is the older gate of the tmux tests, which .ci/run still sets.
+const requireGate = "MELMUX_REQUIRE_TMUX"
+
+// ReferenceVersion is the tmux the agreement corpus is described against
+// (docs/testing.md): another release draws some streams differently, and
+// its rows would be taken for melmux's mistakes, or hide them.
+const ReferenceVersion = "tmux 3.3a"
+
+var version struct {
+	once sync.Once
+	v    string
+	err  error
+}
+
+// RequireReference is Require for a test that takes tmux's screens as the
+// truth: a tmux other than ReferenceVersion is a skip, or a failure under
+// CI's gates.
+func RequireReference(t testing.TB) string {
+	t.Helper()
+	tmux := Require(t)
+	version.once.Do(func() {
+		out, err := exec.Command(tmux, "-V").Output()
+		version.v, version.err = strings.TrimSpace(string(out)), err
+	})
+	if version.err != nil {
+		t.Fatalf("%s -V: %v", tmux, version.err)
 	}
-	return p
+	if version.v != ReferenceVersion {
+		testreq.Skip(t, fmt.Sprintf("the tmux here is %q; the corpus's reference is %q", version.v, ReferenceVersion), requireGate)
+	}
+	return tmux
 }
 
 // Server is a private tmux server.
@@ -103,7 +132,9 @@ func (s *Server) WaitFor(target string, timeout time.Duration, what string, cond
 }
 
 // Capture is what tmux shows after a stream: the screen (capture-pane -p),
-// history and screen (capture-pane -p -S -), the cursor and the pane title.
+// history and screen (capture-pane -p -S -), the cursor and the title the
+// stream set ("" when it set none: tmux's own default, the host's name,
+// is left out so that a title melmux drops shows).
 type Capture struct {
 	Screen, All      []string
 	CursorX, CursorY int
@@ -122,6 +153,7 @@ func CaptureStream(t testing.TB, file string, cols, rows int) Capture {
 // server once cat has finished and the pane is quiet.
 func StartStream(t testing.TB, file string, cols, rows int) *Server {
 	t.Helper()
+	RequireReference(t)
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +211,9 @@ func (s *Server) State() Capture {
 	}
 	if i := strings.IndexByte(state, ' '); i >= 0 {
 		c.Title = state[i+1:]
+	}
+	if host, err := os.Hostname(); err == nil && c.Title == host {
+		c.Title = ""
 	}
 	return c
 }

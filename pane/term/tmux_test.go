@@ -67,7 +67,7 @@ func TestAgreementWithTmux(t *testing.T) {
 				if c.X != min(tm.CursorX, cols-1) || c.Y != tm.CursorY {
 					t.Errorf("cursor %d,%d, tmux %d,%d", c.X, c.Y, tm.CursorX, tm.CursorY)
 				}
-				if term.Title() != "" && term.Title() != tm.Title {
+				if term.Title() != tm.Title {
 					t.Errorf("title %q, tmux %q", term.Title(), tm.Title)
 				}
 
