@@ -17,9 +17,9 @@ import "github.com/hinshun/vt10x"
 // tmux has it, and a shrink followed by a grow back loses nothing.
 //
 // TestAltScreenResizeAgreesWithTmux compares the screen, history and cursor
-// after leaving with tmux's. Differences kept: a narrower screen cuts the
-// rows (this package does not reflow; tmux reflows the primary screen as
-// the alternate one is left); after ?47l or ?1047l, which leave the cursor
+// after leaving with tmux's. A change of width reflows the primary screen
+// and history when the program leaves, not before, as in tmux. Differences
+// kept: after ?47l or ?1047l, which leave the cursor
 // where the program put it, tmux places the rows around that row, dropping
 // the rows below it that do not fit (the shell's last lines and prompt, when
 // the program worked near the top), where this package places them around
@@ -30,6 +30,7 @@ import "github.com/hinshun/vt10x"
 // (0.3 ms for 200x50).
 type savedPrimary struct {
 	lines   []histLine // the rows, top first, their data their own
+	cols    int        // the width they were saved at
 	cx, cy  int        // the cursor when the alternate screen was entered
 	resized bool       // a resize since: vt10x's copy is wrong
 }
@@ -38,8 +39,14 @@ type savedPrimary struct {
 // is shown. The cursor must be in sync.
 func (t *Terminal) savePrimaryLocked() {
 	p := &t.primary
+	if t.h.n > 0 {
+		// tmux clears the screen for the alternate one, which ends the
+		// newest history line's wrap onto the screen's first row: a
+		// reflow no longer joins them.
+		t.h.at(t.h.n - 1).wrapped = false
+	}
 	p.lines = p.lines[:0]
-	p.cx, p.cy, p.resized = t.cx, t.cy, false
+	p.cx, p.cy, p.cols, p.resized = t.cx, t.cy, t.cols, false
 	t.flushLocked()
 	for y := range t.rows {
 		g, ok := t.readGlyphsLocked(y)
@@ -67,19 +74,7 @@ func (t *Terminal) restorePrimaryLocked(cursor bool) {
 		return
 	}
 	t.syncCursorLocked()
-	lines, y := p.lines, p.cy
-	if need := len(lines) - t.rows; need > 0 {
-		eaten := min(len(lines)-1-y, need) // the rows below the cursor
-		lines = lines[:len(lines)-eaten]
-		need -= eaten
-		for i := range need {
-			t.h.push(lines[i])
-		}
-		lines, y = lines[need:], y-need
-	}
-	if pull := min(t.rows-len(lines), t.h.scrolled); pull > 0 {
-		lines, y = append(t.h.pop(pull), lines...), y+pull
-	}
+	lines, x, y := t.relayoutLocked(p.lines, p.cols, p.cx, p.cy, t.cols, t.rows)
 
 	var pen vt10x.Glyph
 	t.guardLocked(func() { pen = t.vt.Cursor().Attr })
@@ -91,9 +86,9 @@ func (t *Terminal) restorePrimaryLocked(cursor bool) {
 		t.out = appendCSI2(t.out, 1, t.rows, 'r')
 	}
 	t.out = append(t.out, "\x1b[0m\x1b[1;1H\x1b[2J"...)
-	t.drawLinesLocked(lines, pen.Mode&vtGfx != 0)
+	t.drawRowsLocked(lines, pen.Mode&vtGfx != 0)
 	if cursor {
-		t.out = appendCUP(t.out, y, min(p.cx, t.cols-1))
+		t.out = appendCUP(t.out, y, min(x, t.cols-1))
 	} else {
 		// The cursor moves with the text, as on a resize.
 		t.out = appendCUP(t.out, min(max(t.cy+y-p.cy, 0), t.rows-1), t.cx)

@@ -249,7 +249,7 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		if t.scrollsIntoHistoryLocked() {
 			t.captureWrapLocked()
 		}
-		t.emitLocked("\n\r")
+		t.wideWrapLocked()
 	}
 	t.out = utf8.AppendRune(t.out, code)
 	if w == 2 {
@@ -266,6 +266,28 @@ func (t *Terminal) placeLocked(code rune, w int) {
 		t.cx = t.cols - 1
 		t.wrapNext = true
 	}
+}
+
+// wideWrapLocked wraps the line before a wide rune that does not fit in
+// the last column, which keeps what it has. vt10x marks a row wrapped (as
+// tmux marks it, so that a resize joins it again) only on a wrap of its
+// own, so the last cell is written again as it is, leaving a wrap pending
+// that the rune then takes. The cursor must be in sync, on the last column.
+func (t *Terminal) wideWrapLocked() {
+	var g, pen vt10x.Glyph
+	t.guardLocked(func() {
+		g = t.vt.Cell(t.cols-1, t.cy)
+		pen = t.vt.Cursor().Attr
+	})
+	if g.Char == 0 {
+		g.Char = ' '
+	}
+	mw := materializer{b: t.out, pen: pen, cols: t.cols, y: t.cy, at: t.cx}
+	mw.cell(t.cols-1, g, true)
+	mw.setPen(pen)
+	t.out = mw.b
+	t.curValid = false
+	t.touchedLocked()
 }
 
 // combineLocked joins a zero-width rune to the cell before the cursor (the

@@ -89,9 +89,21 @@
 //
 // Known limits, from vt10x: no dim, hidden or strikethrough attribute; bold
 // brightens colours 0-7 when written; rgb(0,0,b) is stored as rgb(0,1,b)
-// (vt10x cannot tell rgb(0,0,b) from palette colour b); resizing does not
-// reflow. A grow pulls back the lines that scrolled into history (tmux's
-// hscrolled: not those a clear put there) by replaying them through vt10x
+// (vt10x cannot tell rgb(0,0,b) from palette colour b); it does not reflow,
+// so a change of width on the primary screen reads the screen out of it,
+// lays it out with history as tmux 3.3a does (reflow.go: history and screen
+// as one sequence of rows, the screen their last rows; a row vt10x marked
+// wrapped takes what fits of the rows after it, a longer row is cut, the
+// cursor keeps its character) and draws it in again; only the newest 2000
+// rows of history are laid out again (reflowRows), older ones keep their
+// layout. A row counts as wrapped as vt10x marks it: on an auto-wrap, and
+// (written here) when a wide character does not fit in the last column;
+// vt10x drops the mark when the last cell is written again, and keeps it
+// when the next row is erased, where tmux does the other way round
+// (entering the alternate screen ends the newest history line's wrap, as
+// tmux's clear for it does). A grow pulls back the lines that scrolled
+// into history (tmux's hscrolled: not those a clear put there) by
+// replaying them through vt10x
 // above the screen, cursor and pen kept; the last pulled line loses its wrap
 // onto the row below it (history has it again if the line scrolls off
 // unchanged, and such a line keeps its place in HistoryTotal's count). vt10x
@@ -103,8 +115,15 @@
 // (altscreen.go).
 // Known differences from tmux 3.3a: scroll-on-clear
 // counts a row as used when it shows something, where tmux also counts a row
-// on which only spaces were written; after ESC followed by a non-ASCII
+// on which only spaces were written; so does a reflow (a line ending in
+// spaces, or in cells erased after they were written, can take a row more
+// in tmux), except on the cursor's row, which counts up to the cursor, so
+// that a cursor moved past the end of its line without writing stays that
+// far into the line where tmux moves it to the line's end; tmux keeps the
+// columns a narrower alternate screen hides and shows them again on a grow,
+// vt10x drops them; after ESC followed by a non-ASCII
 // character tmux also swallows the next character. Everything in
 // testdata/corpus agrees row for row (TestAgreementWithTmux), and so do
-// shrinks and grows (TestResizeAgreesWithTmux).
+// shrinks, grows and reflows (TestResizeAgreesWithTmux,
+// TestAltScreenResizeAgreesWithTmux).
 package term

@@ -275,7 +275,7 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			if w.crlf {
 				w.x = 0
 			}
-			w.lineFeed(false)
+			w.lineFeed()
 			t.lastPrint = 0
 		case b == '\r':
 			w.x, w.wrapNext = 0, false
@@ -396,9 +396,9 @@ func (w *fastWalk) place(code rune, width int) {
 	case w.wrapNext:
 		w.autoWrap()
 	case width == 2 && w.x == w.cols-1:
-		// The scanner's "\n\r" before a wide character that does not fit.
-		w.lineFeed(true)
-		w.x = 0
+		// A wide character that does not fit wraps the row as a
+		// character would (wideWrapLocked).
+		w.autoWrap()
 	}
 	w.put(code)
 	if width == 2 {
@@ -426,14 +426,13 @@ func (w *fastWalk) autoWrap() {
 	w.cur[w.cols-1].Mode |= vtAttrWrap
 	w.info.used = w.cols
 	w.x = 0
-	w.lineFeed(false)
+	w.lineFeed()
 }
 
 // lineFeed is vt10x's line feed (the column is the caller's): on the bottom
 // row the model scrolls and its top row goes to history, as the plain path
-// saves it; one-row screens get the plain path's wrap mark for a wide
-// character's wrap (wideWrap: captureWrapLocked marks what it saves).
-func (w *fastWalk) lineFeed(wideWrap bool) {
+// saves it.
+func (w *fastWalk) lineFeed() {
 	w.wrapNext = false
 	if w.y < w.rows-1 {
 		w.y++
@@ -450,7 +449,6 @@ func (w *fastWalk) lineFeed(wideWrap bool) {
 		} else {
 			l = t.encodePlainLocked(row, w.cols)
 		}
-		l.wrapped = l.wrapped || (wideWrap && w.rows == 1)
 		t.h.push(l)
 	}
 	t.fastLines++

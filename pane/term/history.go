@@ -216,9 +216,7 @@ func (h *history) push(l histLine) {
 			h.forgetBack()
 		}
 	}
-	for _, tap := range h.taps {
-		tap(l.textTrimmed(), true)
-	}
+	h.tell(&l, true)
 	if !again {
 		h.total++
 	}
@@ -330,12 +328,17 @@ func (h *history) pop(n int) []histLine {
 	h.back = append(back, h.back...)
 	h.n -= n
 	h.scrolled = max(h.scrolled-n, 0)
-	for _, l := range out {
-		for _, tap := range h.taps {
-			tap(l.textTrimmed(), false)
-		}
+	for i := range out {
+		h.tell(&out[i], false)
 	}
 	return out
+}
+
+// tell shows the taps a line saved to history or taken back from it.
+func (h *history) tell(l *histLine, saved bool) {
+	for _, tap := range h.taps {
+		tap(l.textTrimmed(), saved)
+	}
 }
 
 func (l *histLine) textTrimmed() string {

@@ -231,8 +231,12 @@ func (t *Terminal) deliver() {
 // Resize changes the screen size. Lines pushed off the top of the primary
 // screen by a shrink go to history, and a grow pulls lines that scrolled
 // into history back onto the screen (not those a clear put there), as tmux
-// does; history itself is kept as it is (no reflow); tab stops are reset to
-// every 8 columns of the new width.
+// does. A change of width on the primary screen reflows it and the newest
+// reflowRows rows of history (reflow.go): long lines are wrapped again at
+// the new width and lines the program's output wrapped are joined again,
+// the cursor staying on its character. The alternate screen is not
+// reflowed, nor history while it is shown. Tab stops are reset to every 8
+// columns of the new width.
 func (t *Terminal) Resize(cols, rows int) {
 	t.mu.Lock()
 	t.resizeLocked(cols, rows)
@@ -246,6 +250,9 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 		return
 	}
 	t.syncCursorLocked()
+	if cols != t.cols && !t.altLocked() && t.reflowResizeLocked(cols, rows) {
+		return
+	}
 	wrap, oldCols := t.wrapNext, t.cols
 	// vt10x slides the screen up so that the cursor stays visible; those
 	// rows would be lost, so they become history first, as in tmux.
@@ -272,18 +279,12 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 		t.pullHistoryLocked(pull, pen.Mode&vtGfx != 0)
 		t.syncCursorLocked()
 	}
-	// vt10x keeps the old stops and adds none beyond the old width: reset
-	// them all for the new width without touching the saved cursor.
-	t.out = append(t.out, "\x1b[3g"...)
-	for x := 8; x < cols; x += 8 {
-		t.out = appendCSI1(t.out, x+1, 'G')
-		t.out = append(t.out, "\x1bH"...)
-	}
+	t.resetTabsLocked()
 	// vt10x drops a pending wrap (the cursor past the last column, as tmux
-	// has it). tmux keeps it when the width stays, and after a widening the
-	// cursor is on the column after the old last one. After a narrowing
-	// tmux reflows the line, which this package does not: the cursor stays
-	// on the last column, not pending.
+	// has it). tmux keeps it when the width stays. A change of width on the
+	// alternate screen is not reflowed: after a widening the cursor is on
+	// the column after the old last one, after a narrowing on the last
+	// column, not pending.
 	x := t.cx
 	if wrap && cols > oldCols {
 		x = oldCols
@@ -296,6 +297,17 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 	t.tabsDefault = true
 	t.curValid = false
 	t.flushLocked()
+}
+
+// resetTabsLocked sets a tab stop every 8 columns of the width: vt10x
+// keeps the old stops and adds none beyond the old width. The saved cursor
+// is not touched.
+func (t *Terminal) resetTabsLocked() {
+	t.out = append(t.out, "\x1b[3g"...)
+	for x := 8; x < t.cols; x += 8 {
+		t.out = appendCSI1(t.out, x+1, 'G')
+		t.out = append(t.out, "\x1bH"...)
+	}
 }
 
 // pendWrapLocked makes the wrap pending again with the cursor on the last
@@ -435,7 +447,8 @@ func (t *Terminal) History(n int) []string {
 
 // HistoryCells returns up to n history rows starting at index from (0 is the
 // oldest line), with attributes. Each row has as many cells as the screen had
-// columns when the line was saved, or the current width if that is larger.
+// columns when the line was saved or last laid out again by a reflow, or the
+// current width if that is larger.
 // Out-of-range requests are clipped; an empty result means nothing matched.
 func (t *Terminal) HistoryCells(from, n int) [][]Cell {
 	t.mu.Lock()
