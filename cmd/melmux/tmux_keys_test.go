@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -241,6 +242,41 @@ func TestAttachMostRecentAndSessionChooser(t *testing.T) {
 	})
 	keys("1")
 	wait("beta through the chooser", has("[beta]"))
+
+	// Leaving counts as using: a second terminal attaches to alpha after
+	// this one came to beta and leaves first; this one then leaves beta,
+	// the session used last.
+	second := tmuxtest.Start(t, 80, 24, se.inShell(se.bin+" attach -t alpha"))
+	second.WaitFor(outerPane, 10*time.Second, "alpha in the second terminal", has("[alpha]"))
+	sendKeys(t, second, outerPane)("C-b", "d")
+	tmWaitSession(t, se, "alpha", func(s proto.SessionInfo) bool { return s.Clients == 0 })
 	keys("C-b", "d")
 	wait("detached from beta", has("[detached (from session beta)]"))
+	keys("clear; "+se.bin+" attach", "Enter")
+	wait("beta, left last", has("[beta]"))
+}
+
+// tmWaitSession waits until session name satisfies cond.
+func tmWaitSession(t *testing.T, se *sessionEnv, name string, cond func(proto.SessionInfo) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var info proto.SessionInfo
+		out, err := se.run("-s", name, "ls", "--json")
+		var all []proto.SessionInfo
+		if err == nil && json.Unmarshal([]byte(out), &all) == nil {
+			for _, s := range all {
+				if s.Name == name {
+					info = s
+				}
+			}
+			if info.Name == name && cond(info) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s never as wanted: %+v (%v)", name, info, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
