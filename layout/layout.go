@@ -175,6 +175,20 @@ func (l *Layout) Focused() int {
 // window opens a tab instead, and AddResult.Note says why. The new pane takes
 // focus and its tab becomes active.
 func (l *Layout) Add(target, id int, requested string, w, h int) (AddResult, error) {
+	return l.add(target, id, requested, w, h, true)
+}
+
+// AddUnfocused is Add leaving the focus where it is: the active tab stays
+// active, the split tab keeps its focused pane, and the new pane ranks as
+// the least recently used, so removing the focused pane hands focus back to
+// the one used before it, not to a pane the person never went to (as
+// tmux's split-window -d). A split of a zoomed tab unzooms it, as Add does,
+// so that the new pane shows.
+func (l *Layout) AddUnfocused(target, id int, requested string, w, h int) (AddResult, error) {
+	return l.add(target, id, requested, w, h, false)
+}
+
+func (l *Layout) add(target, id int, requested string, w, h int, focus bool) (AddResult, error) {
 	if id <= 0 {
 		return AddResult{}, fmt.Errorf("%w: pane id %d must be a positive integer", ErrBadPaneID, id)
 	}
@@ -200,8 +214,12 @@ func (l *Layout) Add(target, id int, requested string, w, h int) (AddResult, err
 	if !ok {
 		return AddResult{}, fmt.Errorf("%w: pane %d does not exist (panes: %s)", ErrNoSuchPane, target, l.paneList())
 	}
+	newTab := l.addTab
+	if !focus {
+		newTab = l.addTabBehind
+	}
 	if kind == Tab {
-		return l.addTab(id, note), nil
+		return newTab(id, note), nil
 	}
 	t := l.tabs[ti]
 	leaf := t.root.find(target)
@@ -214,11 +232,13 @@ func (l *Layout) Add(target, id int, requested string, w, h int) (AddResult, err
 	leaf.a.parent, leaf.b.parent = leaf, leaf
 	if why := tooSmall(t.root, kind, target, id, w, h); why != "" {
 		*leaf = old
-		return l.addTab(id, why), nil
+		return newTab(id, why), nil
 	}
 	t.zoomed = false
-	l.active = ti
-	l.focusLocked(t, id)
+	if focus {
+		l.active = ti
+		l.focusLocked(t, id)
+	}
 	return AddResult{Used: kind, Tab: ti, Note: note}, nil
 }
 
@@ -267,6 +287,12 @@ func (l *Layout) addTab(id int, note string) AddResult {
 	l.active = len(l.tabs) - 1
 	l.focusLocked(t, id)
 	return AddResult{Used: Tab, Tab: l.active, Note: note}
+}
+
+// addTabBehind is addTab leaving the active tab and the focus as they are.
+func (l *Layout) addTabBehind(id int, note string) AddResult {
+	l.tabs = append(l.tabs, &tab{root: &node{pane: id}, focus: id})
+	return AddResult{Used: Tab, Tab: len(l.tabs) - 1, Note: note}
 }
 
 // focusLocked makes id the focus of t and the most recently used pane. The

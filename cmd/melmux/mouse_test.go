@@ -19,7 +19,7 @@ func TestMouseInsideTmux(t *testing.T) {
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh", "-c", "seq 1 200; exec sh")
-	se.must("open-pane", "--layout", "right", "--", "sh")
+	se.must("open-pane", "--layout", "right", "--focus", "--", "sh")
 	outer := tmuxtest.Start(t, 100, 30, se.inShell(se.bin+" attach"))
 	const pane = "%0"
 	screen := outer.WaitFor(pane, 15*time.Second, "both panes", func(s string) bool {

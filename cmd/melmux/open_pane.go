@@ -8,14 +8,15 @@ import (
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "open-pane",
-		Usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--worktree [NAME]] [--json] [-- CMD...]",
+		Usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--worktree [NAME]] [--focus] [--json] [-- CMD...]",
 		Summary: "open a pane running CMD (default $SHELL); prints the new pane id",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "open-pane")
-			lay := fs.String("layout", "", "right, down or tab (anything else means tab)")
+			lay := fs.String("layout", "", "right, down or tab (default tab; anything else means tab, with a note)")
 			target := fs.String("t", "", "the pane to split (default: this pane inside melmux, else the focused one)")
-			cwd := fs.String("cwd", "", "working directory (default: the current directory)")
+			cwd := fs.String("cwd", "", "working directory (default: with -t, the split pane's directory; else the current directory)")
 			title := fs.String("title", "", "pane title")
+			focus := fs.Bool("focus", false, "give the new pane the focus and show its tab (default: the focus stays where it is)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			var wt worktreeFlag
 			fs.Var(&wt, "worktree", "start in a new git worktree on branch melmux/NAME (NAME: pane-ID unless given)")
@@ -27,7 +28,7 @@ func init() {
 				return err
 			}
 			p := proto.OpenPaneParams{Layout: *lay, Cwd: dir, Title: *title, Argv: fs.Args(), NoWait: !*asJSON, Target: t,
-				Worktree: wt.on, WorktreeName: wt.name}
+				Worktree: wt.on, WorktreeName: wt.name, Focus: *focus}
 			if len(p.Argv) == 1 {
 				p.Command, p.Argv = p.Argv[0], nil
 			}

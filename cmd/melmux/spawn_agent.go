@@ -14,11 +14,11 @@ import (
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "spawn-agent",
-		Usage:   "[--layout right|down|tab] [--model M] [--provider P] [--base-url U] [--key-env VAR] [--max-legs N] [-t PANE] [--cwd DIR] [--worktree [NAME]] [--json] --task TEXT",
+		Usage:   "[--layout right|down|tab] [--model M] [--provider P] [--base-url U] [--key-env VAR] [--max-legs N] [-t PANE] [--cwd DIR] [--worktree [NAME]] [--focus] [--json] --task TEXT",
 		Summary: "open a pane running a melmux worker agent on TEXT; prints the new pane id",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "spawn-agent")
-			lay := fs.String("layout", "", "right, down or tab (anything else means tab)")
+			lay := fs.String("layout", "", "right, down or tab (default tab; anything else means tab, with a note)")
 			task := fs.String("task", "", "the worker's task, self-contained (required)")
 			model := fs.String("model", "", "the worker's model (default: its provider's)")
 			provider := fs.String("provider", "", "relay, openai or anthropic (default: the worker's config and environment)")
@@ -26,7 +26,8 @@ func init() {
 			keyEnv := fs.String("key-env", "", "the variable holding the API key")
 			maxLegs := fs.Int("max-legs", 0, "legs (paid calls) per turn; 0 = the worker's default")
 			target := fs.String("t", "", "the pane to split (default: this pane inside melmux, else the focused one)")
-			cwd := fs.String("cwd", "", "working directory (default: the current directory)")
+			cwd := fs.String("cwd", "", "working directory (default: with -t, the split pane's directory; else the current directory)")
+			focus := fs.Bool("focus", false, "give the new pane the focus and show its tab (default: the focus stays where it is)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			var wt worktreeFlag
 			fs.Var(&wt, "worktree", "start in a new git worktree on branch melmux/NAME (NAME: agent-ID unless given)")
@@ -48,7 +49,7 @@ func init() {
 			}
 			p := proto.SpawnAgentParams{Layout: *lay, Task: *task, Model: *model, Target: t, Cwd: dir,
 				Provider: *provider, BaseURL: *baseURL, KeyEnv: *keyEnv, MaxLegs: *maxLegs,
-				Env: cli.ProviderEnv(os.Environ(), *keyEnv), Worktree: wt.on, WorktreeName: wt.name}
+				Env: cli.ProviderEnv(os.Environ(), *keyEnv), Worktree: wt.on, WorktreeName: wt.name, Focus: *focus}
 			var res proto.SpawnAgentResult
 			if err := call(g, "spawn_agent", p, &res); err != nil {
 				return err
@@ -73,7 +74,9 @@ func printPlaced(g *cli.Globals, asJSON bool, res any, id int, note string) erro
 
 // placement resolves where a new pane goes: -t PANE, else the pane this runs
 // in, else the focused one (0); and its directory, a relative one being the
-// caller's.
+// caller's. With -t and no --cwd the directory is left to the server, which
+// starts the pane (and makes its worktree) in the split pane's directory:
+// a script run from another checkout must not put a worktree there.
 func placement(g *cli.Globals, verb, target, cwd string) (int, string, error) {
 	t := cli.EnvPane(g)
 	if target != "" {
@@ -82,6 +85,9 @@ func placement(g *cli.Globals, verb, target, cwd string) (int, string, error) {
 			return 0, "", err
 		}
 		t = id
+		if cwd == "" {
+			return t, "", nil
+		}
 	}
 	if abs, err := filepath.Abs(cwd); err == nil {
 		cwd = abs

@@ -28,6 +28,10 @@ type OpenPaneParams struct {
 	// (and implies Worktree), else melmux picks pane-ID.
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
+	// Focus gives the new pane the focus and makes its tab active. Without
+	// it the attached person's focus stays where it is: keys they type must
+	// not go to a pane a script or an agent opened meanwhile.
+	Focus bool `json:"focus,omitempty"`
 }
 
 // OpenPaneResult names the new pane and where it went.
@@ -376,6 +380,7 @@ type SpawnAgentParams struct {
 	// agent-ID (the first 8 characters of the agent's uuid).
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
+	Focus        bool   `json:"focus,omitempty"` // as open_pane's
 }
 
 // SpawnAgentResult names the worker's pane and agent, with its first lines.

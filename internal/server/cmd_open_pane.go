@@ -44,7 +44,7 @@ func init() {
 		shell := len(p.Argv) == 0 && strings.TrimSpace(p.Command) == ""
 		since := time.Now()
 		e, res, err := s.spawnIn(ctx, "open_pane", spawnSpec{argv: argv, command: command, cwd: absDir(p.Cwd), title: printable(p.Title),
-			env: s.env, target: p.Target, layout: p.Layout, shell: shell},
+			env: s.env, target: p.Target, layout: p.Layout, shell: shell, focus: p.Focus},
 			p.Worktree, p.WorktreeName, func(id int) string { return "pane-" + strconv.Itoa(id) })
 		if err != nil {
 			return nil, err

@@ -57,7 +57,7 @@ func init() {
 		argv := workerArgv(s.self, id, p)
 		since := time.Now()
 		e, res, err := s.spawnIn(ctx, "spawn_agent", spawnSpec{argv: argv, command: filepath.Base(s.self) + " agent --role worker --id " + id,
-			cwd: absDir(p.Cwd), env: workerEnv(s.env, p), target: p.Target, layout: p.Layout},
+			cwd: absDir(p.Cwd), env: workerEnv(s.env, p), target: p.Target, layout: p.Layout, focus: p.Focus},
 			p.Worktree, p.WorktreeName, func(int) string { return "agent-" + id[:8] })
 		if err != nil {
 			return nil, err

@@ -116,6 +116,11 @@ type spawnSpec struct {
 	layout  string // as requested
 	shell   bool   // no command was given: the default shell runs
 	preface []byte // written into the emulator before the program starts
+	// focus gives the new pane the focus and its tab. Only the person's
+	// own keys (a binding, the ":" prompt) or an explicit request ask it:
+	// a pane a script or an agent opens must not take the keys the person
+	// is typing (an answer "1" meant for one agent went to another).
+	focus bool
 	// id is the pane's id when reserved beforehand (reserveIDLocked); 0
 	// takes the next one.
 	id int
@@ -172,7 +177,11 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 		id = s.nextID
 	}
 	w, h := s.paneAreaLocked()
-	res, err := s.layout.Add(target, id, spec.layout, w, h)
+	add := s.layout.AddUnfocused
+	if spec.focus {
+		add = s.layout.Add
+	}
+	res, err := add(target, id, defaultLayout(spec.layout), w, h)
 	if err != nil {
 		return nil, res, errorf(proto.CodeFailed, "place pane: %v", err)
 	}
@@ -198,6 +207,15 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 	s.relayoutLocked()
 	s.log.Info("pane opened", "pane", id, "command", spec.command, "cols", cols, "rows", rows, "layout", res.Used)
 	return e, res, nil
+}
+
+// defaultLayout is the layout asked for, a tab when none was: the
+// documented default, so it needs no note.
+func defaultLayout(requested string) string {
+	if requested == "" {
+		return string(layout.Tab)
+	}
+	return requested
 }
 
 // startPaneLocked starts the program of pane id, which the layout already

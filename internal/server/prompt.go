@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,8 +62,14 @@ func (c *client) runLine(args []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), promptTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, c.s.self, args...)
-	focused := c.s.focusedPane()
+	cmd := exec.CommandContext(ctx, c.s.self, focusing(args)...)
+	var focused int
+	c.s.withLock(func() {
+		focused = c.s.layout.Focused()
+		// As a split from the keys: a verb's relative paths, and a pane
+		// it opens, start from where the person works.
+		cmd.Dir = c.s.startDirLocked(focused)
+	})
 	cmd.Env = append(append([]string(nil), c.s.env...), "MELMUX_SOCKET="+c.s.sock, fmt.Sprintf("MELMUX_PANE=%d", focused), "MELMUX_SESSION=")
 	out, err := cmd.CombinedOutput()
 	text := strings.TrimRight(string(out), " \t\r\n")
@@ -81,6 +88,35 @@ func (c *client) runLine(args []string) {
 	c.invalidate()
 }
 
+// focusing is a verb line the person typed (or bound to a key), with
+// --focus after a verb that opens a pane: a pane opened from the person's
+// own keys takes the focus, one a script or an agent opens does not. It goes
+// first, so a --focus=false they typed still wins.
+func focusing(args []string) []string {
+	i := verbIndex(args)
+	if i >= len(args) || (args[i] != "open-pane" && args[i] != "spawn-agent") {
+		return args
+	}
+	return slices.Concat(args[:i+1], []string{"--focus"}, args[i+1:])
+}
+
+// verbIndex is where the verb of a melmux command line is: after the -s
+// options that may stand before it.
+func verbIndex(args []string) int {
+	i := 0
+	for i < len(args) {
+		switch a := args[i]; {
+		case a == "-s" || a == "--s" || a == "--session":
+			i += 2
+		case strings.HasPrefix(a, "-s=") || strings.HasPrefix(a, "--session="):
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
 // promptHook, when set (by tests), runs first in each verb typed at the
 // prompt, on the verb's goroutine.
 var promptHook atomic.Pointer[func(args []string)]
@@ -90,13 +126,6 @@ var promptHook atomic.Pointer[func(args []string)]
 // status-line message could go unseen).
 func (c *client) verbFailed(err error) {
 	c.showOutput(err.Error() + "\n\nThe session goes on; the server's log has the details.")
-}
-
-// focusedPane is the id of the focused pane, 0 for none.
-func (s *Server) focusedPane() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.layout.Focused()
 }
 
 // showOutput hands text to the client's loop, which owns its input state:

@@ -285,7 +285,7 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 	switch a.Name {
 	case "split-right", "split-down", "new-tab":
 		kind := map[string]string{"split-right": "right", "split-down": "down", "new-tab": "tab"}[a.Name]
-		_, res, err := s.spawn(spawnSpec{argv: []string{s.shell}, command: s.shell, env: s.env, target: a.Pane, layout: kind, shell: true})
+		_, res, err := s.spawn(spawnSpec{argv: []string{s.shell}, command: s.shell, env: s.env, target: a.Pane, layout: kind, shell: true, focus: true})
 		if err != nil {
 			return err
 		}

@@ -95,7 +95,7 @@ func TestStateFileFollowsTheSession(t *testing.T) {
 func TestStateBurstIsWrittenOnce(t *testing.T) {
 	s, c := startServer(t, withState(filepath.Join(t.TempDir(), "t.json")))
 	call(t, c, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil)
-	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Command: "sleep 601", NoWait: true}, nil)
+	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Command: "sleep 601", NoWait: true, Focus: true}, nil)
 	waitState(t, s, "two panes", func(st *sessionstate.State) bool { return len(st.Panes) == 2 })
 	before, next := s.saver.written()
 	// Pane 2, opened last, has the focus. The burst holds the lock throughout, so the writer, once due, waits
