@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,11 +45,19 @@ func runBin(t *testing.T, env []string, bin string, args ...string) (int, string
 	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
 }
 
-// envWithPath is the test's environment with $PATH replaced.
-func envWithPath(path string) []string {
-	env := []string{"PATH=" + path}
+// envWithPath is the test's environment with $PATH replaced, and $HOME and
+// the XDG base directories (but the runtime one) private to the test, so
+// that nothing of the user's own melmux (config, memory, transcripts) is
+// read or written.
+func envWithPath(t *testing.T, path string) []string {
+	home := t.TempDir()
+	env := []string{"PATH=" + path, "HOME=" + home}
+	for _, k := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"} {
+		env = append(env, k+"="+filepath.Join(home, strings.ToLower(strings.TrimPrefix(k, "XDG_"))))
+	}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains([]string{"PATH", "HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"}, k) {
 			env = append(env, kv)
 		}
 	}
@@ -60,7 +69,7 @@ func envWithPath(path string) []string {
 func TestAgentVerbsHandOverToMelmuxAgent(t *testing.T) {
 	bin := melmuxBinary(t)
 	agent := filepath.Join(filepath.Dir(bin), "melmux-agent")
-	env := envWithPath("/usr/bin:/bin") // no melmux-agent on it
+	env := envWithPath(t, "/usr/bin:/bin") // no melmux-agent on it
 	for _, args := range [][]string{
 		{"tools", "--role", "worker"},
 		{"tools", "lead"},
@@ -97,7 +106,7 @@ func TestAgentVerbsHandOverToMelmuxAgent(t *testing.T) {
 func TestMCPInitializeThroughTheHandOver(t *testing.T) {
 	bin := melmuxBinary(t)
 	cmd := exec.Command(bin, "mcp")
-	cmd.Env = envWithPath("/usr/bin:/bin")
+	cmd.Env = envWithPath(t, "/usr/bin:/bin")
 	cmd.Dir = t.TempDir()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -129,13 +138,13 @@ func TestMCPInitializeThroughTheHandOver(t *testing.T) {
 func TestAgentVerbsWithoutMelmuxAgent(t *testing.T) {
 	built, alone := melmuxBinary(t), melmuxAlone(t)
 	for _, verb := range []string{"agent", "tool", "tools", "mcp"} {
-		code, out, errOut := runBin(t, envWithPath("/usr/bin:/bin"), alone, verb)
+		code, out, errOut := runBin(t, envWithPath(t, "/usr/bin:/bin"), alone, verb)
 		want := "melmux: " + verb + ": melmux-agent not found (looked at " + filepath.Join(filepath.Dir(alone), "melmux-agent") + " and $PATH)"
 		if code != 1 || out != "" || !strings.Contains(errOut, want) || !strings.Contains(errOut, "go build -o "+filepath.Dir(alone)+" ./cmd/...") {
 			t.Errorf("melmux %s alone: exit %d, stdout %q, stderr %q", verb, code, out, errOut)
 		}
 	}
-	code, out, errOut := runBin(t, envWithPath(filepath.Dir(built)+":/usr/bin:/bin"), alone, "tools", "--role", "base")
+	code, out, errOut := runBin(t, envWithPath(t, filepath.Dir(built)+":/usr/bin:/bin"), alone, "tools", "--role", "base")
 	if code != 0 || !strings.Contains(out, `"name": "read_file"`) {
 		t.Errorf("melmux-agent on $PATH: exit %d, stdout %.80q, stderr %q", code, out, errOut)
 	}

@@ -47,7 +47,7 @@ type sessionEnv struct {
 	t    *testing.T
 	bin  string
 	env  []string
-	home string // $HOME, $XDG_CONFIG_HOME and $XDG_STATE_HOME
+	home string // $HOME, $XDG_CONFIG_HOME and $XDG_STATE_HOME; $XDG_DATA_HOME and $XDG_CACHE_HOME are under it
 }
 
 func newSessionEnv(t *testing.T) *sessionEnv {
@@ -67,6 +67,7 @@ func newSessionEnv(t *testing.T) *sessionEnv {
 		se.env = append(se.env, kv)
 	}
 	se.env = append(se.env, "XDG_RUNTIME_DIR="+run, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home,
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"HOME="+home, "SHELL=/bin/sh", "PS1=$ ", "LANG=C.UTF-8")
 	t.Cleanup(func() {
 		socks, _ := filepath.Glob(filepath.Join(run, "melmux-*", "*.sock"))
@@ -123,7 +124,7 @@ func (e *cmdError) Error() string {
 func (se *sessionEnv) inShell(cmd string) string {
 	var vars []string
 	for _, kv := range se.env {
-		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "HOME=", "SHELL=", "PATH=", "PS1="} {
+		for _, k := range []string{"XDG_RUNTIME_DIR=", "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "XDG_CACHE_HOME=", "HOME=", "SHELL=", "PATH=", "PS1="} {
 			if strings.HasPrefix(kv, k) {
 				vars = append(vars, "'"+kv+"'")
 			}

@@ -32,7 +32,7 @@ func TestNewStartsMelmuxServer(t *testing.T) {
 // by hand) fails with where melmux looked and how to build it.
 func TestNewWithoutMelmuxServer(t *testing.T) {
 	alone := melmuxAlone(t)
-	env := append(envWithPath("/usr/bin:/bin"), "XDG_RUNTIME_DIR="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "MELMUX_SOCKET=")
+	env := append(envWithPath(t, "/usr/bin:/bin"), "XDG_RUNTIME_DIR="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "MELMUX_SOCKET=")
 	want := "melmux-server not found (looked at " + filepath.Join(filepath.Dir(alone), "melmux-server") + " and $PATH): it holds the session server"
 	build := "go build -o " + filepath.Dir(alone) + " ./cmd/..."
 	for _, args := range [][]string{{"-s", "alone", "new", "-d"}, {"-s", "alone", "__serve"}} {
