@@ -171,3 +171,27 @@ func TestReflowPendingWrap(t *testing.T) {
 		t.Errorf("after printing: %q, want %q", got, want)
 	}
 }
+
+// Copy mode's view of history taken before a reflow reads the lines as
+// they were; one taken after reads them laid out at the new width.
+func TestReflowHistoryView(t *testing.T) {
+	long := digits("v", 70)
+	tm, _ := newTerm(40, 3, long+"\r\na\r\nb\r\n$ ")
+	before := tm.HistoryView()
+	tm.Resize(25, 3)
+	after := tm.HistoryView()
+	if before.Len() != 2 || cellsText(before.Line(0), new([]byte)) != long[:40] || cellsText(before.Line(1), new([]byte)) != long[40:] {
+		t.Errorf("the view taken before changed: %d lines", before.Len())
+	}
+	var got []string
+	for i := range after.Len() {
+		row := after.Line(i)
+		if len(row) != 25 {
+			t.Errorf("line %d has %d cells, want 25", i, len(row))
+		}
+		got = append(got, cellsText(row, new([]byte)))
+	}
+	if want := []string{long[:25], long[25:50], long[50:]}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the view after: %q, want %q", got, want)
+	}
+}
