@@ -32,6 +32,8 @@ var forbidden = map[string][]string{
 	"internal/cli":          {mod + "toolexec", mod + "orchestrator", mod + "internal/mcpserver", mod + "internal/server", mod + "pane"},
 	"worktree":              {"*"},
 	"internal/testreq":      {"*"},
+	"internal/web":          {mod + "internal/server", mod + "internal/ui", mod + "internal/client", mod + "toolexec", mod + "orchestrator", "github.com/gdamore/tcell"},
+	"internal/webtoken":     {"*"},
 }
 
 type pkg struct {
@@ -119,6 +121,7 @@ var serverOnly = []string{
 	mod + "internal/server", mod + "internal/serveverb", mod + "internal/ui", mod + "internal/config",
 	mod + "pane=", mod + "pane/term", mod + "layout", "github.com/gdamore/tcell/", "github.com/gdamore/encoding",
 	"github.com/hinshun/vt10x", "github.com/BurntSushi/toml", "runtime/metrics",
+	mod + "internal/web", "github.com/coder/websocket",
 }
 
 func TestMelmuxLeavesTheDaemonToMelmuxServer(t *testing.T) {

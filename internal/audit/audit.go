@@ -24,7 +24,7 @@ type Entry struct {
 	Question string    `json:"question,omitempty"` // the question's text
 	Decision string    `json:"decision"`           // allow | deny | the label of the option chosen
 	Key      string    `json:"key,omitempty"`      // what was typed, if anything
-	By       string    `json:"by"`                 // ByPolicy, ByAnswer, BySendKeys, ByPerson, ByHook
+	By       string    `json:"by"`                 // ByPolicy, ByAnswer, BySendKeys, ByPerson, ByHook, ByWeb
 	Rule     string    `json:"rule,omitempty"`     // the policy rule's name when By is ByPolicy
 }
 
@@ -35,6 +35,7 @@ const (
 	BySendKeys = "send_keys" // keys sent to the pane through send_keys
 	ByPerson   = "person"    // keys typed in an attached terminal
 	ByHook     = "hook"      // the agent's own hook decided
+	ByWeb      = "web"       // a browser of melmux web, through the answer command or typing
 )
 
 // Path returns where the log lives: $XDG_STATE_HOME/melmux/audit.jsonl,

@@ -73,5 +73,5 @@ func isExecutableFile(p string) bool {
 var PromptVerbs = []string{
 	"agents", "answer", "config", "debug", "detach", "diff", "explain", "help", "kill-pane", "kill-server", "list-panes", "ls",
 	"new", "notify", "open-pane", "read-agent", "read-pane", "resize", "restore", "send-agent",
-	"send-keys", "source-file", "spawn-agent", "tool", "tools", "top", "version", "wait", "worktree",
+	"send-keys", "source-file", "spawn-agent", "tool", "tools", "top", "version", "wait", "web", "worktree",
 }

@@ -55,6 +55,7 @@ type client struct {
 // invalidate asks every attached client for a redraw. It never blocks and
 // takes no lock: pane readers call it for every chunk of output.
 func (s *Server) invalidate() {
+	s.web.note()
 	if list := s.clientList.Load(); list != nil {
 		for _, c := range *list {
 			c.invalidate()
@@ -74,6 +75,7 @@ func (s *Server) invalidateLocked() {
 func (s *Server) paneOutput(id int) {
 	s.stateOutput()
 	s.quiet.note()
+	s.web.note()
 	if list := s.clientList.Load(); list != nil {
 		for _, c := range *list {
 			if at := c.typedAt.Load(); at != 0 && c.typedPane.Load() == int64(id) && time.Since(time.Unix(0, at)) < 250*time.Millisecond {

@@ -31,7 +31,7 @@ func init() {
 		if p.WaitMS < 0 || p.WaitMS > maxWaitMS {
 			return nil, errorf(proto.CodeBadParams, "answer: wait_ms must be between 0 (the default, %s) and %d", questionGoneWait, maxWaitMS)
 		}
-		e, asked, opt, err := s.answerable(p)
+		e, asked, opt, err := s.answerable(p, answeredBy(ctx))
 		if err != nil {
 			return nil, err
 		}
@@ -57,14 +57,14 @@ func init() {
 }
 
 // answerable checks that pane p.Pane asks the question the answer is for,
-// and finds the option p.Choice names; it notes the key as typed by
-// answer, so the answer is audited as such.
-func (s *Server) answerable(p proto.AnswerParams) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
-	s.withFresh(func() { e, asked, opt, err = s.answerableLocked(p) }, p.Pane)
+// and finds the option p.Choice names; it notes the key as typed by by
+// (answer, or web for a browser's), so the answer is audited as such.
+func (s *Server) answerable(p proto.AnswerParams, by string) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
+	s.withFresh(func() { e, asked, opt, err = s.answerableLocked(p, by) }, p.Pane)
 	return e, asked, opt, err
 }
 
-func (s *Server) answerableLocked(p proto.AnswerParams) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
+func (s *Server) answerableLocked(p proto.AnswerParams, by string) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
 	e, err = s.lookupLocked(p.Pane)
 	if err != nil {
 		return nil, nil, opt, err
@@ -85,6 +85,6 @@ func (s *Server) answerableLocked(p proto.AnswerParams) (e *paneEntry, asked *pa
 	if err != nil {
 		return nil, nil, opt, errorf(proto.CodeBadParams, "answer: pane %d: %v", p.Pane, err)
 	}
-	e.turns.typed = typedKeys{at: time.Now(), by: "answer", text: opt.Key}
+	e.turns.typed = typedKeys{at: time.Now(), by: by, text: opt.Key}
 	return e, asked, opt, nil
 }

@@ -117,6 +117,7 @@ type Server struct {
 	conns    sync.WaitGroup
 	nconns   atomic.Int64 // connections being served, for debug_stats
 	quiet    *quietRelease
+	web      webHub // melmux web, while it serves (web.go)
 	// counts are the worktree counts running git in the background
 	// (countWorktree); countsCtx ends them when the session ends, which then
 	// waits for them, so no git outlives the server or writes into a
