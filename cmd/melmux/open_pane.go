@@ -12,10 +12,10 @@ func init() {
 		Summary: "open a pane running CMD (default $SHELL); prints the new pane id",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "open-pane")
-			lay := fs.String("layout", "", "right, down or tab (default tab; anything else means tab, with a note)")
-			target := fs.String("t", "", "the pane to split (default: this pane inside melmux, else the focused one)")
-			cwd := fs.String("cwd", "", "working directory (default: with -t, the split pane's directory; else the current directory)")
-			title := fs.String("title", "", "pane title")
+			lay := fs.String("layout", "", "where the pane goes, `right|down|tab` (default tab; anything else is a tab, with a note)")
+			target := fs.String("t", "", "the `PANE` to split (default: this pane inside melmux, else the focused one)")
+			cwd := fs.String("cwd", "", "start in `DIR` (default: with -t, the split pane's directory; else the current directory)")
+			title := fs.String("title", "", "the pane's `TITLE`, shown in its border and in list-panes")
 			focus := fs.Bool("focus", false, "give the new pane the focus and show its tab (default: the focus stays where it is)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			var wt worktreeFlag

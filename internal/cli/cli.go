@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/melmux/melmux/internal/proto"
 )
@@ -195,9 +196,90 @@ func printHelp(w io.Writer) {
 // and -s is accepted after the verb too.
 func NewFlags(g *Globals, verb string) *flag.FlagSet {
 	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Func("s", "session name", func(name string) error { return SetSession(g, name) })
+	fs.SetOutput(flagOutput{help: g.Stdout})
+	fs.Func("s", "the session `NAME` (default: $MELMUX_SESSION, else main)", func(name string) error { return SetSession(g, name) })
+	if h := flagSetHook.Load(); h != nil {
+		(*h)(fs)
+	}
 	return fs
+}
+
+// flagOutput is a verb's flag set's output. What the flag package writes
+// there itself is dropped: ParseFlags words its errors, with the synopsis.
+// help is where --help prints.
+type flagOutput struct{ help io.Writer }
+
+func (flagOutput) Write(p []byte) (int, error) { return len(p), nil }
+
+// flagSetHook, when set, sees each verb's flag set as NewFlags makes it.
+var flagSetHook atomic.Pointer[func(*flag.FlagSet)]
+
+// WatchFlagSets calls f with each flag set NewFlags makes from now on, until
+// the returned function is called. It is for tests that hold every verb's
+// --help to the flags the verb defines.
+func WatchFlagSets(f func(*flag.FlagSet)) (stop func()) {
+	flagSetHook.Store(&f)
+	return func() { flagSetHook.Store(nil) }
+}
+
+// PrintHelp prints a verb's help: its synopsis, what it does and each of
+// its flags with its description and default.
+func PrintHelp(w io.Writer, fs *flag.FlagSet) {
+	name := fs.Name()
+	if v := verbs[name]; v != nil {
+		fmt.Fprintf(w, "usage: melmux %s %s\n%s\n", name, v.Usage, v.Summary)
+	} else {
+		fmt.Fprintf(w, "usage: melmux %s\n", name)
+	}
+	fmt.Fprintln(w, "\nFlags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		head := "  -" + f.Name
+		if len(f.Name) > 1 {
+			head = "  --" + f.Name
+		}
+		if arg != "" {
+			head += " " + argName(arg)
+		}
+		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" {
+			usage += fmt.Sprintf(" (default %s)", d)
+		}
+		if len(head) > 20 {
+			fmt.Fprintf(w, "%s\n  %20s%s\n", head, "", usage)
+			return
+		}
+		fmt.Fprintf(w, "%-22s%s\n", head, usage)
+	})
+}
+
+// IsHelp says whether arg asks for help, as -h and --help do.
+func IsHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
+// VerbHelp prints the help of a verb whose first word is a subcommand,
+// asked before any flag set was made: its synopsis and what it does.
+func VerbHelp(g *Globals, name string) error {
+	v := verbs[name]
+	if v == nil {
+		return fmt.Errorf("no verb %q", name)
+	}
+	_, err := fmt.Fprintf(g.Stdout, "usage: melmux %s %s\n%s\n", name, v.Usage, v.Summary)
+	return err
+}
+
+// argName is how help names a flag's value: the name its description
+// quotes (`DIR`), else one for its type.
+func argName(arg string) string {
+	switch arg {
+	case "string":
+		return "TEXT"
+	case "int", "uint", "int64", "uint64", "float":
+		return "N"
+	case "duration":
+		return "DUR"
+	case "value":
+		return "VALUE"
+	}
+	return arg
 }
 
 // SetSession takes an explicit -s NAME. An empty name is refused rather than
@@ -219,8 +301,11 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 		return nil
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		v := verbs[fs.Name()]
-		fmt.Fprintf(os.Stdout, "usage: melmux %s %s\n%s\n", fs.Name(), v.Usage, v.Summary)
+		w := io.Writer(os.Stdout)
+		if o, ok := fs.Output().(flagOutput); ok {
+			w = o.help
+		}
+		PrintHelp(w, fs)
 		return err
 	}
 	syn := ""
