@@ -1,6 +1,7 @@
 package pane
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 // The PTY master stays non-blocking, from the start and across a resize,
@@ -65,7 +68,7 @@ func threadsIn(t *testing.T, calls ...int) int {
 	t.Helper()
 	tasks, err := filepath.Glob("/proc/self/task/*/syscall")
 	if err != nil || len(tasks) == 0 {
-		t.Skip("no /proc/self/task:", err)
+		testreq.Skip(t, fmt.Sprintf("no /proc/self/task: %v", err))
 	}
 	want := map[string]bool{}
 	for _, c := range calls {

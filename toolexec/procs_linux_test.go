@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 // sleepSeq makes each test's sleep duration unique, so its processes can be
@@ -90,7 +92,7 @@ func needCgroup(t *testing.T) {
 	p := newProcTracker()
 	defer p.close()
 	if !p.cgrouped() {
-		t.Skipf("no writable cgroup here: %s", p.why)
+		testreq.Skip(t, "no writable cgroup here: "+p.why)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/melmux/melmux/internal/testreq"
 	"github.com/melmux/melmux/toolexec/pdf"
 )
 
@@ -250,9 +251,7 @@ func TestCreatePDFBestEngine(t *testing.T) {
 	} else if !strings.Contains(got, " with ") {
 		t.Errorf("result names no engine: %q", got)
 	}
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skipf("%s; no pdftotext to read it back", got)
-	}
+	testreq.Tool(t, "pdftotext")
 	out, err := exec.Command("pdftotext", filepath.Join(w.root, "f.pdf"), "-").Output()
 	if err != nil || !strings.Contains(string(out), "Findings") || !strings.Contains(string(out), "The cache was cold.") {
 		t.Errorf("pdftotext: %v %q", err, out)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 // newRepo makes a repository with one commit (a.txt, sub/b.txt) in a
@@ -18,9 +20,7 @@ import (
 // path and a root for worktrees.
 func newRepo(t testing.TB) (repo, root string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testreq.Tool(t, "git")
 	dir := t.TempDir()
 	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")

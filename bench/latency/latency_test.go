@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 func TestMarkersAreDistinctOneCellTwoBytes(t *testing.T) {
@@ -144,9 +147,7 @@ func TestAwaitTimesOutAndDisarms(t *testing.T) {
 // TestTerminalEchoThroughAPTY types into cat on a real PTY, whose line
 // discipline echoes the key at once.
 func TestTerminalEchoThroughAPTY(t *testing.T) {
-	if _, err := exec.LookPath("cat"); err != nil {
-		t.Skip("no cat")
-	}
+	testreq.Tool(t, "cat")
 	term, err := startTerminal(exec.Command("cat"), 80, 24)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestParseSchedstatAndStatus(t *testing.T) {
 func TestSampleProcOfThisProcess(t *testing.T) {
 	a, err := sampleProc("/proc", os.Getpid())
 	if err != nil {
-		t.Skipf("no /proc here: %v", err)
+		testreq.Skip(t, fmt.Sprintf("no /proc here: %v", err))
 	}
 	if a.Threads < 1 {
 		t.Errorf("threads = %d", a.Threads)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 // TestMCPServesThePaneTools connects the MCP SDK's own client to `melmux mcp`
@@ -169,9 +171,7 @@ func startMCP(t *testing.T) (cmd *exec.Cmd, stdin io.WriteCloser, stdout *bufio.
 // The client going away (stdin at EOF) ends `melmux mcp` even while a call
 // runs: the call's context is cancelled and run_command kills its command.
 func TestMCPExitsAtEOFWithACallInFlight(t *testing.T) {
-	if _, err := exec.LookPath("pgrep"); err != nil {
-		t.Skip("needs pgrep")
-	}
+	testreq.Tool(t, "pgrep")
 	cmd, stdin, _ := startMCP(t)
 	arg := strconv.Itoa(810000 + os.Getpid()%1000*10)
 	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"setsid sleep %[1]s & sleep %[1]s"}}}`+"\n", arg)
@@ -191,9 +191,7 @@ func TestMCPExitsAtEOFWithACallInFlight(t *testing.T) {
 // ends) cancels the call: run_command kills its command, and the session
 // goes on.
 func TestMCPCancelledNotificationStopsTheCall(t *testing.T) {
-	if _, err := exec.LookPath("pgrep"); err != nil {
-		t.Skip("needs pgrep")
-	}
+	testreq.Tool(t, "pgrep")
 	se := newSessionEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 // hangLimit is a failure detector for calls that would otherwise block
@@ -40,9 +42,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // with 128+signal. On SIGKILL, which it cannot catch, the command dies with
 // it all the same.
 func TestToolStopsOnSignals(t *testing.T) {
-	if _, err := exec.LookPath("pgrep"); err != nil {
-		t.Skip("needs pgrep")
-	}
+	testreq.Tool(t, "pgrep")
 	bin := melmuxBinary(t)
 	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {

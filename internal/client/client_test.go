@@ -19,6 +19,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 // TestMain lets this test binary stand in for a server of another user:
@@ -125,9 +126,7 @@ func TestConnectRefusesAnUnsafeDirectory(t *testing.T) {
 // A server running as another user gets nothing from the client: not the
 // hello, not a keystroke. (Root can run one; other users skip.)
 func TestConnectRefusesAServerOfAnotherUser(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("needs root to run a server as another uid")
-	}
+	testreq.Root(t, "to run a server as another uid")
 	// A sticky directory everyone may write in, as /tmp, reachable by
 	// uid 65534, holding a copy of this binary it may run.
 	base, err := os.MkdirTemp("", "mxc")

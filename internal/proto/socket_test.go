@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 func TestValidateSessionName(t *testing.T) {
@@ -85,9 +87,7 @@ func TestCheckSocketDir(t *testing.T) {
 // A directory another user owns is refused, however tight its mode (root
 // can make one; other users skip).
 func TestCheckSocketDirOfAnotherUser(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("needs root to give a directory to another uid")
-	}
+	testreq.Root(t, "to give a directory to another uid")
 	dir := mkdir(t, filepath.Join(t.TempDir(), "theirs"), 0o700)
 	if err := os.Chown(dir, 65534, 65534); err != nil {
 		t.Fatal(err)

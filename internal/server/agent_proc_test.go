@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/melmux/melmux/internal/testreq"
 	"github.com/melmux/melmux/pane/agentstate"
 )
 
@@ -62,7 +63,7 @@ func pids(procs []agentstate.Proc) []int {
 // theirs.
 func TestWalkGroupFindsWhatTheScanFinds(t *testing.T) {
 	if !haveChildrenFiles() {
-		t.Skip("the kernel has no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)")
+		testreq.Skip(t, "the kernel has no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)")
 	}
 	_, pgrp := startGroup(t, `/bin/sh -c 'sleep 61 & wait' & sleep 62 & sleep 63 & wait`, 5)
 	leader := readProc(pgrp)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testreq"
 	"github.com/melmux/melmux/internal/ui"
 )
 
@@ -18,9 +19,7 @@ import (
 // the test alone and worktrees going to a temporary XDG_DATA_HOME.
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testreq.Tool(t, "git")
 	dir := t.TempDir()
 	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": filepath.Join(dir, "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
 		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
