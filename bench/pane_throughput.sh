@@ -3,7 +3,9 @@
 #
 #   1. one headless 200x50 pane cats a SIZE_MB file of each stream of
 #      bench/streams (plain text, SGR-coloured words, a cursor-heavy redraw,
-#      an Ink-style agent UI): time from session start until the pane's
+#      an Ink-style agent UI; and everyday shapes: a watch-style status line
+#      and clear that never homes, clear-and-redraw, log lines and a clear,
+#      a log in a scroll region, reverse index at the top): time from session start until the pane's
 #      process has ended AND the emulator shows the stream's last line on
 #      screen; MB/s and the ratio melmux/tmux, median of RUNS;
 #   2. FLOOD panes (tabs / windows) each cat the plain file at once: total
@@ -25,7 +27,8 @@
 # summary for docs/benchmarks.md.
 #
 # Usage: bench/pane_throughput.sh
-#   environment: RUNS=3 SIZE_MB=20 KINDS="plain sgr cursor ink" FLOOD=8
+#   environment: RUNS=3 SIZE_MB=20
+#   KINDS="plain sgr cursor ink watch homeclear logclear region ri" FLOOD=8
 #   CLEARS=1000000 KEEP=0 (KEEP=1 keeps the temporary directory)
 #   MELMUX_BIN=PATH (measure that binary, with the melmux-server and
 #   melmux-agent beside it, instead of building this checkout,
@@ -36,7 +39,7 @@ set -euo pipefail
 
 RUNS=${RUNS:-3}
 SIZE_MB=${SIZE_MB:-20}
-KINDS=${KINDS-plain sgr cursor ink}
+KINDS=${KINDS-plain sgr cursor ink watch homeclear logclear region ri}
 FLOOD=${FLOOD:-8}
 CLEARS=${CLEARS:-1000000}
 KEEP=${KEEP:-0}
@@ -57,7 +60,9 @@ case $SIZE_MB in '' | *[!0-9]* | 0) die "SIZE_MB=$SIZE_MB: give a whole number o
 case $FLOOD in '' | *[!0-9]*) die "FLOOD=$FLOOD: give a whole number of panes (0 leaves the test out)" ;; esac
 case $CLEARS in '' | *[!0-9]*) die "CLEARS=$CLEARS: give a whole number of clears (0 leaves the test out)" ;; esac
 for kind in $KINDS; do
-	case $kind in plain | sgr | cursor | ink) ;; *) die "KINDS: no stream $kind (the streams are plain sgr cursor ink)" ;; esac
+	case $kind in plain | sgr | cursor | ink | watch | homeclear | logclear | region | ri) ;;
+	*) die "KINDS: no stream $kind (the streams are plain sgr cursor ink watch homeclear logclear region ri)" ;;
+	esac
 done
 for tool in go tmux awk seq; do
 	command -v "$tool" >/dev/null || die "needs $tool on PATH"

@@ -7,15 +7,20 @@ import (
 )
 
 // Kinds lists the streams by name.
-var Kinds = []string{"plain", "sgr", "cursor", "ink", "clears"}
+var Kinds = []string{"plain", "sgr", "cursor", "ink", "clears", "watch", "homeclear", "logclear", "region", "ri"}
 
 // Describe says what each stream is, for reports.
 var Describe = map[string]string{
-	"plain":  "numbered 100-character lines of text",
-	"sgr":    "numbered lines of nine words, each in its own 256-colour foreground, every other one bold",
-	"cursor": "a top-like redraw: cursor addressing, erase to line end, short fields, a reverse-video header",
-	"ink":    "an agent UI as Ink draws it: erase the live area upwards, reprint spinner, text and a box; committed lines scroll",
-	"clears": "clear the screen, then a line feed, over and over",
+	"plain":     "numbered 100-character lines of text",
+	"sgr":       "numbered lines of nine words, each in its own 256-colour foreground, every other one bold",
+	"cursor":    "a top-like redraw: cursor addressing, erase to line end, short fields, a reverse-video header",
+	"ink":       "an agent UI as Ink draws it: erase the live area upwards, reprint spinner, text and a box; committed lines scroll",
+	"clears":    "clear the screen, then a line feed, over and over",
+	"watch":     "a status line then ESC[2J, over and over, never homing: each clear scrolls what is on the screen into history",
+	"homeclear": "ESC[H ESC[2J then one line, over and over (clear and redraw)",
+	"logclear":  "60 log lines then ESC[2J, over and over",
+	"region":    "a log scrolling in the region ESC[2;48r under a status line and over a progress line, both drawn between ESC 7 and ESC 8",
+	"ri":        "reverse index at the top row (ESC M) then a line, over and over: a pager scrolling back",
 }
 
 // Last is the final line of every stream of the kind: what the screen
@@ -63,11 +68,58 @@ func Generate(kind string, size int) ([]byte, error) {
 		for b.Len() < size {
 			b.WriteString("\x1b[2J\n")
 		}
+	case "watch":
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "Every 0.1s: date%*s%s\n\x1b[2J", 200-16-34, "build-host: ", clock(i))
+		}
+	case "homeclear":
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "\x1b[H\x1b[2J%s  jobs: %d running, %d queued\n", clock(i), i%7, i%13)
+		}
+	case "logclear":
+		for i := 0; b.Len() < size; i++ {
+			b.WriteString(logLine(i))
+			b.WriteByte('\n')
+			if i%60 == 59 {
+				b.WriteString("\x1b[2J")
+			}
+		}
+	case "region":
+		b.WriteString("\x1b[H\x1b[2J\x1b[2;48r")
+		for i := 0; b.Len() < size; i++ {
+			if i%10 == 0 {
+				fmt.Fprintf(&b, "\x1b7\x1b[1;1H\x1b[7m deploy: %4d steps  %s \x1b[K\x1b[0m\x1b8", i, clock(i))
+			}
+			fmt.Fprintf(&b, "\x1b[48;1H\n%s", logLine(i))
+			if i%5 == 0 {
+				pct := i / 10 % 101
+				fmt.Fprintf(&b, "\x1b7\x1b[50;1H\x1b[2K[%-50s] %3d%%\x1b8", strings.Repeat("#", pct/2), pct)
+			}
+		}
+		// The region ends and the last line goes to the bottom row.
+		b.WriteString("\x1b[r\x1b[50;1H\n")
+	case "ri":
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "\x1b[H\x1bM%s", logLine(i))
+		}
+		b.WriteString("\x1b[50;1H\n")
 	default:
 		return nil, fmt.Errorf("no stream %q: the kinds are %s", kind, strings.Join(Kinds, ", "))
 	}
 	b.WriteString(Last(kind) + "\n")
 	return []byte(b.String()), nil
+}
+
+// clock is a wall-clock-looking time for frame i.
+func clock(i int) string {
+	return fmt.Sprintf("Tue Dec  1 %02d:%02d:%02d.%03d UTC 2026", 12+i/360000%12, i/6000%60, i/100%60, i%100*10)
+}
+
+// logLine is line i of a service's request log, about 130 characters.
+func logLine(i int) string {
+	levels := []string{"INFO ", "DEBUG", "INFO ", "WARN ", "INFO "}
+	return fmt.Sprintf("2026-12-01T%s %s request id=%08x method=GET path=/api/v1/items/%d status=%d bytes=%d dur=%dms",
+		clock(i)[11:23], levels[i%len(levels)], i*2654435761%(1<<32), i%977, []int{200, 200, 304, 404, 200, 500}[i%6], 100+i*37%9000, i*7%250)
 }
 
 // ink writes frames the way Ink (React for CLIs, which Claude Code and

@@ -10,7 +10,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: gen KIND SIZE_BYTES, or gen -last KIND (kinds: plain sgr cursor ink clears)")
+		fmt.Fprintln(os.Stderr, "usage: gen KIND SIZE_BYTES, or gen -last KIND (kinds: plain sgr cursor ink clears watch homeclear logclear region ri)")
 		os.Exit(2)
 	}
 	if os.Args[1] == "-last" {
