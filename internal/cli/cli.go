@@ -252,20 +252,6 @@ func PrintHelp(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// IsHelp says whether arg asks for help, as -h and --help do.
-func IsHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
-
-// VerbHelp prints the help of a verb whose first word is a subcommand,
-// asked before any flag set was made: its synopsis and what it does.
-func VerbHelp(g *Globals, name string) error {
-	v := verbs[name]
-	if v == nil {
-		return fmt.Errorf("no verb %q", name)
-	}
-	_, err := fmt.Fprintf(g.Stdout, "usage: melmux %s %s\n%s\n", name, v.Usage, v.Summary)
-	return err
-}
-
 // argName is how help names a flag's value: the name its description
 // quotes (`DIR`), else one for its type.
 func argName(arg string) string {
