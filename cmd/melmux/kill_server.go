@@ -6,15 +6,17 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "kill-server",
-		Usage:   "",
-		Summary: "end the session and its panes",
+		Usage:   "[--keep]",
+		Summary: "end the session and its panes (--keep: keeping its state for melmux restore)",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "kill-server")
+			keep := fs.Bool("keep", false, "keep the session's state file, so that melmux restore brings the session back as it was (default: it goes with the session)")
 			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
@@ -26,10 +28,16 @@ func init() {
 				return err
 			}
 			defer c.Close()
-			if err := c.Call(context.Background(), "kill_server", nil, nil); err != nil {
+			if err := c.Call(context.Background(), "kill_server", proto.KillServerParams{Keep: *keep}, nil); err != nil {
 				return err
 			}
-			return waitGone(c.Done())
+			if err := waitGone(c.Done()); err != nil {
+				return err
+			}
+			if *keep {
+				fmt.Fprintf(g.Stderr, "melmux: session %s stopped, its state kept: `melmux restore %s` brings it back\n", c.Session, c.Session)
+			}
+			return nil
 		},
 	})
 }
