@@ -35,7 +35,8 @@ const frameHold = 10 * time.Millisecond
 // of 35 ms on two cores; so while a frame is drawn (at most frameHold) the
 // readers wait too.
 type echoFirst struct {
-	active atomic.Bool // a hold is on: the readers' cheap test
+	active atomic.Bool  // a hold is on: the readers' cheap test
+	parked atomic.Int32 // readers waiting in wait now: what tests count to see a hold hold
 
 	mu       sync.Mutex    // guards the fields below
 	pane     int           // the pane whose answer is awaited; 0 while not known
@@ -50,6 +51,12 @@ type echoFirst struct {
 func (h *echoFirst) begin(pane int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if pane != 0 && pane != h.pane && h.free != nil {
+		// The answer's pane may be parked already, held for the pane the
+		// input was thought to be for: it must not wait out echoHold.
+		close(h.free)
+		h.free = nil
+	}
 	h.pane = pane
 	h.until = time.Now().Add(echoHold)
 	h.onLocked()
@@ -166,11 +173,13 @@ func (h *echoFirst) wait(id int) {
 			return
 		}
 		t := time.NewTimer(left)
+		h.parked.Add(1)
 		select {
 		case <-free:
 		case <-t.C:
 			// Look again: the hold may have been moved on since.
 		}
+		h.parked.Add(-1)
 		t.Stop()
 	}
 }

@@ -25,33 +25,98 @@ func waitDone(h *echoFirst, id int) chan struct{} {
 	return done
 }
 
+// holdLong makes h's hold for a key last longer than any test, so that a
+// reader found waiting is held by the key and not by the clock.
+func holdLong(h *echoFirst) {
+	h.mu.Lock()
+	h.until = time.Now().Add(time.Hour)
+	h.mu.Unlock()
+}
+
+// waitParked waits until n readers are parked in h.wait. A reader of held
+// that returns first was not held.
+func waitParked(t *testing.T, h *echoFirst, n int32, held ...chan struct{}) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); h.parked.Load() != n; time.Sleep(time.Millisecond) {
+		for _, done := range held {
+			select {
+			case <-done:
+				t.Fatal("a reader the hold should keep waiting went on")
+			default:
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d readers parked, want %d", h.parked.Load(), n)
+		}
+	}
+}
+
+// returns waits for h.wait(id) to return.
+func returns(t *testing.T, h *echoFirst, id int, what string) {
+	t.Helper()
+	select {
+	case <-waitDone(h, id):
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: pane %d's output was held", what, id)
+	}
+}
+
 func TestEchoFirstHoldsOtherPanesUntilTheEchoIsDrawn(t *testing.T) {
 	var h echoFirst
-	h.wait(2) // no hold: returns at once
+	returns(t, &h, 2, "no hold")
 	h.begin(1)
-	h.wait(1) // the pane typed into is never held
-	held := waitDone(&h, 2)
-	select {
-	case <-held:
-		t.Fatal("pane 2's output went on while a key typed into pane 1 awaited its echo")
-	default:
-	}
+	holdLong(&h)
+	returns(t, &h, 1, "the pane typed into") // never held
+	held2, held3 := waitDone(&h, 2), waitDone(&h, 3)
+	waitParked(t, &h, 2, held2, held3)
 	h.end()
-	<-held
+	<-held2
+	<-held3
 	if h.active.Load() {
 		t.Error("the hold is still on after end")
 	}
-	h.wait(2) // and later output is not held
+	returns(t, &h, 2, "after the echo was drawn")
 }
 
+// Input arrives before the loop knows which pane it is for: the hold is
+// for the pane typed into last (or none), then moves on to the pane the
+// input went to, whose reader goes on at once even if it was already
+// waiting, while the others stay held.
 func TestEchoFirstMovesOnToThePaneTheInputWentTo(t *testing.T) {
 	var h echoFirst
-	h.begin(0) // input arrived; which pane it is for is not known yet
-	h.begin(3) // the loop found it is for pane 3
-	h.wait(3)
+	h.begin(0)
+	holdLong(&h)
+	early := waitDone(&h, 3) // pane 3 printed before the loop found the key was for it
+	waitParked(t, &h, 1, early)
+	h.begin(3)
+	holdLong(&h)
+	select {
+	case <-early:
+	case <-time.After(30 * time.Second):
+		t.Fatal("pane 3, the key's pane, stayed held for the pane the input was first thought to be for")
+	}
+	returns(t, &h, 3, "the pane the input went to")
 	held := waitDone(&h, 1)
+	waitParked(t, &h, 1, held)
 	h.end()
 	<-held
+}
+
+// feed is where the hold holds: a neighbour's output reaches its emulator
+// only once the echo of the key typed into another pane is drawn.
+func TestFeedWaitsForTheEcho(t *testing.T) {
+	s := &Server{feedSlots: make(chan struct{}, 1)}
+	s.echo.begin(1)
+	holdLong(&s.echo)
+	fed := make(chan struct{})
+	go s.feed(2, func() { close(fed) })
+	waitParked(t, &s.echo, 1, fed)
+	s.echo.end()
+	select {
+	case <-fed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("pane 2's output was not fed after the echo was drawn")
+	}
 }
 
 func TestEchoFirstHoldEnds(t *testing.T) {
