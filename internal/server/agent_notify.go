@@ -15,18 +15,33 @@ import (
 	"github.com/melmux/melmux/pane/agentstate"
 )
 
-// When a pane's agent starts waiting on a person or finishes a turn, the
-// people and programs watching are told: the attached clients' terminals
-// get a bell and an OSC 9 notification (as the config says), and the
-// config's notify_command runs. The status line's marker and `wait --state`
-// need nothing more: they read the state.
+// A pane's change is worth telling a person in two kinds, and a third is
+// not worth telling:
+//
+//   - needs you: its agent asks a question (a permission, a choice), a
+//     melmux agent's turn failed, or its program failed (a non-zero exit,
+//     a signal);
+//   - done: its agent finished a turn, or its program ended with exit
+//     code 0 (and the pane stays);
+//   - ready for its next message: an agent idle at its prompt, a melmux
+//     agent that registered and waits for its first message. Nothing is
+//     told: the border says so.
+//
+// The two first mark the pane (its tab shows `!` for needs you, `+` for
+// done, until the person visits the pane or its tab), ring the attached
+// clients' terminals, send them an OSC 9 notification (as the config says)
+// and run the config's notify_command. Nothing of it happens for the
+// focused pane while a client is attached: the person is looking at it.
+// Nor for a pane `restore` started, until something is typed into it after
+// the restore: the states its programs come back in are where the restored
+// session starts, not news.
 //
 // A pane is told about at most once per NotifyEvery (a second): a program
 // flipping its state every 10 ms made 352 bells, OSC 9s and notify_commands
 // in 20 s. A change within the second after the last one told waits until
 // the second is over, and what is then told is the latest change, with how
 // many others it stands for (merged), so nothing goes unsaid for longer
-// than that, nor is said more often.
+// than that, nor is said more often. The marks are not held back.
 
 // AgentsConfig is the [agents] part of the config: the kinds and rules, and
 // how changes are notified.
@@ -58,32 +73,91 @@ const (
 	maxNoteMessage       = 200  // runes of the message in an OSC 9 notification
 )
 
+// attention is what a pane's change asks of the person, least first.
+type attention uint8
+
+const (
+	attnNone  attention = iota
+	attnDone            // it finished: a turn, or its program with exit code 0
+	attnNeeds           // it needs the person: a question, a failure
+)
+
+// word is the attention as notify_command's $MELMUX_ATTENTION says it.
+func (a attention) word() string {
+	switch a {
+	case attnNeeds:
+		return "needs-you"
+	case attnDone:
+		return "done"
+	}
+	return ""
+}
+
 // agentEvent is one change worth telling.
 type agentEvent struct {
 	pane              int
 	kind              string
 	state, from       agentstate.State
 	message, evidence string
+	attn              attention
+	// question says the event is a question asked (its mark goes once the
+	// question does); what says a failure or an end in words ("turn 3
+	// failed", "exited with exit code 2"), "" for a question or a turn
+	// finished; command names a pane that runs no agent.
+	question      bool
+	what, command string
 	// merged counts the changes of the pane not told because they came
 	// within NotifyEvery of the last one told, and that this one stands for.
 	merged int
 }
 
 // notifyGate holds a pane's changes back to one notification per
-// NotifyEvery. Guarded by Server.mu.
+// NotifyEvery, and keeps the pane's attention mark. Guarded by Server.mu.
 type notifyGate struct {
 	last    time.Time   // when the pane's last notification was told
 	pending *agentEvent // the latest change not told yet
 	timer   *time.Timer // tells pending once NotifyEvery has passed since last
+
+	// mark is what the pane's tab shows until the person visits the pane
+	// or its tab; markQ says a needs-you mark is a question's (it goes
+	// with the question, once answered by anyone).
+	mark  attention
+	markQ bool
+
+	// hushed is set on a pane restore started: nothing is told of it
+	// until input typed after hushFrom (hushTyping: restore is still to
+	// type its line, which is no one's input).
+	hushed     bool
+	hushTyping bool
+	hushFrom   time.Time
+
+	// melID is the melmux agent whose turns are followed: melStarted the
+	// last turn it reported working on, melTold the last told finished.
+	melID               string
+	melStarted, melTold int
 }
 
 // summary says the event in words for a notification.
 func (ev agentEvent) summary() string {
-	what := "is waiting on you"
-	if ev.state != agentstate.Waiting || ev.kind == KindMelmux {
+	who := fmt.Sprintf("%s in pane %d", ev.kind, ev.pane)
+	if ev.kind == "" {
+		who = fmt.Sprintf("pane %d", ev.pane)
+		if ev.command != "" {
+			who += " (" + ev.command + ")"
+		}
+	}
+	var what string
+	switch {
+	case ev.question:
+		what = "is waiting on you"
+	case ev.attn == attnNeeds:
+		what = "needs you: " + ev.what
+	case ev.what != "":
+		what = "is done: " + ev.what
+	default:
 		what = "finished its turn"
 	}
-	s := fmt.Sprintf("melmux: %s in pane %d %s", ev.kind, ev.pane, what)
+	s := "melmux: " + who + " " + what
 	switch {
 	case ev.merged == 1:
 		s += " (1 more change merged)"
@@ -97,17 +171,153 @@ func (ev agentEvent) summary() string {
 }
 
 // agentChangedStateLocked runs when a pane's agent state changed: it wakes
-// whoever waits on the pane's agent, redraws, and notifies a new wait on a
-// person or a finished turn. Caller holds Server.mu.
+// whoever waits on the pane's agent, redraws, and tells a new question
+// (needs you) or a finished turn (done). A melmux agent's turns are told
+// from its reports (melTurnEndedLocked): its "waiting" is for its next
+// message, which is nobody's news. Caller holds Server.mu.
 func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d agentstate.Decision) {
 	s.log.Info("agent state", "pane", id, "kind", kind, "from", string(d.From), "to", string(d.State), "evidence", d.Evidence)
 	s.agentChangedLocked(e)
-	asks := d.State == agentstate.Waiting && d.From != agentstate.Waiting
-	done := d.State == agentstate.Idle && d.EndsTurn
-	if !asks && !done {
+	if kind == KindMelmux {
 		return
 	}
-	s.notifyLocked(e, agentEvent{pane: id, kind: kind, state: d.State, from: d.From, message: oneLine(d.Message), evidence: d.Evidence})
+	if g := &e.notify; d.From == agentstate.Waiting && d.State != agentstate.Waiting && g.mark == attnNeeds && g.markQ {
+		g.mark, g.markQ = attnNone, false // answered, by whoever: nobody is needed any more
+	}
+	ev := agentEvent{pane: id, kind: kind, state: d.State, from: d.From, message: oneLine(d.Message), evidence: d.Evidence}
+	switch {
+	case d.State == agentstate.Waiting && d.From != agentstate.Waiting:
+		ev.attn, ev.question = attnNeeds, true
+	case d.State == agentstate.Idle && d.EndsTurn:
+		ev.attn = attnDone
+	default:
+		return
+	}
+	s.attendLocked(e, ev, true)
+}
+
+// melReportedLocked runs with every report of pane id's melmux agent a: a
+// turn it was seen start (working) and now reports finished (idle or
+// waiting after it) is done, or needs you when it failed. Each turn is
+// told once; a turn it resumed at (a restored conversation) was never seen
+// start and is no news. Caller holds Server.mu.
+func (s *Server) melReportedLocked(id int, e *paneEntry, a *melAgent, state string, turn int, reply, failure string) {
+	g := &e.notify
+	if g.melID != a.id {
+		g.melID, g.melStarted, g.melTold = a.id, 0, 0
+	}
+	if state == "working" {
+		g.melStarted = turn
+		return
+	}
+	if turn == 0 || turn != g.melStarted || turn <= g.melTold {
+		return
+	}
+	g.melTold = turn
+	ev := agentEvent{pane: id, kind: KindMelmux, state: agentstate.State(state), from: agentstate.Working,
+		evidence: fmt.Sprintf("melmux agent reported %s (turn %d)", state, turn), attn: attnDone, message: oneLine(reply)}
+	if failure != "" {
+		ev.attn, ev.what, ev.message = attnNeeds, fmt.Sprintf("turn %d failed", turn), oneLine(failure)
+	}
+	// Its turns come from messages sent since it registered, never from
+	// what a restore found: no hush.
+	s.attendLocked(e, ev, false)
+}
+
+// paneEndedLocked runs when pane id's program ended and the pane stays:
+// a failure needs the person, exit code 0 is done. Caller holds Server.mu.
+func (s *Server) paneEndedLocked(id int, e *paneEntry) {
+	st := e.p.Status()
+	ev := agentEvent{pane: id, kind: e.kind, state: agentstate.Exited, evidence: "the process ended (" + exitWords(st) + ")",
+		attn: attnDone, what: "it exited (" + exitWords(st) + ")", command: e.command}
+	if st.Signal != nil || st.ExitCode == nil || *st.ExitCode != 0 {
+		ev.attn = attnNeeds
+	}
+	s.attendLocked(e, ev, true)
+	s.invalidateLocked()
+}
+
+// attendLocked marks the pane with ev's attention and tells ev, unless the
+// person is looking at the pane or (hush) it is hushed since a restore.
+// Caller holds Server.mu.
+func (s *Server) attendLocked(e *paneEntry, ev agentEvent, hush bool) {
+	switch {
+	case hush && s.hushedLocked(e):
+		s.log.Info("not told: the pane is as restore found it", "pane", ev.pane, "attention", ev.attn.word())
+		return
+	case s.lookedAtLocked(ev.pane):
+		return
+	}
+	g := &e.notify
+	switch {
+	case ev.attn > g.mark:
+		g.mark, g.markQ = ev.attn, ev.question
+	case ev.attn == attnNeeds && !ev.question:
+		g.markQ = false // a failure stays marked once its question goes
+	}
+	s.notifyLocked(e, ev)
+}
+
+// lookedAtLocked says a person is looking at pane id: it is the focused
+// pane and a client is attached. Caller holds Server.mu.
+func (s *Server) lookedAtLocked(id int) bool {
+	return len(s.clients) > 0 && s.layout.Focused() == id
+}
+
+// hushLocked hushes a pane restore started (see notifyGate.hushed);
+// typing says restore will type a line into it (restoreTypedLocked ends
+// that). Caller holds Server.mu.
+func (e *paneEntry) hushLocked(typing bool) {
+	g := &e.notify
+	g.hushed, g.hushTyping, g.hushFrom = true, typing, time.Now()
+}
+
+// restoreTypedLocked says restore typed its line into the pane: input
+// after this is someone's. Caller holds Server.mu.
+func (e *paneEntry) restoreTypedLocked() {
+	g := &e.notify
+	g.hushTyping, g.hushFrom = false, time.Now()
+}
+
+// hushedLocked says the pane is still as restore found it: nothing typed
+// into it since. Caller holds Server.mu.
+func (s *Server) hushedLocked(e *paneEntry) bool {
+	g := &e.notify
+	if !g.hushed {
+		return false
+	}
+	if g.hushTyping || !e.p.LastInput().After(g.hushFrom) {
+		return true
+	}
+	g.hushed = false
+	return false
+}
+
+// attnSeen is the active tab as the clients' frames last showed it: a
+// frame showing another is a visit to it.
+type attnSeen struct {
+	tab int
+	ok  bool // a frame was drawn
+}
+
+// seeLocked clears the attention marks of what client c's frame shows: the
+// focused pane always, and every pane on the active tab when the tab is
+// new to the clients (a tab switched to, a client's first frame): the
+// person has visited them. Caller holds Server.mu.
+func (s *Server) seeLocked(c *client) {
+	active := s.layout.ActiveTab()
+	if c.scene == nil || !s.seen.ok || s.seen.tab != active {
+		w, h := s.paneAreaLocked()
+		for _, pl := range s.layout.Place(active, w, h) {
+			if e, ok := s.panes[pl.Pane]; ok {
+				e.notify.mark, e.notify.markQ = attnNone, false
+			}
+		}
+	}
+	s.seen.tab, s.seen.ok = active, true
+	if e, ok := s.panes[s.layout.Focused()]; ok {
+		e.notify.mark, e.notify.markQ = attnNone, false
+	}
 }
 
 // notifyLocked tells ev now, or once NotifyEvery has passed since the
@@ -153,6 +363,9 @@ func (s *Server) tellPending(e *paneEntry) {
 // as the config says, for ev. Caller holds Server.mu.
 func (s *Server) tellLocked(ev agentEvent) {
 	id := ev.pane
+	if s.lookedAtLocked(id) {
+		return // focused since, with a client attached: the person sees it
+	}
 	ac := s.cfg().agents
 	var note []byte
 	if ac.Bell {
@@ -195,7 +408,8 @@ func (s *Server) runNotifyCommand(ev agentEvent) {
 		"MELMUX_SESSION="+s.name, "MELMUX_SOCKET="+s.sock, "MELMUX_PANE="+strconv.Itoa(ev.pane),
 		"MELMUX_AGENT_KIND="+ev.kind, "MELMUX_AGENT_STATE="+string(ev.state),
 		"MELMUX_AGENT_PREVIOUS="+string(ev.from), "MELMUX_AGENT_MESSAGE="+ev.message,
-		"MELMUX_AGENT_EVIDENCE="+ev.evidence, "MELMUX_AGENT_MERGED="+strconv.Itoa(ev.merged))
+		"MELMUX_AGENT_EVIDENCE="+ev.evidence, "MELMUX_AGENT_MERGED="+strconv.Itoa(ev.merged),
+		"MELMUX_ATTENTION="+ev.attn.word())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer

@@ -188,6 +188,7 @@ func TestStateChangesAreNotified(t *testing.T) {
 		s.mu.Unlock()
 	})
 	newPane(t, c, "sleep", "600")
+	lookElsewhere(t, s, c) // nothing is told of the pane the person looks at
 	notify(t, c, proto.NotifyParams{Pane: 1, State: "working", Kind: "codex"})
 	notify(t, c, proto.NotifyParams{Pane: 1, State: "waiting", Message: "approve\x07 rm -rf build", Kind: "codex"})
 	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, State: "waiting", TimeoutMS: 10000}, nil); err != nil {
@@ -231,6 +232,7 @@ func TestAttachedClientGetsBellAndOSC9(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitClients(t, c, 1)
+	lookElsewhere(t, s, c) // nothing is told of the pane the person looks at
 	notify(t, c, proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"})
 	notify(t, c, proto.NotifyParams{Pane: 1, State: "waiting", Message: "approve Bash: make", Kind: "claude"})
 	want := "\a\x1b]9;melmux: claude in pane 1 is waiting on you: approve Bash: make\x1b\\"

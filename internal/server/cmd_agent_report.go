@@ -48,6 +48,7 @@ func init() {
 		if p.State != "working" {
 			a.finished = max(a.finished, p.Turn)
 		}
+		s.melReportedLocked(p.Pane, e, a, p.State, p.Turn, p.Reply, p.Error) // a turn finished is done, or needs you when it failed
 		s.agentChangedLocked(e)
 		return a.infoLocked(e.p), nil
 	}})

@@ -71,6 +71,9 @@ func init() {
 				e, rp, line := s.restorePaneLocked(id, saved[id], wts[id], st.Saved, env, sizes[id])
 				rp.Tab, _ = s.layout.TabOf(id)
 				res.Panes = append(res.Panes, rp)
+				if e != nil {
+					e.hushLocked(line != "") // what it comes back in is no news
+				}
 				if e != nil && line != "" {
 					typing = append(typing, typed{e, line, since})
 				}
@@ -90,6 +93,7 @@ func init() {
 			go func() {
 				defer s.recovered("typing into a restored pane", nil)
 				t.send(s.done)
+				s.withLock(t.e.restoreTypedLocked) // input from now on is someone's
 			}()
 		}
 		s.log.Info("session restored", "panes", len(res.Panes), "saved", st.Saved)

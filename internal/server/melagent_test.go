@@ -306,11 +306,12 @@ func TestWaitStateFollowsAMelmuxAgent(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("wait --state idle did not follow the agent's report")
 	}
-	// The attached view names it and marks a waiting agent's tab.
+	// The attached view names it; waiting for its next message, it is
+	// ready, which asks nothing of the person: no mark on its tab.
 	a.report("waiting", 1, "", 1)
 	viewer := &client{tty: newConnTty(nil, nil, 80, 24)}
 	sc, _ := s.scene(viewer)
-	if sc.Panes[0].Command != "mel worker" || sc.Panes[0].State != "waiting" || !sc.Tabs[0].Attention {
+	if sc.Panes[0].Command != "mel worker" || sc.Panes[0].State != "ready" || sc.Tabs[0].Attention || sc.Tabs[0].Done {
 		t.Fatalf("scene of a waiting melmux agent: %+v %+v", sc.Panes[0], sc.Tabs[0])
 	}
 }

@@ -335,6 +335,9 @@ func (s *Server) paneExited(id int) {
 		if e, ok = s.panes[id]; ok {
 			s.agentChangedLocked(e) // its melmux agent, if any, is exited now
 			closes = s.closesOnExitLocked(e)
+			if !closes {
+				s.paneEndedLocked(id, e) // a failure needs the person; exit 0 is done
+			}
 		}
 	})
 	if !ok {

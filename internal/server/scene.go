@@ -42,7 +42,10 @@ type agentView struct {
 // has printed since the screen shown of it, so a full frame must follow.
 func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Duration, stale bool) {
 	cols, rows := c.tty.size()
-	draw := func() { sc, next, stale = s.sceneLocked(cols, rows, fresh) }
+	draw := func() {
+		s.seeLocked(c) // the person sees what this frame shows
+		sc, next, stale = s.sceneLocked(cols, rows, fresh)
+	}
 	if fresh != 0 {
 		// A key's echo does not wait for /proc: every pane, the typed one
 		// too, shows what the last lookup found (its watcher, or the next
@@ -63,8 +66,9 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 		sc.SizeNote = fmt.Sprintf("%dx%d (smallest client)", s.cols, s.rows)
 	}
 	active := s.layout.ActiveTab()
-	// Each agent pane's state is worked out once per frame (it reads the
-	// screen), for the tab markers and the borders alike.
+	// Each shown agent pane's state is worked out once per frame (it reads
+	// the screen); the tab markers are the panes' attention marks, which
+	// the agent watchers set (agent_notify.go).
 	// A key's echo frame reads no pane but the typed one: the others show
 	// what the last frame read of them (an emulator parsing a flood is
 	// locked while it parses).
@@ -90,15 +94,16 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 				tv.Name = s.displayNameLocked(e)
 			}
 		}
+		// The tab's mark is its panes' unseen changes: a question or a
+		// failure (needs you), a finished turn (done).
 		for _, id := range t.Panes {
-			e, ok := s.panes[id]
-			if !ok {
-				continue
-			}
-			if !e.p.Status().Running {
-				tv.Attention = true
-			} else if a := agentOf(id, e).info; a != nil && a.State == string(agentstate.Waiting) {
-				tv.Attention = true
+			if e, ok := s.panes[id]; ok {
+				switch e.notify.mark {
+				case attnNeeds:
+					tv.Attention = true
+				case attnDone:
+					tv.Done = true
+				}
 			}
 		}
 		sc.Tabs = append(sc.Tabs, tv)
@@ -140,8 +145,13 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 			if av := agentOf(pl.Pane, e); av.info != nil {
 				a, change := av.info, av.change
 				// An agent pane shows the agent's state: working,
-				// waiting (in the attention colour) or idle.
+				// waiting (in the attention colour) or idle. A melmux
+				// agent's waiting is for its next message, which asks
+				// nothing of the person: ready.
 				pv.State = a.State
+				if a.Kind == KindMelmux && a.State == string(agentstate.Waiting) {
+					pv.State = "ready"
+				}
 				if change > 0 && (next == 0 || change < next) {
 					next = change
 				}

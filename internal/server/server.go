@@ -142,6 +142,8 @@ type Server struct {
 	started  bool        // a first pane has existed: the end of the last pane ends the session
 	shutdown bool
 	used     time.Time // a client last attached or left; zero for never (usedLocked)
+	// seen is the tab the clients' last frame showed (agent_notify.go).
+	seen attnSeen
 }
 
 // paneEntry is what the server keeps about a pane beyond the pane itself.

@@ -334,13 +334,19 @@ func TestWaitingAgentMarksItsTab(t *testing.T) {
 	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 2, State: "waiting", TimeoutMS: 10000}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// Seen from tab 0, tab 1 is marked; visiting it shows the agent's
+	// state and clears the mark.
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30)}
+	s.withLock(func() { _ = s.layout.Focus(1) })
 	sc, _ := s.scene(viewer)
+	viewer.scene = sc
 	if len(sc.Tabs) != 2 || sc.Tabs[0].Attention || !sc.Tabs[1].Attention {
 		t.Fatalf("only tab 1 (the waiting agent's) should ask for attention: %+v", sc.Tabs)
 	}
-	if len(sc.Panes) != 1 || sc.Panes[0].State != "waiting" {
-		t.Fatalf("the agent's pane should show its state: %+v", sc.Panes)
+	s.withLock(func() { _ = s.layout.Focus(2) })
+	sc, _ = s.scene(viewer)
+	if len(sc.Panes) != 1 || sc.Panes[0].State != "waiting" || sc.Tabs[1].Attention {
+		t.Fatalf("the agent's pane should show its state, its tab visited: %+v %+v", sc.Panes, sc.Tabs)
 	}
 }
 

@@ -634,8 +634,12 @@ func statusLayout(sc *Scene, st StatusStyle, cols int) []statusSeg {
 		if t.Zoomed {
 			label += "Z"
 		}
-		if t.Attention {
+		// A pane needing the person outranks one that finished.
+		switch {
+		case t.Attention:
 			label += "!"
+		case t.Done:
+			label += "+"
 		}
 		style := base
 		if t.Active {

@@ -40,12 +40,16 @@ type DiffCount struct{ Added, Deleted int }
 
 // TabView is one tab in the status line.
 type TabView struct {
-	Index     int
-	Name      string
-	Panes     int
-	Active    bool
-	Zoomed    bool // one pane fills the tab for now
-	Attention bool // a pane in it waits on a person or has exited
+	Index  int
+	Name   string
+	Panes  int
+	Active bool
+	Zoomed bool // one pane fills the tab for now
+	// Attention: a pane in it needs the person (a question, a failure);
+	// Done: one finished (a turn, its program); each until the person
+	// visits the pane or the tab.
+	Attention bool
+	Done      bool
 }
 
 // PromptView is the status-line prompt: the ":" command line or a y/n question.
