@@ -35,6 +35,11 @@ type stateSaver struct {
 	change     chan struct{}
 	output     chan struct{}
 	outputSeen atomic.Bool
+	// debounce is stateDebounce, in nanoseconds; a test lengthens it so
+	// that its burst cannot outlast it on a loaded machine. taken counts
+	// the changes saveLoop took in, for tests to wait on.
+	debounce atomic.Int64
+	taken    atomic.Int64
 
 	mu      sync.Mutex    // guards the fields below; held across a write, so the end of the session never races one
 	last    []byte        // the last state written, its time left out
@@ -49,7 +54,9 @@ func newStateSaver(path string) *stateSaver {
 	if path == "" {
 		return nil
 	}
-	return &stateSaver{path: path, change: make(chan struct{}, 1), output: make(chan struct{}, 1), next: make(chan struct{})}
+	sv := &stateSaver{path: path, change: make(chan struct{}, 1), output: make(chan struct{}, 1), next: make(chan struct{})}
+	sv.debounce.Store(int64(stateDebounce))
+	return sv
 }
 
 // written is the number of writes so far and a channel closed at the next.
@@ -103,9 +110,10 @@ func (s *Server) saveLoop() {
 			timer.Stop()
 			return
 		case <-s.saver.change:
-			schedule(time.Now().Add(stateDebounce))
+			s.saver.taken.Add(1)
+			schedule(time.Now().Add(time.Duration(s.saver.debounce.Load())))
 		case <-s.saver.output:
-			at := time.Now().Add(stateDebounce)
+			at := time.Now().Add(time.Duration(s.saver.debounce.Load()))
 			if next := lastWrite.Add(screenEvery); next.After(at) {
 				at = next
 			}
