@@ -48,13 +48,18 @@ func (s *Server) reload(cfg config.Config, problem string) (notes []string) {
 		s.conf.Store(lc)
 		// The engines are the panes' (under Server.mu): each weighs its
 		// screen by the new rules from its next decision, keeping its
-		// state and history.
+		// state and history. What each pane runs is looked up again by
+		// the new kinds at the next look (a lookup is otherwise made
+		// again only after output), and whoever waits on a pane's agent
+		// looks again now: a pane quiet at a question the new rules
+		// know is waiting without printing anything more.
 		rules := s.rules()
 		for _, e := range s.panes {
 			if e.ag.engine != nil {
 				e.ag.engine.SetRules(rules)
 			}
-			e.ag.gen++ // the decision last made is out of date
+			e.kindAt = time.Time{}
+			s.agentChangedLocked(e)
 		}
 		if cfg.Shell != "" && cfg.Shell != s.shell {
 			notes = append(notes, "shell "+cfg.Shell+": for sessions started from now on (this one starts "+s.shell+")")

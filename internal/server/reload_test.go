@@ -88,3 +88,68 @@ decision = "allow"
 		t.Fatalf("a refused source_file changed the config: %+v", s.cfg())
 	}
 }
+
+// The kinds and rules of a file read again apply to the panes that run
+// already: a program melmux did not know as an agent is one, and its
+// question is seen, once source_file has answered.
+func TestSourceFileRulesApplyToRunningPanes(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	_, c := startServer(t, func(cfg *Config) { cfg.ConfigFile = file })
+	ctx := context.Background()
+	// A shell under another name: its process is "mine", not "sh".
+	sh, err := os.ReadFile("/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "mine")
+	if err := os.WriteFile(prog, sh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{prog, "-c", "printf 'Proceed with the plan? (y/n)\\n'; read answer"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "Proceed with the plan", Screen: true, TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	source := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var res proto.SourceFileResult
+		if err := c.Call(ctx, "source_file", proto.SourceFileParams{}, &res); err != nil || len(res.Problems) != 0 {
+			t.Fatalf("source_file: %+v, %v", res, err)
+		}
+	}
+	agent := func() *proto.AgentInfo {
+		t.Helper()
+		var panes []proto.PaneInfo
+		if err := c.Call(ctx, "list_panes", nil, &panes); err != nil || len(panes) != 1 {
+			t.Fatalf("list_panes: %+v, %v", panes, err)
+		}
+		return panes[0].Agent
+	}
+	if a := agent(); a != nil {
+		t.Fatalf("before the file, the pane runs no agent: %+v", a)
+	}
+	// First the kind alone: the pane runs an agent, whose question no
+	// rule knows yet.
+	kind := "[agents.kinds.mine]\nprograms = [\"mine\"]\n"
+	source(kind)
+	if a := agent(); a == nil || a.Kind != "mine" || a.State == "waiting" {
+		t.Fatalf("with the kind read again, the pane runs a mine agent, not waiting: %+v", a)
+	}
+	// Then its rule: the agent the pane runs already is read by it.
+	source(kind + `
+[[agents.rules]]
+name = "mine.ask"
+kind = "mine"
+state = "waiting"
+region = "bottom"
+match = 'Proceed with the plan\? \(y/n\)'
+`)
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, State: "waiting", TimeoutMS: 10000}, nil); err != nil {
+		t.Fatalf("the rule read again should see the question: %v (agent %+v)", err, agent())
+	}
+}
