@@ -192,7 +192,9 @@ func TestPromptHelpAndKillInsideTmux(t *testing.T) {
 	keys("C-b", "x")
 	outer.WaitFor(pane, 10*time.Second, "the confirmation", has("kill pane 2? (y/n)"))
 	keys("n")
-	time.Sleep(300 * time.Millisecond)
+	// The client's loop runs an answered prompt's command before it draws
+	// again: once a frame shows the prompt gone, a kill would be done.
+	outer.WaitFor(pane, 10*time.Second, "the confirmation answered", func(s string) bool { return !strings.Contains(s, "kill pane 2?") })
 	if n := len(listPanes(t, se)); n != 2 {
 		t.Fatalf("'n' killed the pane anyway: %d panes", n)
 	}
