@@ -39,7 +39,7 @@ func TestBorderAndTabNames(t *testing.T) {
 	if err := c.Call(ctx, "new", proto.NewParams{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "tab", Command: "sleep 600; echo done", NoWait: true}, nil); err != nil {
+	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "tab", Command: "sleep 600; echo done", NoWait: true, Focus: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30)}

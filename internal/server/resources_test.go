@@ -15,7 +15,7 @@ func TestListPanesResources(t *testing.T) {
 	s, c := startServer(t)
 	call(t, c, "new", proto.NewParams{Command: []string{"sh", "-c", "while :; do :; done"}}, nil)
 	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Command: "sleep 600", NoWait: true}, nil)
-	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Argv: []string{"sh", "-c", "exit 3"}, NoWait: true}, nil)
+	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Argv: []string{"sh", "-c", "exit 3"}, Target: 2, NoWait: true}, nil)
 	call(t, c, "wait", proto.WaitParams{Pane: 3, Exit: true}, nil)
 
 	var plain []proto.PaneInfo

@@ -134,6 +134,15 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 				e.drawnTitle = pv.Title
 			}
 		}
+		if e.wt != nil && e.title == "" {
+			// Two agents of one kind side by side (claude and claude, each
+			// titling itself alike) differ by the worktree each works in.
+			tag := " [" + e.wt.Name + "]"
+			pv.Command += tag
+			if pv.Title != "" {
+				pv.Title += tag
+			}
+		}
 		if st.Signal != nil {
 			pv.Signal = *st.Signal
 		}
