@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -221,7 +222,7 @@ func TestStalledClientBlocksNothing(t *testing.T) {
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", flood}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "tab", Command: "sh -c 'sleep 0.5; echo other-pane; exec sleep 600'", NoWait: true}, nil); err != nil {
+	if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: "tab", Command: "sh -c 'read go; echo other-pane; exec sleep 600'", NoWait: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	stalled, err := net.Dial("unix", sock)
@@ -238,10 +239,18 @@ func TestStalledClientBlocksNothing(t *testing.T) {
 	s.mu.Lock()
 	_ = s.layout.Focus(1)
 	s.mu.Unlock()
+	// The socket's buffers fill up: the client's loop is stuck in a write.
+	for deadline := time.Now().Add(30 * time.Second); !writeParked(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no write to the client that does not read ever blocked")
+		}
+	}
+	if err := c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 2, Text: "\n"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 2, Match: "^other-pane$", Screen: true, TimeoutMS: 60000}, nil); err != nil {
 		t.Fatalf("another pane's output stalled behind a client that does not read: %v", err)
 	}
-	time.Sleep(time.Second) // long enough for the socket buffers to fill
 	var info proto.SessionInfo
 	if err := c.Call(ctx, "ls", nil, &info); err != nil || info.Clients != 1 {
 		t.Fatalf("ls with a stalled client: %v %+v", err, info)
@@ -257,6 +266,26 @@ func TestStalledClientBlocksNothing(t *testing.T) {
 		t.Fatal("the session did not end within 5s with a stalled client attached")
 	}
 	t.Logf("server gone %s after Shutdown with a stalled client", time.Since(start).Round(time.Millisecond))
+}
+
+// writeParked reports whether a goroutine of this process waits in a
+// write to a client (ttyOut.Write) for the socket to take more.
+func writeParked() bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "[IO wait") && strings.Contains(g, "(*ttyOut).Write(") {
+			return true
+		}
+	}
+	return false
 }
 
 // While a program holds synchronized output (mode 2026), attached clients are
