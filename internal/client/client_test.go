@@ -101,10 +101,18 @@ func TestConnectRefusesAnUnsafeDirectory(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	accepted := make(chan struct{}, 1)
+	// Each connection the socket gets, in the order they came, says what
+	// it sent first: the client's would come before the sentinel's.
+	first := make(chan string, 4)
 	go func() {
-		if c, err := ln.Accept(); err == nil {
-			accepted <- struct{}{}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			first <- line
 			c.Close()
 		}
 	}()
@@ -116,10 +124,21 @@ func TestConnectRefusesAnUnsafeDirectory(t *testing.T) {
 			t.Fatalf("a socket in a 0777 directory: %v", err)
 		}
 	}
+	sentinel, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sentinel.Close()
+	if _, err := sentinel.Write([]byte("sentinel\n")); err != nil {
+		t.Fatal(err)
+	}
 	select {
-	case <-accepted:
-		t.Fatal("the client connected to a socket in an unsafe directory")
-	default:
+	case line := <-first:
+		if line != "sentinel\n" {
+			t.Fatalf("the client connected to a socket in an unsafe directory (it sent %q)", line)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the sentinel's connection was never accepted")
 	}
 }
 
