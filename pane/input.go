@@ -186,6 +186,9 @@ func (p *Pane) writeNow(b []byte) int {
 // reply queues the emulator's answers to device queries. It must not block:
 // the emulator calls it from inside Write.
 func (p *Pane) reply(b []byte) {
+	if p.mirrored() {
+		return
+	}
 	q := p.in
 	q.mu.Lock()
 	defer q.mu.Unlock()

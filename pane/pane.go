@@ -89,6 +89,8 @@ type Pane struct {
 	reads      atomic.Int64 // Read calls that returned
 	untrimmed  atomic.Bool  // output reached the emulator since the last Trim
 
+	ret atomic.Pointer[retained] // output kept for a mirror (retain.go); nil until asked
+
 	mu       sync.Mutex // guards the fields below
 	status   Status
 	cols     int
@@ -286,7 +288,7 @@ func (p *Pane) readLoop() {
 	small := make([]byte, readMin)
 	var buf []byte // small, or one of chunks while output is pending
 	var n int
-	apply := func() { p.term.Write(buf[:n]) }
+	apply := func() { p.applyOutput(buf[:n]) }
 	for {
 		p.reading.Store(true)
 		var err error
