@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -108,6 +109,21 @@ func TestAttachInsideTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSession(t, se, func(s proto.SessionInfo) bool { return s.Clients == 1 && s.Cols == 80 && s.Rows == 24 })
+
+	// A size set with resize is said to be so, on the status line and by
+	// resize itself, not taken for the smallest client's.
+	cmd := exec.Command(se.bin, "resize", "-x", "60", "-y", "20")
+	cmd.Env = se.env
+	var resizeErr bytes.Buffer
+	cmd.Stderr = &resizeErr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("resize: %v: %s", err, resizeErr.String())
+	}
+	if !strings.Contains(resizeErr.String(), "60x20, set by hand; the 1 attached client(s)") {
+		t.Errorf("resize did not say the size is set by hand with a client attached: %q", resizeErr.String())
+	}
+	wait("the resize note", has("60x20 (set by resize)"))
+	se.must("resize", "-x", "80", "-y", "24")
 
 	// Killing the client with SIGKILL leaves the session and its panes intact.
 	killClients(t, outer, pane, syscall.SIGKILL)

@@ -1,9 +1,11 @@
 package main
 
 import (
-	"github.com/melmux/melmux/internal/proto"
+	"fmt"
+	"os"
 
 	"github.com/melmux/melmux/internal/cli"
+	"github.com/melmux/melmux/internal/proto"
 )
 
 func init() {
@@ -21,7 +23,14 @@ func init() {
 			if *cols <= 0 || *rows <= 0 || fs.NArg() > 0 {
 				return cli.Usagef("resize: give -x COLS -y ROWS, both positive")
 			}
-			return call(g, "resize", proto.ResizeParams{Cols: *cols, Rows: *rows}, nil)
+			var res proto.ResizeResult
+			if err := call(g, "resize", proto.ResizeParams{Cols: *cols, Rows: *rows}, &res); err != nil {
+				return err
+			}
+			if res.Clients > 0 {
+				fmt.Fprintf(os.Stderr, "melmux: resize: the session is %dx%d, set by hand; the %d attached client(s) show it so until one attaches or its terminal changes size, which makes it the smallest client's again\n", res.Cols, res.Rows, res.Clients)
+			}
+			return nil
 		},
 	})
 }

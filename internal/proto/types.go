@@ -32,6 +32,8 @@ type OpenPaneParams struct {
 	// it the attached person's focus stays where it is: keys they type must
 	// not go to a pane a script or an agent opened meanwhile.
 	Focus bool `json:"focus,omitempty"`
+	// Host runs the pane on another machine over ssh (docs/remote.md).
+	Host string `json:"host,omitempty"`
 }
 
 // OpenPaneResult names the new pane and where it went.
@@ -129,6 +131,8 @@ type PaneInfo struct {
 	// started without one.
 	Worktree *string `json:"worktree"`
 	Branch   *string `json:"branch"`
+	// Host is where the pane runs (docs/remote.md); null when local.
+	Host *string `json:"host"`
 	// CPU and RSS are set when list_panes is asked for resources: the
 	// pane's process tree's CPU use (percent of one core, over the last
 	// sample interval) and resident memory (bytes, summed over processes).
@@ -242,6 +246,15 @@ type WaitResult struct {
 type ResizeParams struct {
 	Cols int `json:"cols"`
 	Rows int `json:"rows"`
+}
+
+// ResizeResult is resize's answer: the size set, and how many clients are
+// attached — each takes the size back (the smallest client's) when one
+// attaches or its terminal changes size.
+type ResizeResult struct {
+	Cols    int `json:"cols"`
+	Rows    int `json:"rows"`
+	Clients int `json:"clients"`
 }
 
 // SessionInfo is one row of ls.

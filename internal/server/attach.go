@@ -139,6 +139,7 @@ func (s *Server) resizeToClientsLocked() {
 	if len(s.clients) == 0 {
 		return
 	}
+	s.sizeByResize = false
 	cols, rows := 0, 0
 	for c := range s.clients {
 		w, h := c.tty.size()
@@ -417,6 +418,8 @@ func (c *client) takeTerminal(conn *net.UnixConn, hello proto.Hello) (*termTty, 
 	return t, nil
 }
 
+var keptEvents []tcell.Event
+
 // eventQueue is what tcell's screens have beside tcell.Screen: the queue
 // PollEvent reads, and the channel closed when the screen is finished.
 type eventQueue interface {
@@ -472,6 +475,7 @@ func (c *client) loop() (reason string) {
 		case <-stopped:
 			return "client gone"
 		case ev := <-events:
+			keptEvents = append(keptEvents, ev)
 			c.rebind()
 			switch ev := ev.(type) {
 			case *tcell.EventResize:

@@ -21,8 +21,9 @@ func init() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.cols, s.rows = p.Cols, p.Rows
+		s.sizeByResize = true
 		s.relayoutLocked()
-		return p, nil
+		return proto.ResizeResult{Cols: p.Cols, Rows: p.Rows, Clients: len(s.clients)}, nil
 	}})
 }
 

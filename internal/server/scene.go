@@ -63,7 +63,11 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 	// terminal stays blank and costs nothing.
 	sc = &ui.Scene{Cols: min(cols, s.cols), Rows: min(rows, s.rows), Session: s.name, StatusStyle: s.cfg().ui.Status}
 	if cols > s.cols || rows > s.rows {
-		sc.SizeNote = fmt.Sprintf("%dx%d (smallest client)", s.cols, s.rows)
+		why := "smallest client"
+		if s.sizeByResize {
+			why = "set by resize"
+		}
+		sc.SizeNote = fmt.Sprintf("%dx%d (%s)", s.cols, s.rows, why)
 	}
 	active := s.layout.ActiveTab()
 	// Each shown agent pane's state is worked out once per frame (it reads

@@ -128,20 +128,24 @@ type Server struct {
 
 	procs int // GOMAXPROCS at New with SpareProc, 0 without: see spareProc
 
-	mu       sync.Mutex // guards everything below
-	panes    map[int]*paneEntry
-	closed   closedPanes // how the panes that are gone ended
-	layout   *layout.Layout
-	nextID   int
-	cols     int // the session size: pane area plus the status line
-	rows     int
-	clients  map[*client]struct{}
-	joining  int         // attach connections past the cap check, not yet in clients
-	release  *time.Timer // returns departed clients' memory to the system
-	buffer   string      // the paste buffer (copy mode, paste-buffer)
-	started  bool        // a first pane has existed: the end of the last pane ends the session
-	shutdown bool
-	used     time.Time // a client last attached or left; zero for never (usedLocked)
+	mu     sync.Mutex // guards everything below
+	panes  map[int]*paneEntry
+	closed closedPanes // how the panes that are gone ended
+	layout *layout.Layout
+	nextID int
+	cols   int // the session size: pane area plus the status line
+	rows   int
+	// sizeByResize says the resize command set the size, not the
+	// smallest client: the status line says so, and the next client event
+	// (an attach, a terminal's new size) takes the size back.
+	sizeByResize bool
+	clients      map[*client]struct{}
+	joining      int         // attach connections past the cap check, not yet in clients
+	release      *time.Timer // returns departed clients' memory to the system
+	buffer       string      // the paste buffer (copy mode, paste-buffer)
+	started      bool        // a first pane has existed: the end of the last pane ends the session
+	shutdown     bool
+	used         time.Time // a client last attached or left; zero for never (usedLocked)
 	// seen is the tab the clients' last frame showed (agent_notify.go).
 	seen attnSeen
 }
