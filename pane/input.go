@@ -283,6 +283,6 @@ func (p *Pane) usable() error {
 	case <-p.exited:
 		return ErrExited
 	default:
-		return nil
+		return p.refusal()
 	}
 }

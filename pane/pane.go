@@ -89,7 +89,8 @@ type Pane struct {
 	reads      atomic.Int64 // Read calls that returned
 	untrimmed  atomic.Bool  // output reached the emulator since the last Trim
 
-	ret atomic.Pointer[retained] // output kept for a mirror (retain.go); nil until asked
+	ret     atomic.Pointer[retained] // output kept for a mirror (retain.go); nil until asked
+	refused atomic.Pointer[error]    // why input is refused for now (refuse.go); nil when taken
 
 	mu       sync.Mutex // guards the fields below
 	status   Status

@@ -99,3 +99,24 @@ func readUntil(t *testing.T, p *Pane, from int64, want string) []byte {
 		}
 	}
 }
+
+// readScreen waits for a line starting with prefix and returns it.
+func readScreen(t *testing.T, p *Pane, prefix string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ch := p.Changed()
+		for _, l := range p.Term().Lines() {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line starting %q: %q", prefix, p.Term().Lines())
+		}
+		select {
+		case <-ch:
+		case <-time.After(time.Second):
+		}
+	}
+}
