@@ -418,8 +418,6 @@ func (c *client) takeTerminal(conn *net.UnixConn, hello proto.Hello) (*termTty, 
 	return t, nil
 }
 
-var keptEvents []tcell.Event
-
 // eventQueue is what tcell's screens have beside tcell.Screen: the queue
 // PollEvent reads, and the channel closed when the screen is finished.
 type eventQueue interface {
@@ -475,7 +473,6 @@ func (c *client) loop() (reason string) {
 		case <-stopped:
 			return "client gone"
 		case ev := <-events:
-			keptEvents = append(keptEvents, ev)
 			c.rebind()
 			switch ev := ev.(type) {
 			case *tcell.EventResize:
