@@ -14,7 +14,7 @@ import (
 	"github.com/melmux/melmux/internal/tmuxtest"
 )
 
-// TestFastTypingArrivesWhole pastes 100 KB through an attached client without
+// TestFastTypingArrivesWhole pastes 300 KB through an attached client without
 // bracketed-paste markers (tmux's paste-buffer without -p), which to melmux is
 // a person typing very fast. Every byte must reach the pane's program, and the
 // server must not keep the burst's memory.
@@ -31,7 +31,7 @@ func TestFastTypingArrivesWhole(t *testing.T) {
 	waitSession(t, se, func(s proto.SessionInfo) bool { return s.Clients == 1 })
 
 	var want bytes.Buffer
-	for i := 0; want.Len() < 100<<10; i++ {
+	for i := 0; want.Len() < 300<<10; i++ {
 		fmt.Fprintf(&want, "%05d %s\n", i, strings.Repeat(string(rune('a'+i%26)), 44))
 	}
 	paste := filepath.Join(dir, "paste")
@@ -72,8 +72,14 @@ func TestFastTypingArrivesWhole(t *testing.T) {
 	after := rssKB(t, pid)
 	t.Logf("typed %d bytes through the attached client: all arrived; server RSS %d KB before, %d KB after (%+d KB)",
 		want.Len(), before, after, after-before)
-	if after-before > 20<<10 {
-		t.Errorf("server RSS grew from %d KB to %d KB after the burst (allowed: 20 MB)", before, after)
+	// Measured: +2.5 to +4 MB, the heap's growth before its next
+	// collection. The burst's 300K key events kept (about 100 bytes each)
+	// came to +26 to +30 MB; with 100 KB pasted they were +7 to +12 MB,
+	// too close to the noise, and the 20 MB once allowed let them pass.
+	// The input queue's own array is too small to see here: pane's
+	// TestTypedBytesAreNeverDropped checks that it is given back.
+	if after-before > 8<<10 {
+		t.Errorf("server RSS grew from %d KB to %d KB after the burst (allowed: 8 MB)", before, after)
 	}
 }
 
