@@ -65,15 +65,15 @@ func init() {
 			}
 			switch {
 			case *stop && res.Stopped:
-				fmt.Fprintf(g.Stdout, "stopped serving session %s (%d browsers were connected)\n", g.Session, res.Browsers)
+				fmt.Fprintf(g.Stdout, "stopped serving session %s (%d browsers were connected)\n", res.Session, res.Browsers)
 			case *stop || *status && !res.Running:
-				fmt.Fprintf(g.Stdout, "session %s is not served\n", g.Session)
+				fmt.Fprintf(g.Stdout, "session %s is not served\n", res.Session)
 			case *status:
 				scheme := "http"
 				if res.TLS {
 					scheme = "https"
 				}
-				fmt.Fprintf(g.Stdout, "serving session %s on %s://%s (%d browsers connected)\n", g.Session, scheme, res.Addr, res.Browsers)
+				fmt.Fprintf(g.Stdout, "serving session %s on %s://%s (%d browsers connected)\n", res.Session, scheme, res.Addr, res.Browsers)
 			default:
 				// One line, so a script can take it; the code works once.
 				fmt.Fprintln(g.Stdout, res.URL)

@@ -17,6 +17,7 @@ type WebParams struct {
 // in a log or a Referer); Code is that code alone. Both are empty for
 // Status and Stop.
 type WebResult struct {
+	Session string `json:"session"`
 	Running bool   `json:"running"`
 	Addr    string `json:"addr,omitempty"`
 	TLS     bool   `json:"tls,omitempty"`

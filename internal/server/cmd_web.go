@@ -30,18 +30,18 @@ func init() {
 		switch {
 		case p.Status:
 			if srv == nil {
-				return proto.WebResult{}, nil
+				return proto.WebResult{Session: s.name}, nil
 			}
-			return proto.WebResult{Running: true, Addr: srv.Addr(), TLS: srv.TLS(), Browsers: srv.Browsers()}, nil
+			return proto.WebResult{Session: s.name, Running: true, Addr: srv.Addr(), TLS: srv.TLS(), Browsers: srv.Browsers()}, nil
 		case p.Stop:
 			if srv == nil {
-				return proto.WebResult{}, nil
+				return proto.WebResult{Session: s.name}, nil
 			}
 			h.srv = nil
 			n := srv.Browsers()
 			srv.Close()
 			s.log.Info("web: stopped", "addr", srv.Addr())
-			return proto.WebResult{Stopped: true, Browsers: n}, nil
+			return proto.WebResult{Session: s.name, Stopped: true, Browsers: n}, nil
 		}
 		if srv != nil {
 			if p.Listen != "" && !sameListen(p.Listen, srv.Addr()) || p.TLSCert != "" {
@@ -62,7 +62,7 @@ func init() {
 			go s.stopWebAtEnd(srv)
 		}
 		code := srv.NewCode()
-		return proto.WebResult{Running: true, Addr: srv.Addr(), TLS: srv.TLS(), URL: srv.URL(code), Code: code, Browsers: srv.Browsers()}, nil
+		return proto.WebResult{Session: s.name, Running: true, Addr: srv.Addr(), TLS: srv.TLS(), URL: srv.URL(code), Code: code, Browsers: srv.Browsers()}, nil
 	}})
 }
 

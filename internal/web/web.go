@@ -101,12 +101,15 @@ const (
 	failsAllowed  = 5 // in failWindow; then every login is refused until the oldest ages out
 	maxCodes      = 8 // one-time codes outstanding; the oldest is dropped
 	maxSessions   = 64
-	writeTimeout  = 10 * time.Second
 	pingEvery     = 25 * time.Second
 	frameInterval = 50 * time.Millisecond
 	outQueue      = 32
 	maxWatched    = 16
 )
+
+// writeTimeout is how long a page may take to take a frame before it is
+// dropped (a variable: tests shorten it).
+var writeTimeout = 10 * time.Second
 
 //go:embed static
 var static embed.FS

@@ -322,7 +322,7 @@ func (c *conn) write(ctx context.Context) {
 				c.drop("logged out (the token was revoked, or the login expired)")
 				return
 			}
-			pctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			pctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 			err := c.ws.Ping(pctx)
 			cancel()
 			if err != nil {
@@ -342,10 +342,13 @@ func (c *conn) writeJSON(ctx context.Context, v any) error {
 }
 
 func (c *conn) writeRaw(ctx context.Context, b []byte) error {
-	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	// Not under ctx: the connection's end cancels ctx, and a write cut
+	// off by a cancel closes the socket at once, before the close frame
+	// that says why.
+	wctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	err := c.ws.Write(wctx, websocket.MessageText, b)
-	if err != nil && ctx.Err() == nil {
+	if err != nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
 		c.s.log.Warn("web: dropped a page that takes no frames", "err", err)
 	}
 	return err

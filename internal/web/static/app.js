@@ -198,13 +198,14 @@
   }
 
   function keydown(e) {
-    if (readOnly || e.metaKey) return;
+    // A read-only login's keys go too: the server refuses them and says so.
+    if (e.metaKey) return;
     const k = keyName(e);
     if (k) { e.preventDefault(); send({ t: 'key', pane: focus, key: k }); return; }
     if ([...e.key].length === 1) { e.preventDefault(); send({ t: 'text', pane: focus, text: e.key }); }
   }
   document.addEventListener('paste', (e) => {
-    if (readOnly || !document.activeElement || !document.activeElement.classList.contains('pane')) return;
+    if (!document.activeElement || !document.activeElement.classList.contains('pane')) return;
     e.preventDefault();
     send({ t: 'text', pane: focus, text: e.clipboardData.getData('text') });
   });

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium returns the path of a Chromium-family browser, or skips (fails
+// with MELMUX_REQUIRE_CHROMIUM=1, as CI sets it) when there is none.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "microsoft-edge"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("MELMUX_REQUIRE_CHROMIUM") == "1" {
+		t.Fatal("no chromium/chrome/edge on PATH but MELMUX_REQUIRE_CHROMIUM=1 (install Debian's chromium)")
+	}
+	t.Skip("no Chromium-family browser installed")
+	return ""
+}
+
+// claudeStandIn asks what Claude Code asks before running a command and
+// takes one key, as its menus do; then it works on.
+const claudeStandIn = `#!/bin/sh
+printf 'Bash command\n  go test ./...\n\nDo you want to proceed?\n\342\235\257 1. Yes\n  2. No, and tell Claude what to do differently (esc)\n'
+stty -icanon -echo min 1
+dd bs=1 count=1 >/dev/null 2>&1
+printf '\033[2J\033[H'
+printf '\342\234\273 Running the tests\342\200\246 (3s \302\267 esc to interrupt)\n'
+sleep 600
+`
+
+// browser starts a headless Chromium for the test, with a private profile.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox, chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1400, 900))
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+// do runs steps with a bound that a loaded machine meets.
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	page := ctx
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		// What the page showed, to see why.
+		pctx, pcancel := context.WithTimeout(page, 10*time.Second)
+		defer pcancel()
+		body, err2 := chromedp.Run(pctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText + "\n" + document.querySelector("#panes").innerHTML.slice(0, 2000)`))
+		t.Fatalf("%s: %v\nthe page (%v):\n%s", what, err, err2, body)
+	}
+}
+
+// until waits for a JavaScript expression to be true in the page.
+func until(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(50*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))
+}
+
+func paneText(id int) string {
+	return fmt.Sprintf(`(document.querySelector('.pane[data-pane="%d"] pre') || {textContent: ''}).textContent`, id)
+}
+
+// TestWebInChromium drives the real page in the real Chromium against a
+// real session: a token's login, a pane's text, typing a command and its
+// output, answering an agent's question from its button, a read-only token
+// refused on typing, another site's page refused its WebSocket, and a bind
+// to every address without TLS refused.
+func TestWebInChromium(t *testing.T) {
+	ctx := browser(t)
+	se := newSessionEnv(t)
+	bin := filepath.Join(se.home, "bin")
+	os.MkdirAll(bin, 0o755)
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(claudeStandIn), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	se.env = append(se.env, "PATH="+bin+":"+os.Getenv("PATH"))
+	se.mustT(t, "new", "-d", "-x", "120", "-y", "30", "--", "sh")
+	secret := strings.TrimSpace(se.mustT(t, "web", "token", "create", "--name", "phone"))
+	roSecret := strings.TrimSpace(se.mustT(t, "web", "token", "create", "--read-only", "--name", "watcher"))
+	url := strings.TrimSpace(se.mustT(t, "web"))
+	base, code, ok := strings.Cut(url, "/#code=")
+	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") || code == "" {
+		t.Fatalf("melmux web printed %q, want http://127.0.0.1:PORT/#code=CODE", url)
+	}
+
+	// Without the cookie the page's WebSocket is refused and it asks for a login.
+	do(t, ctx, "open the page", chromedp.Navigate(base+"/"), chromedp.WaitVisible("#login"))
+	do(t, ctx, "log in with the token", chromedp.SendKeys("#token", secret), chromedp.Click("#loginbtn"),
+		chromedp.WaitVisible("#app"), until(paneText(1)+`.includes("$ ")`))
+
+	do(t, ctx, "type a command", chromedp.Click(`.pane[data-pane="1"]`), chromedp.SendKeys("#line", "echo web-$((6*7))\n"),
+		until(paneText(1)+`.includes("web-42")`))
+	if out := se.mustT(t, "read-pane", "-t", "1"); !strings.Contains(out, "\nweb-42") {
+		t.Errorf("the pane after the page typed:\n%s", out)
+	}
+
+	// An agent asks; its question shows with its options as buttons, and
+	// the page's answer goes through answer, audited as the web's.
+	se.mustT(t, "open-pane", "--layout", "tab", "--", "claude")
+	se.mustT(t, "wait", "-t", "2", "--state", "waiting", "--timeout", "30s")
+	do(t, ctx, "see the question", until(`[...document.querySelectorAll('#agentlist li[data-pane="2"] button.opt')].some(b => b.textContent.includes("Yes"))`),
+		until(`document.querySelector('#agentlist li[data-pane="2"]').textContent.includes("Do you want to proceed?")`))
+	do(t, ctx, "answer it", chromedp.Click(`#agentlist li[data-pane="2"] button.opt`),
+		until(`document.querySelector('#msg').textContent.includes("answered")`),
+		until(`!document.querySelector('#agentlist li[data-pane="2"] button.opt')`))
+	se.mustT(t, "wait", "-t", "2", "--state", "working", "--timeout", "30s")
+	audit, err := os.ReadFile(filepath.Join(se.home, "melmux", "audit.jsonl"))
+	if err != nil || !strings.Contains(string(audit), `"by":"web"`) || !strings.Contains(string(audit), `"key":"1"`) {
+		t.Errorf("audit log (%v):\n%s", err, audit)
+	}
+
+	// A read-only token watches from another browser, and its typing is refused.
+	ro := browser(t)
+	do(t, ro, "log in read-only", chromedp.Navigate(base+"/"), chromedp.WaitVisible("#login"),
+		chromedp.SendKeys("#token", roSecret), chromedp.Click("#loginbtn"), chromedp.WaitVisible("#app"),
+		until(`document.querySelector('#status').textContent.includes("read-only")`))
+	do(t, ro, "see pane 1", until(`document.querySelectorAll('#tabs button').length === 2`), chromedp.Click(`#tabs button`),
+		until(paneText(1)+`.includes("web-42")`))
+	do(t, ro, "type read-only", chromedp.Click(`.pane[data-pane="1"]`), chromedp.SendKeys(`.pane[data-pane="1"]`, "x"),
+		until(`document.querySelector('#msg').textContent.includes("read-only")`))
+	if out := se.mustT(t, "read-pane", "-t", "1"); strings.Contains(strings.TrimRight(out, "\n "), "$ x") {
+		t.Errorf("a read-only page typed into the pane:\n%s", out)
+	}
+
+	// Another site's page, opened in the same browser that holds the
+	// cookie, tries the WebSocket and a login: both refused.
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><script>
+const ws = new WebSocket(%q);
+ws.onopen = () => { document.title = 'open'; };
+ws.onmessage = (e) => { document.title = 'read: ' + e.data.slice(0, 40); };
+ws.onerror = () => { document.title = 'refused'; };
+</script>`, "ws"+strings.TrimPrefix(base, "http")+"/ws")
+	}))
+	defer evil.Close()
+	evilURL := strings.Replace(evil.URL, "127.0.0.1", "localhost", 1) // another site
+	var title string
+	do(t, ctx, "another site's WebSocket", chromedp.Navigate(evilURL), until(`document.title !== ''`))
+	title, _ = chromedp.Run(ctx, chromedp.Title())
+	if title != "refused" {
+		t.Errorf("another site's WebSocket: %q, want refused", title)
+	}
+	req, _ := http.NewRequest("POST", base+"/login", strings.NewReader(`{"token":"`+secret+`"}`))
+	req.Header.Set("Origin", evilURL)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a login with another Origin: %s, want 403", resp.Status)
+	}
+	resp, err = http.Get(base + "/ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the WebSocket without cookie or Origin: %s", resp.Status)
+	}
+
+	if out := se.mustT(t, "web", "--status"); !strings.Contains(out, "serving session main on "+base) {
+		t.Errorf("web --status: %q", out)
+	}
+	se.mustT(t, "web", "--stop")
+	if _, err := se.run("web", "--listen", "0.0.0.0:0"); err == nil || !strings.Contains(err.Error(), "--tls-cert FILE --tls-key FILE") {
+		t.Errorf("web --listen 0.0.0.0:0 without TLS: %v, want a refusal saying how", err)
+	}
+	if out := se.mustT(t, "web", "--status"); !strings.Contains(out, "is not served") {
+		t.Errorf("web --status after the refusal: %q", out)
+	}
+}
