@@ -70,6 +70,9 @@ func (s *Server) agentRowsLocked(now time.Time) []proto.AgentRow {
 				// needs to come.
 			case info.Question != nil:
 				needs = append(needs, need{row: len(rows), question: true, since: info.Question.Since})
+			case e.melLocked() != nil:
+				// A melmux agent waiting with no question is ready for its
+				// next message: nobody has to come (agent_notify.go).
 			default:
 				needs = append(needs, need{row: len(rows), since: r.Since})
 			}

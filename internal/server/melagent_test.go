@@ -314,6 +314,13 @@ func TestWaitStateFollowsAMelmuxAgent(t *testing.T) {
 	if sc.Panes[0].Command != "mel worker" || sc.Panes[0].State != "ready" || sc.Tabs[0].Attention || sc.Tabs[0].Done {
 		t.Fatalf("scene of a waiting melmux agent: %+v %+v", sc.Panes[0], sc.Tabs[0])
 	}
+	// Nor is it an agent that needs the person in melmux agents, the
+	// agents view and next-waiting (C-b A).
+	var rows []proto.AgentRow
+	s.withFresh(func() { rows = s.agentRowsLocked(time.Now()) })
+	if len(rows) != 1 || rows[0].Agent.State != "waiting" || rows[0].NeedsYou != 0 {
+		t.Fatalf("agents rows of a melmux agent ready for its next message: %+v", rows)
+	}
 }
 
 // Every wrong call names what was wrong and what is allowed.
