@@ -116,12 +116,12 @@ func TestCreatePDFBuiltin(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(data), "%PDF-") {
 		t.Fatalf("not a PDF: %v", err)
 	}
-	if _, err := exec.LookPath("pdftotext"); err == nil {
-		out, err := exec.Command("pdftotext", filepath.Join(w.root, "out", "report.pdf"), "-").Output()
+	t.Run("text", func(t *testing.T) {
+		out, err := exec.Command(testreq.Tool(t, "pdftotext"), filepath.Join(w.root, "out", "report.pdf"), "-").Output()
 		if err != nil || !strings.Contains(string(out), "Report") {
 			t.Errorf("pdftotext: %v %q", err, out)
 		}
-	}
+	})
 	w.fails("create_pdf", obj{"content": "x", "output_path": "r.txt"}, `output_path "r.txt" must end in .pdf`)
 	w.fails("create_pdf", obj{"content": "", "output_path": "r.pdf"}, "content is empty")
 	os.Mkdir(filepath.Join(w.root, "d.pdf"), 0o755)

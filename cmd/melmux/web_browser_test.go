@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/melmux/melmux/internal/testreq"
 )
 
 // chromium returns the path of a Chromium-family browser, or skips (fails
@@ -25,10 +27,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("MELMUX_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal("no chromium/chrome/edge on PATH but MELMUX_REQUIRE_CHROMIUM=1 (install Debian's chromium)")
-	}
-	t.Skip("no Chromium-family browser installed")
+	testreq.Skip(t, "no chromium/chrome/edge on PATH (Debian's chromium)", "MELMUX_REQUIRE_CHROMIUM")
 	return ""
 }
 

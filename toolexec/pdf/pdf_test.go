@@ -93,7 +93,11 @@ func checkPDF(t *testing.T, path string) int {
 		t.Fatalf("%s has no %%%%EOF trailer", path)
 	}
 	pages := len(pageRE.FindAll(data, -1))
-	if bin, err := exec.LookPath("pdfinfo"); err == nil {
+	bin, err := exec.LookPath("pdfinfo")
+	if err != nil && testreq.Strict(requireGate) {
+		t.Fatalf("pdfinfo is not installed (poppler-utils), and the page count is required here: %v", err)
+	}
+	if err == nil {
 		out, err := exec.Command(bin, path).CombinedOutput()
 		if err != nil {
 			t.Fatalf("pdfinfo %s: %v\n%s", path, err, out)
