@@ -34,6 +34,7 @@ var forbidden = map[string][]string{
 	"internal/testreq":      {"*"},
 	"internal/web":          {mod + "internal/server", mod + "internal/ui", mod + "internal/client", mod + "toolexec", mod + "orchestrator", "github.com/gdamore/tcell"},
 	"internal/webtoken":     {"*"},
+	"internal/remote":       {mod + "internal/server", mod + "pane", mod + "layout", mod + "internal/ui", "github.com/gdamore/tcell"},
 }
 
 type pkg struct {

@@ -8,7 +8,7 @@ import (
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "open-pane",
-		Usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--worktree [NAME]] [--focus] [--json] [-- CMD...]",
+		Usage:   "[--layout right|down|tab] [-t PANE] [--cwd DIR] [--title T] [--worktree [NAME]] [--host DEST] [--focus] [--json] [-- CMD...]",
 		Summary: "open a pane running CMD (default $SHELL); prints the new pane id",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "open-pane")
@@ -18,6 +18,7 @@ func init() {
 			title := fs.String("title", "", "the pane's `TITLE`, shown in its border and in list-panes")
 			focus := fs.Bool("focus", false, "give the new pane the focus and show its tab (default: the focus stays where it is)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
+			host := fs.String("host", "", "run the pane on `DEST` over ssh (an ssh alias, user@host, host:port; docs/remote.md); --cwd is then a directory there")
 			var wt worktreeFlag
 			fs.Var(&wt, "worktree", "start in a new git worktree on branch melmux/NAME (NAME: pane-ID unless given)")
 			if err := parseWorktreeFlags(fs, &wt, args); err != nil {
@@ -28,7 +29,10 @@ func init() {
 				return err
 			}
 			p := proto.OpenPaneParams{Layout: *lay, Cwd: dir, Title: *title, Argv: fs.Args(), NoWait: !*asJSON, Target: t,
-				Worktree: wt.on, WorktreeName: wt.name, Focus: *focus}
+				Worktree: wt.on, WorktreeName: wt.name, Focus: *focus, Host: *host}
+			if *host != "" {
+				p.Cwd = *cwd // a directory on the host, as given
+			}
 			if len(p.Argv) == 1 {
 				p.Command, p.Argv = p.Argv[0], nil
 			}

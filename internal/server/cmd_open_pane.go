@@ -27,6 +27,9 @@ func init() {
 		if len(p.Title) > proto.MaxTitle {
 			return nil, errorf(proto.CodeBadParams, "open_pane: title is %d bytes, over the %d a title may be (one line, shown in borders and tables)", len(p.Title), proto.MaxTitle)
 		}
+		if p.Host != "" {
+			return s.openRemote(ctx, p)
+		}
 		var argv []string
 		command := p.Command
 		switch {

@@ -391,6 +391,7 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 		info.Worktree, info.Branch = &e.wt.Path, &e.wt.Branch
 	}
 	s.costLocked(info.Agent)
+	remoteInfoLocked(e, &info)
 	return info
 }
 

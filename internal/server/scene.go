@@ -177,6 +177,7 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 				pv.State = "idle"
 			}
 		}
+		remoteBorderLocked(e, &pv)
 		e.drawn = true
 		sc.Panes = append(sc.Panes, pv)
 	}

@@ -212,6 +212,10 @@ type paneEntry struct {
 	// Guarded by Server.mu: the turns and questions of the agent CLI the
 	// pane runs (turns.go, questions.go).
 	turns cliTurns
+
+	// Guarded by Server.mu: the pane's part in a pane on another host
+	// (remote.go); nil for a pane that has none.
+	link *paneLink
 }
 
 // New prepares a server; Serve starts it.

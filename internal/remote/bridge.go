@@ -1,0 +1,215 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// BridgeOptions say which session of this host the bridge serves.
+type BridgeOptions struct {
+	Session string
+	Sock    string // the session's socket
+	// New starts the session first (it must not run yet), with Argv in Cwd
+	// at Cols x Rows for the pane (the session is two rows taller: its
+	// status line and the pane's border).
+	New        bool
+	Argv       []string
+	Cwd        string
+	Cols, Rows int
+	Self       string // this melmux, which starts the session
+	// From is the offset of the output wanted first; -1 asks for a repaint.
+	From int64
+	// Stream names the local side's typing stream.
+	Stream string
+}
+
+// paneExtra is how much taller a session is than its one pane.
+const paneExtra = 2
+
+// streamWaitMS is how long one pane_stream waits for output: the bridge
+// sends a ping after each wait that found none, which is how the local side
+// knows the link is alive.
+const streamWaitMS = 1000
+
+// Bridge serves the local side's frames on in and out (the ssh channel)
+// until it closes the channel, asks for the session's end, or the pane is
+// gone. An error it returns was sent as a frame too, when it could be.
+func Bridge(o BridgeOptions, in io.Reader, out io.Writer) error {
+	fw := &frameWriter{w: out}
+	fail := func(f failure) error {
+		b, _ := json.Marshal(f)
+		_ = fw.write(frameError, b) // best effort: the link may be what failed
+		return f
+	}
+	if o.New {
+		if err := startSession(o); err != nil {
+			return fail(failure{Message: err.Error()})
+		}
+	}
+	c, err := client.Dial(o.Sock)
+	if err != nil {
+		return fail(failure{Message: fmt.Sprintf("session %s on this host: %v", o.Session, err), Gone: errors.Is(err, client.ErrNoServer)})
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	id, err := onlyPane(ctx, c)
+	if err != nil {
+		return fail(failure{Message: fmt.Sprintf("session %s on this host: %v", o.Session, err), Gone: true})
+	}
+	var took proto.PaneInputResult
+	if err := c.Call(ctx, "pane_input", proto.PaneInputParams{Pane: id, Stream: o.Stream}, &took); err != nil {
+		return fail(failure{Message: err.Error()})
+	}
+	h := hello{Session: o.Session, Pane: id, Received: took.Received, Cols: o.Cols, Rows: o.Rows}
+	hb, _ := json.Marshal(h)
+	if err := fw.write(frameHello, hb); err != nil {
+		return err
+	}
+	outDone := make(chan error, 1)
+	go func() { outDone <- streamOut(ctx, c, fw, id, o.From) }()
+	inDone := make(chan error, 1)
+	go func() { inDone <- takeIn(ctx, c, fw, id, o.Stream, in) }()
+	select {
+	case err := <-inDone:
+		return err // the channel closed (the link, or the local side, went) or kill
+	case err := <-outDone:
+		if err != nil {
+			return fail(failureOf(c, err))
+		}
+		// The program ended: the local side reads the exit and asks for
+		// the session's end (or goes).
+		return <-inDone
+	}
+}
+
+// failureOf says why a call on the session failed: a session that ended,
+// or a pane that is gone, is gone for good.
+func failureOf(c *client.Client, err error) failure {
+	select {
+	case <-c.Done():
+		return failure{Message: "the session on this host ended", Gone: true}
+	default:
+	}
+	var pe *proto.Error
+	if errors.As(err, &pe) && pe.Code == proto.CodeNoSuchPane {
+		return failure{Message: pe.Message, Gone: true}
+	}
+	return failure{Message: err.Error()}
+}
+
+// startSession starts the session with its pane, as `melmux new -d` does.
+func startSession(o BridgeOptions) error {
+	args := []string{"new", "-s", o.Session, "-d", "-x", strconv.Itoa(o.Cols), "-y", strconv.Itoa(o.Rows + paneExtra), "--"}
+	cmd := exec.Command(o.Self, append(args, o.Argv...)...)
+	cmd.Dir = o.Cwd
+	if cmd.Dir == "" {
+		cmd.Dir, _ = os.UserHomeDir()
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("start session %s: %v: %s", o.Session, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// onlyPane is the session's pane: a bridged session has one.
+func onlyPane(ctx context.Context, c *client.Client) (int, error) {
+	var panes []proto.PaneInfo
+	if err := c.Call(ctx, "list_panes", nil, &panes); err != nil {
+		return 0, err
+	}
+	if len(panes) == 0 {
+		return 0, errors.New("it has no pane")
+	}
+	sort.Slice(panes, func(i, j int) bool { return panes[i].ID < panes[j].ID })
+	return panes[0].ID, nil
+}
+
+// streamOut sends the pane's output from offset from, a ping whenever a
+// wait found none, and the exit once every byte went. It returns nil after
+// the exit.
+func streamOut(ctx context.Context, c *client.Client, fw *frameWriter, id int, from int64) error {
+	for {
+		var r proto.PaneStreamResult
+		if err := c.Call(ctx, "pane_stream", proto.PaneStreamParams{Pane: id, From: from, WaitMS: streamWaitMS}, &r); err != nil {
+			return err
+		}
+		switch {
+		case len(r.Data) > 0 || r.Repaint:
+			typ := frameOutput
+			if r.Repaint {
+				typ = frameRepaint
+			}
+			if err := fw.write(typ, withOffset(r.Next, r.Data)); err != nil {
+				return nil // the channel is gone: takeIn sees it too
+			}
+			from = r.Next
+		case r.Exited != nil:
+			b, _ := json.Marshal(r.Exited)
+			_ = fw.write(frameExit, b)
+			return nil
+		default:
+			if err := fw.write(framePing, nil); err != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// takeIn types what the local side sends, acknowledging each frame, and
+// resizes; it returns when the channel closes or the session is killed.
+func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, id int, stream string, in io.Reader) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	var buf []byte
+	var size string
+	for {
+		typ, p, err := proto.ReadFrame(r, buf)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		buf = p[:0]
+		switch typ {
+		case frameInput:
+			at, data, err := splitOffset(p)
+			if err != nil {
+				return err
+			}
+			var took proto.PaneInputResult
+			if err := c.Call(ctx, "pane_input", proto.PaneInputParams{Pane: id, Stream: stream, At: at, Data: data}, &took); err != nil {
+				return err
+			}
+			if err := fw.write(frameAck, withOffset(took.Received, nil)); err != nil {
+				return err
+			}
+		case frameResize:
+			cols, rows, err := proto.ParseResize(p)
+			if err != nil {
+				return err
+			}
+			if s := fmt.Sprint(cols, rows); s != size {
+				size = s
+				// Best effort: a size out of the session's range keeps the last one.
+				_ = c.Call(ctx, "resize", proto.ResizeParams{Cols: cols, Rows: rows + paneExtra}, nil)
+			}
+		case frameKill:
+			_ = c.Call(ctx, "kill_server", proto.KillServerParams{}, nil)
+			return nil
+		}
+	}
+}

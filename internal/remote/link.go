@@ -1,0 +1,444 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+
+	"github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// Timing of the link. A host's bridge pings at least every streamWaitMS,
+// so a link that carried nothing for deadAfter is taken for dropped (a
+// dropped network does not end a TCP connection for minutes), and a new
+// one is tried after a backoff that doubles from backoffMin.
+var (
+	deadAfter  = 6 * time.Second
+	helloWait  = 45 * time.Second
+	backoffMin = 500 * time.Millisecond
+	backoffMax = 15 * time.Second
+)
+
+// inputLimit bounds the typing held for the host while it is not taken:
+// past it the pane's terminal holds the rest, as a kernel holds typing a
+// program does not read.
+const inputLimit = 1 << 20
+
+// LinkOptions say what runs where, and how this side reports.
+type LinkOptions struct {
+	Dest string   // as ssh takes it; host:port is split for ssh
+	SSH  []string // the ssh command (default: ssh)
+	Argv []string // the program on the host; none runs the host user's shell
+	Cwd  string   // its directory on the host (default: the home directory)
+	Bins Binaries // this melmux's binaries, copied to a host without them
+
+	// The local session and pane the link reports to (remote_link); an
+	// empty Sock reports nothing.
+	Sock string
+	Pane int
+
+	In  *os.File  // the pane's terminal: typing, and its size
+	Out io.Writer // the pane's terminal: the host pane's output
+}
+
+// Link mirrors a pane on o.Dest into o.In/o.Out until its program ends,
+// which it returns, or ctx ends (the local pane is closing: the host's
+// session is ended too). A first link that cannot be made is an error; a
+// link that drops after is made again, forever.
+func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
+	if len(o.SSH) == 0 {
+		o.SSH = []string{"ssh"}
+	}
+	l := &link{o: o, from: -1, stream: randomID(), in: make(chan struct{}, 1), resized: make(chan struct{}, 1)}
+	if fd := int(o.In.Fd()); term.IsTerminal(fd) {
+		if old, err := term.MakeRaw(fd); err == nil {
+			defer term.Restore(fd, old) //nolint:errcheck // best effort at exit
+		}
+	}
+	go l.readInput()
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	defer signal.Stop(winch)
+	go func() {
+		for range winch {
+			poke(l.resized)
+		}
+	}()
+
+	l.report(proto.LinkConnecting, "")
+	dir, err := Ensure(ctx, o.SSH, o.Dest, o.Bins)
+	if err != nil {
+		l.report(proto.LinkFailed, err.Error())
+		return nil, err
+	}
+	l.dir = dir
+	l.session = "r-" + l.stream[:12]
+	backoff := backoffMin
+	connected := false
+	for {
+		start := time.Now()
+		exit, up, err := l.once(ctx, !connected)
+		if exit != nil || ctx.Err() != nil {
+			return exit, nil
+		}
+		var f failure
+		if errors.As(err, &f) && f.Gone || !connected && !up {
+			l.report(proto.LinkFailed, err.Error())
+			return nil, err
+		}
+		if up {
+			connected = true
+			if time.Since(start) > backoffMax {
+				backoff = backoffMin
+			}
+		}
+		l.report(proto.LinkDisconnected, fmt.Sprintf("%v; next try in %s", err, backoff.Round(time.Millisecond)))
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return nil, nil
+		}
+		backoff = min(backoff*2, backoffMax)
+	}
+}
+
+// link is one mirror's state across its connections.
+type link struct {
+	o       LinkOptions
+	dir     string // the host's melmux directory, a shell word
+	session string
+	stream  string
+
+	mu   sync.Mutex
+	from int64 // the output offset drawn so far; -1 before the first
+	// typing not yet taken by the host: buf starts at byte base of the
+	// stream, and sent is how far this connection sent it.
+	buf  []byte
+	base int64
+	sent int64
+	more chan struct{} // closed when buf shrinks
+
+	in      chan struct{} // capacity one: typing arrived
+	resized chan struct{} // capacity one: the pane was resized
+}
+
+// poke does a non-blocking send on a capacity-one channel.
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// readInput keeps what is typed into the pane until the host took it.
+func (l *link) readInput() {
+	b := make([]byte, 32<<10)
+	for {
+		l.mu.Lock()
+		for len(l.buf) >= inputLimit {
+			if l.more == nil {
+				l.more = make(chan struct{})
+			}
+			ch := l.more
+			l.mu.Unlock()
+			<-ch
+			l.mu.Lock()
+		}
+		l.mu.Unlock()
+		n, err := l.o.In.Read(b)
+		if n > 0 {
+			l.mu.Lock()
+			l.buf = append(l.buf, b[:n]...)
+			l.mu.Unlock()
+			poke(l.in)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// acked drops the typing the host took.
+func (l *link) acked(received int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := received - l.base; n > 0 && n <= int64(len(l.buf)) {
+		l.buf = append(l.buf[:0], l.buf[n:]...)
+		l.base = received
+		if l.more != nil {
+			close(l.more)
+			l.more = nil
+		}
+	}
+	l.sent = max(l.sent, received)
+}
+
+// report tells the local server the link's state; best effort.
+func (l *link) report(state, why string) {
+	if l.o.Sock == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = client.Once(ctx, l.o.Sock, "remote_link", proto.RemoteLinkParams{Pane: l.o.Pane, Host: l.o.Dest, State: state, Error: why, Session: l.session}, nil)
+}
+
+// size is the pane's size, from its terminal.
+func (l *link) size() (int, int) {
+	ws, err := unix.IoctlGetWinsize(int(l.o.In.Fd()), unix.TIOCGWINSZ)
+	if err != nil || ws.Col == 0 || ws.Row == 0 {
+		return 80, 24
+	}
+	return int(ws.Col), int(ws.Row)
+}
+
+// once makes one connection and serves it until it ends. up says the host
+// answered (the link was made); exit is set when the program ended.
+func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up bool, err error) {
+	cols, rows := l.size()
+	args := []string{"__bridge", "--stream", l.stream, "--from", strconv.FormatInt(l.fromNow(), 10)}
+	if first {
+		args = append(args, "--new", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows))
+		if l.o.Cwd != "" {
+			args = append(args, "--cwd", l.o.Cwd)
+		}
+	}
+	args = append(args, l.session)
+	if first && len(l.o.Argv) > 0 {
+		args = append(append(args, "--"), l.o.Argv...)
+	}
+	cmd := exec.Command(l.o.SSH[0], sshArgs(l.o.SSH[1:], l.o.Dest, hostCommand(l.dir, args))...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the pane's hangup is ours to tell the host
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, false, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, false, err
+	}
+	var stderr tail
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, false, fmt.Errorf("run %s: %w", l.o.SSH[0], err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	// However it ends, ssh is gone once this returns: a next connection
+	// never races an old one.
+	defer func() {
+		_ = stdin.Close()
+		select {
+		case <-waited:
+		case <-time.After(3 * time.Second):
+			_ = cmd.Process.Kill()
+			<-waited
+		}
+	}()
+	why := func(err error) error {
+		if msg := stderr.String(); msg != "" {
+			return fmt.Errorf("%v: %s", err, msg)
+		}
+		return err
+	}
+
+	frames := make(chan frameIn, 16)
+	go readFrames(bufio.NewReaderSize(stdout, 64<<10), frames)
+	fw := &frameWriter{w: stdin}
+	var h hello
+	select {
+	case f := <-frames:
+		if f.err != nil {
+			return nil, false, why(fmt.Errorf("ssh %s", l.o.Dest))
+		}
+		switch f.typ {
+		case frameHello:
+			if err := json.Unmarshal(f.p, &h); err != nil {
+				return nil, false, fmt.Errorf("the bridge on %s said hello badly: %v", l.o.Dest, err)
+			}
+		case frameError:
+			return nil, false, decodeFailure(f.p)
+		default:
+			return nil, false, fmt.Errorf("the bridge on %s did not say hello (frame %q)", l.o.Dest, f.typ)
+		}
+	case <-time.After(helloWait):
+		_ = cmd.Process.Kill()
+		return nil, false, why(fmt.Errorf("ssh %s: no answer within %s", l.o.Dest, helloWait))
+	case <-ctx.Done():
+		return nil, false, nil
+	}
+	l.mu.Lock()
+	l.sent = h.Received // what did not reach the host goes again
+	l.mu.Unlock()
+	l.acked(h.Received)
+	l.report(proto.LinkConnected, "")
+	poke(l.in)
+	poke(l.resized)
+
+	sendErr := make(chan error, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { sendErr <- l.send(fw, stop) }()
+	dead := time.NewTimer(deadAfter)
+	defer dead.Stop()
+	for {
+		select {
+		case f := <-frames:
+			if f.err != nil {
+				return nil, true, why(errors.New("the link ended"))
+			}
+			dead.Reset(deadAfter)
+			switch f.typ {
+			case frameOutput, frameRepaint:
+				next, data, err := splitOffset(f.p)
+				if err != nil {
+					return nil, true, err
+				}
+				if _, err := l.o.Out.Write(data); err != nil {
+					return nil, true, err
+				}
+				l.mu.Lock()
+				l.from = next
+				l.mu.Unlock()
+			case frameAck:
+				received, _, err := splitOffset(f.p)
+				if err != nil {
+					return nil, true, err
+				}
+				l.acked(received)
+			case frameExit:
+				var x proto.RemoteExit
+				_ = json.Unmarshal(f.p, &x)
+				_ = fw.write(frameKill, nil) // the session ends with its pane
+				return &x, true, nil
+			case frameError:
+				return nil, true, decodeFailure(f.p)
+			}
+		case err := <-sendErr:
+			return nil, true, why(fmt.Errorf("writing to ssh: %v", err))
+		case <-dead.C:
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			return nil, true, fmt.Errorf("nothing from %s for %s", l.o.Dest, deadAfter)
+		case <-ctx.Done():
+			_ = fw.write(frameKill, nil)
+			return nil, true, nil
+		}
+	}
+}
+
+// fromNow is the output offset to ask for.
+func (l *link) fromNow() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.from
+}
+
+// send writes typing not sent yet and resizes, until stop or an error.
+func (l *link) send(fw *frameWriter, stop <-chan struct{}) error {
+	for {
+		select {
+		case <-stop:
+			return nil
+		case <-l.resized:
+			cols, rows := l.size()
+			if err := fw.write(frameResize, proto.ResizePayload(cols, rows)); err != nil {
+				return err
+			}
+		case <-l.in:
+			for {
+				l.mu.Lock()
+				from := l.sent - l.base
+				var chunk []byte
+				if from >= 0 && from < int64(len(l.buf)) {
+					chunk = append([]byte(nil), l.buf[from:min(int64(len(l.buf)), from+32<<10)]...)
+				}
+				at := l.sent
+				l.sent += int64(len(chunk))
+				l.mu.Unlock()
+				if len(chunk) == 0 {
+					break
+				}
+				if err := fw.write(frameInput, withOffset(at, chunk)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// frameIn is one frame read, or the error that ended the reading.
+type frameIn struct {
+	typ byte
+	p   []byte
+	err error
+}
+
+func readFrames(r io.Reader, out chan<- frameIn) {
+	for {
+		typ, p, err := proto.ReadFrame(r, nil)
+		out <- frameIn{typ: typ, p: p, err: err}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func decodeFailure(p []byte) error {
+	var f failure
+	if json.Unmarshal(p, &f) != nil || f.Message == "" {
+		return errors.New("the bridge failed: " + string(p))
+	}
+	return f
+}
+
+// randomID names a typing stream and the host's session.
+func randomID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// tail keeps the end of ssh's stderr: why it failed.
+type tail struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 2048 {
+		t.b = t.b[len(t.b)-2048:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(trimSpace(t.b))
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == ' ') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

@@ -1,0 +1,70 @@
+package remote
+
+import (
+	"strconv"
+	"strings"
+)
+
+// sshArgs is ssh's command line for running command on dest. The user's
+// own configuration (aliases, keys, agent, jump hosts, ControlMaster)
+// applies; BatchMode makes a missing key or an unknown host key fail at once,
+// saying so, instead of asking in a pane whose typing goes to the host.
+func sshArgs(opts []string, dest, command string) []string {
+	args := append([]string{}, opts...)
+	args = append(args, "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=15")
+	host, port := splitDest(dest)
+	if port != "" {
+		args = append(args, "-p", port)
+	}
+	return append(args, "--", host, command)
+}
+
+// splitDest takes host:port (and [v6]:port) apart, which ssh does not; an
+// alias, user@host or an ssh:// URI goes to ssh as it is.
+func splitDest(dest string) (host, port string) {
+	if strings.Contains(dest, "://") {
+		return dest, ""
+	}
+	i := strings.LastIndexByte(dest, ':')
+	if i < 0 {
+		return dest, ""
+	}
+	h, p := dest[:i], dest[i+1:]
+	if _, err := strconv.ParseUint(p, 10, 16); err != nil || p == "" {
+		return dest, ""
+	}
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		return strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), p
+	}
+	if strings.Contains(h, ":") {
+		return dest, "" // a bare IPv6 address
+	}
+	return h, p
+}
+
+// shQuote quotes s for a POSIX shell.
+func shQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// hostPrelude starts every command on the host: where this build of
+// melmux lives there ($d), and the sessions' socket directory. A runtime
+// directory under /run/user goes when the user's last login ends, which a
+// dropped link may be, so the host's sessions keep theirs in /tmp instead.
+func hostPrelude(id string) string {
+	return `case "${XDG_RUNTIME_DIR:-}" in /run/user/*) unset XDG_RUNTIME_DIR;; esac; ` +
+		`d="${XDG_DATA_HOME:-$HOME/.local/share}/melmux/bin/` + id + `"; `
+}
+
+// hostCommand runs melmux with args on the host, under sh whatever the
+// user's login shell (which ssh hands the command to).
+func hostCommand(dir string, args []string) string {
+	var b strings.Builder
+	b.WriteString(dir)
+	b.WriteString(`exec "$d/melmux"`)
+	for _, a := range args {
+		b.WriteString(" ")
+		b.WriteString(shQuote(a))
+	}
+	return "sh -c " + shQuote(b.String())
+}

@@ -1,0 +1,45 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// hosts lists the hosts the session's panes run on, each with the state of
+// its links: the worst of its panes' (failed, disconnected, connecting,
+// connected), since when, and why.
+func init() {
+	register(&Command{Name: "hosts", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		if err := decodeParams("hosts", raw, &struct{}{}); err != nil {
+			return nil, err
+		}
+		rank := map[string]int{proto.LinkConnected: 0, proto.LinkConnecting: 1, proto.LinkDisconnected: 2, proto.LinkFailed: 3}
+		by := map[string]*proto.HostInfo{}
+		s.withLock(func() {
+			for id, e := range s.panes {
+				l := e.link
+				if l == nil || l.host == "" {
+					continue
+				}
+				h := by[l.host]
+				if h == nil {
+					h = &proto.HostInfo{Host: l.host, State: l.state, Since: l.since.UnixMilli(), Error: l.err}
+					by[l.host] = h
+				} else if rank[l.state] > rank[h.State] || l.state == h.State && l.since.UnixMilli() < h.Since {
+					h.State, h.Since, h.Error = l.state, l.since.UnixMilli(), l.err
+				}
+				h.Panes = append(h.Panes, id)
+			}
+		})
+		out := proto.HostsResult{Hosts: []proto.HostInfo{}}
+		for _, h := range by {
+			sort.Ints(h.Panes)
+			out.Hosts = append(out.Hosts, *h)
+		}
+		sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].Host < out.Hosts[j].Host })
+		return out, nil
+	}})
+}

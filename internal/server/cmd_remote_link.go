@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// remote_link is a remote pane's `melmux __remote` telling the state of its
+// link to the host (docs/remote.md): the border shows it, and while it is
+// not connected typing into the pane is refused saying why, so nothing a
+// person or an agent types is lost unseen.
+func init() {
+	register(&Command{Name: "remote_link", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
+		var p proto.RemoteLinkParams
+		if err := decodeParams("remote_link", raw, &p); err != nil {
+			return nil, err
+		}
+		if err := paneParam("remote_link", p.Pane); err != nil {
+			return nil, err
+		}
+		switch p.State {
+		case proto.LinkConnecting, proto.LinkConnected, proto.LinkDisconnected, proto.LinkFailed:
+		default:
+			return nil, errorf(proto.CodeBadParams, "remote_link: state %q is not one of connecting, connected, disconnected, failed", p.State)
+		}
+		if p.Host == "" {
+			return nil, errorf(proto.CodeBadParams, "remote_link: host is required")
+		}
+		err := s.withLockErr(func() error {
+			e, err := s.lookupLocked(p.Pane)
+			if err != nil {
+				return err
+			}
+			l := e.linkLocked()
+			if l.state != p.State || l.since.IsZero() {
+				l.since = time.Now()
+			}
+			l.host, l.state, l.err = p.Host, p.State, p.Error
+			if p.Session != "" {
+				l.session = p.Session
+			}
+			e.p.RefuseInput(linkRefusal(p.Pane, l))
+			close(l.ch)
+			l.ch = make(chan struct{})
+			s.invalidateLocked()
+			return nil
+		})
+		if err == nil {
+			s.log.Info("remote link", "pane", p.Pane, "host", p.Host, "state", p.State, "err", p.Error)
+		}
+		return nil, err
+	}})
+}
