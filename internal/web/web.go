@@ -95,6 +95,7 @@ type Config struct {
 const (
 	sessionLife   = 12 * time.Hour
 	codeLife      = 10 * time.Minute
+	codeFresh     = time.Minute // a code this young logs in past the failed logins' limit
 	maxLoginBody  = 4 << 10
 	maxMessage    = 64 << 10
 	failWindow    = time.Minute
@@ -139,6 +140,7 @@ type session struct {
 	hash     string // the token's hash; "" for a code's session
 	readOnly bool
 	expires  time.Time
+	fails    []time.Time // its logins that failed within failWindow (guarded by Server.mu)
 }
 
 // Loopback says whether host (of ADDR:PORT) is this machine only.
@@ -342,6 +344,8 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+// hostOK takes the port as it comes: through a tunnel (`ssh -L
+// 8080:127.0.0.1:PORT`) the browser names the tunnel's port, not ours.
 func (s *Server) hostOK(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
@@ -349,6 +353,12 @@ func (s *Server) hostOK(hostport string) bool {
 	}
 	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 	if ip := net.ParseIP(host); ip != nil {
+		// Any loopback address: an ssh tunnel's or a proxy's local end
+		// may listen on 127.0.0.2 as well as 127.0.0.1, and no DNS name
+		// an attacker controls is an IP literal.
+		if ip.IsLoopback() {
+			return true
+		}
 		host = ip.String()
 	}
 	return host != "" && s.hosts[host]
@@ -386,15 +396,16 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "melmux web: a login is JSON", http.StatusUnsupportedMediaType)
 		return
 	}
-	if wait := s.limited(); wait > 0 {
-		s.log.Warn("web: login refused: too many failed logins", "from", r.RemoteAddr, "retry_after", wait.Round(time.Second))
-		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
-		http.Error(w, "melmux web: too many failed logins; try again later", http.StatusTooManyRequests)
-		return
-	}
 	var req loginRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxLoginBody))
-	if err := dec.Decode(&req); err != nil {
+	decErr := dec.Decode(&req)
+	if wait := s.limited(); wait > 0 && !s.passesLimit(r, req) {
+		s.log.Warn("web: login refused: too many failed logins", "from", r.RemoteAddr, "retry_after", wait.Round(time.Second))
+		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+		http.Error(w, "melmux web: too many failed logins; try again later, or log in with the code of a new `melmux web`", http.StatusTooManyRequests)
+		return
+	}
+	if decErr != nil {
 		s.failed(r, "a malformed login")
 		http.Error(w, "melmux web: bad login", http.StatusBadRequest)
 		return
@@ -468,32 +479,77 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// failed counts and logs a failed login.
+// failed counts and logs a failed login: against the server, and against
+// the login whose cookie the request carries, if any.
 func (s *Server) failed(r *http.Request, what string) {
+	_, key := s.sessionOf(r)
+	now := time.Now()
 	s.mu.Lock()
-	s.fails = append(s.fails, time.Now())
+	s.fails = append(s.fails, now)
 	n := len(s.fails)
+	if sess := s.sessions[key]; key != "" && sess != nil {
+		sess.fails = append(recent(sess.fails, now), now)
+	}
 	s.mu.Unlock()
 	s.log.Warn("web: failed login", "what", what, "from", r.RemoteAddr, "failures_in_the_last_minute", n)
 }
 
+// recent is fails without those older than failWindow.
+func recent(fails []time.Time, now time.Time) []time.Time {
+	i := 0
+	for i < len(fails) && now.Sub(fails[i]) > failWindow {
+		i++
+	}
+	return fails[i:]
+}
+
 // limited returns how long logins stay refused: once failsAllowed failed
 // within failWindow, until the oldest of them is older. The limit is the
-// server's, not a client's: an attacker has many addresses, the person one
-// session to wait for.
+// server's, not a client's: through the loopback address and an ssh tunnel,
+// which is how it is meant to be reached, the person and anyone guessing
+// on the machine come from the same address, and on a network an attacker
+// has many. passesLimit lets the person through it.
 func (s *Server) limited() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
-	i := 0
-	for i < len(s.fails) && now.Sub(s.fails[i]) > failWindow {
-		i++
-	}
-	s.fails = s.fails[i:]
+	s.fails = recent(s.fails, now)
 	if len(s.fails) < failsAllowed {
 		return 0
 	}
 	return failWindow - now.Sub(s.fails[len(s.fails)-failsAllowed])
+}
+
+// passesLimit says a login goes on while the server refuses logins: it
+// brings a one-time code printed within codeFresh (the person just ran
+// `melmux web`, the way back in when someone's guessing locked the page
+// out; 128 random bits are not guessed through this door), or it carries
+// the cookie of a login that goes on and has not failed failsAllowed
+// times itself (someone already in, logging in again with another token).
+// A code that is not an outstanding fresh one is refused as any login is,
+// without being looked at further.
+func (s *Server) passesLimit(r *http.Request, req loginRequest) bool {
+	now := time.Now()
+	if req.Code != "" {
+		s.mu.Lock()
+		exp, ok := s.codes[sum(req.Code)]
+		s.mu.Unlock()
+		if ok && now.Before(exp) && now.Sub(exp.Add(-codeLife)) < codeFresh {
+			return true
+		}
+	}
+	_, key := s.sessionOf(r)
+	if key == "" {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess := s.sessions[key]
+	if sess == nil {
+		return false
+	}
+	sess.fails = recent(sess.fails, now)
+	return len(sess.fails) < failsAllowed
 }
 
 // sessionOf returns the request's login, nil when it has none or it ended
