@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,53 @@ type webHub struct {
 
 	run sync.Mutex // guards srv; held while one starts or stops
 	srv *web.Server
+
+	agents webAgents
+}
+
+// webAgents is the agents list the pages are sent, built again only when
+// an agent may have changed (a pane's agent generation, which every state
+// change, question, report and turn bumps; the panes, their tabs, the
+// focus) or a second has passed (a title, a cost, a worktree's count):
+// building it decides every agent pane, and pages ask for the session's
+// state with every frame, which a flooding pane makes 20 a second per
+// page. Guarded by Server.mu.
+type webAgents struct {
+	key    []uint64
+	at     time.Time
+	rows   []proto.AgentRow
+	builds atomic.Int64 // how many times it was built, for tests
+}
+
+// webAgentsEvery is the longest a page's agents list goes unbuilt.
+const webAgentsEvery = time.Second
+
+// webAgentsLocked is agentRowsLocked for the pages. Caller holds Server.mu.
+func (s *Server) webAgentsLocked(now time.Time) []proto.AgentRow {
+	a := &s.web.agents
+	key := []uint64{uint64(s.layout.Focused())}
+	for _, id := range s.layout.Panes() {
+		e, ok := s.panes[id]
+		if !ok {
+			continue
+		}
+		tab, _ := s.layout.TabOf(id)
+		key = append(key, uint64(id), uint64(tab), e.ag.gen)
+	}
+	if a.rows != nil && slices.Equal(key, a.key) && now.Sub(a.at) < webAgentsEvery {
+		return slices.Clone(a.rows)
+	}
+	rows := s.agentRowsLocked(now)
+	for i := range rows {
+		// How long ago changes every frame: the page counts it from Since.
+		rows[i].SinceMS = 0
+	}
+	if rows == nil {
+		rows = []proto.AgentRow{}
+	}
+	a.key, a.at, a.rows = key, now, rows
+	a.builds.Add(1)
+	return slices.Clone(rows)
 }
 
 // changed returns a channel closed at the next note.
@@ -62,12 +110,10 @@ func (b webBackend) State() web.State {
 	s.withFresh(func() {
 		w, h := s.paneAreaLocked()
 		st = web.State{Session: s.name, Cols: w, Rows: h, Active: s.layout.ActiveTab(), Focused: s.layout.Focused()}
-		st.Agents = s.agentRowsLocked(time.Now())
+		st.Agents = s.webAgentsLocked(time.Now())
 		states := map[int]string{}
-		for i := range st.Agents {
-			// How long ago changes every frame: the page counts it from Since.
-			st.Agents[i].SinceMS = 0
-			states[st.Agents[i].Pane] = st.Agents[i].Agent.State
+		for _, r := range st.Agents {
+			states[r.Pane] = r.Agent.State
 		}
 		for i, ti := range s.layout.Tabs() {
 			t := web.Tab{Name: ti.Name}
