@@ -11,16 +11,21 @@ import (
 // vt10x costs about a microsecond per rune it parses, whatever the rune does.
 // Under a flood of text most of that work is wasted: lines scroll off the top
 // moments after vt10x laid them out, and a program redrawing its screen
-// overwrites cells many times before anyone looks. So when the scanner's
-// state allows it (the primary screen, the scroll region the whole screen,
-// auto-wrap on, no insert or origin mode, the US-ASCII character set) and a
-// long stretch of input holds only what the model handles, vt10x is left
-// out of it:
+// overwrites cells many times before anyone looks, and a clear, a scroll
+// region or a reverse index moves or blanks whole rows that vt10x would
+// rewrite a cell at a time. So when the scanner's state allows it (the
+// primary screen, auto-wrap on, no insert or origin mode, the US-ASCII
+// character set) and a long stretch of input holds only what the model
+// handles, vt10x is left out of it:
 //
 //   - What the model handles: printable text (wide characters and
 //     combining marks included), SGR, CR, LF, BS, TAB, BEL, ignored
 //     controls, cursor movement (CUP, HVP, CUU, CUD, CUF, CUB, CNL, CPL,
-//     CHA, HPA, HPR, VPA, VPR) and erasing within a line (EL, ECH).
+//     CHA, HPA, HPR, VPA, VPR), erasing (EL, ECH, ED with tmux's
+//     scroll-on-clear), scroll regions (DECSTBM, and the scrolls of LF,
+//     IND, NEL, RI, SU, SD, IL, DL within them), ICH, DCH, and saving and
+//     restoring the cursor (DECSC, DECRC, SCOSC, SCORC; a restore only of
+//     what the model saved, as vt10x's saved cursor cannot be read).
 //   - A stretch long enough (importMin bytes, or more line feeds than the
 //     screen has rows) starts a model: vt10x's screen is read into a ring of
 //     rows of vt10x glyphs, and the stretch is laid out on it as the scanner
@@ -36,8 +41,9 @@ import (
 //     starts a model again.
 //
 // Anything else (another sequence, a zero width joiner, a backspace from
-// column 0 below the top row, a tab with altered tab stops) ends the
-// stretch, and the scanner handles it as usual; a rune or sequence split by
+// column 0 below the top row, a tab with altered tab stops, and the few
+// edits after which materializeLocked could not make vt10x hold the model:
+// see fastedit.go) ends the stretch, and the scanner handles it as usual; a rune or sequence split by
 // the end of the input is kept for the next write. fast_test.go feeds the
 // same streams through this path and the plain one and requires identical
 // screens, raw vt10x glyphs, history, cursor, pen and modes; FuzzFastPath
@@ -65,6 +71,25 @@ type screenModel struct {
 	x, y int
 	wrap bool        // a wrap is pending
 	pen  vt10x.Glyph // vt10x's pen
+	// clean is set while every cell is blankVTGlyph (every row's used is
+	// 0), so that a flood of clears of a clear screen costs nothing.
+	clean bool
+	// saved is the cursor DECSC saved while the model was up (hasSaved);
+	// one saved before is not known (vt10x keeps it where it cannot be
+	// read).
+	saved    savedCursor
+	hasSaved bool
+	// rtop and rbottom are the scroll region as the model leaves it, for
+	// materializeLocked: the scanner's top and bottom may already hold a
+	// later DECSTBM waiting in its output.
+	rtop, rbottom int
+}
+
+// savedCursor is what vt10x's saveCursor keeps that its restoreCursor
+// gives back (the wrap it drops, origin mode is never on in a model).
+type savedCursor struct {
+	x, y int
+	pen  vt10x.Glyph
 }
 
 // rowInfo describes a row of the model.
@@ -90,6 +115,7 @@ type fastWalk struct {
 	wrapNext   bool
 	crlf       bool // LNM: a line feed also returns the carriage
 	tabs       bool // tab stops are vt10x's defaults
+	blank      bool // the scanner's screenBlank as the walk would leave it
 
 	cur    []vt10x.Glyph // the cursor's row
 	info   *rowInfo
@@ -104,7 +130,7 @@ type fastWalk struct {
 // nothing waiting for vt10x that could change that, no insert or origin
 // mode, no joiner held, no sequence or rune open.
 func (t *Terminal) fastReadyLocked() bool {
-	return !t.fastOff && t.curValid && len(t.out) == 0 && t.top == 0 && t.bottom == t.rows-1 &&
+	return !t.fastOff && t.curValid && len(t.out) == 0 &&
 		!t.origin && !t.insert && !t.joining && t.vmode&vt10x.ModeAltScreen == 0 && t.vmode&vt10x.ModeWrap != 0 &&
 		t.sc.state == stGround && t.sc.nutf == 0
 }
@@ -160,14 +186,15 @@ func (t *Terminal) modelLocked(p []byte, i int) (int, bool) {
 
 // importModelLocked reads vt10x's screen into a new model. It declines
 // (false) a screen the model could not write back as it is (the bottom row
-// marked wrapped, which IL can leave so), and a pen with the line-drawing
-// set, which the walk does not model.
+// marked wrapped, which IL can leave so, or a wrap mark short of a row's
+// end, which DCH can leave), and a pen with the line-drawing set, which the
+// walk does not model.
 func (t *Terminal) importModelLocked() bool {
 	var pen vt10x.Glyph
 	if !t.guardLocked(func() { pen = t.vt.Cursor().Attr }) || pen.Mode&vtGfx != 0 {
 		return false
 	}
-	m := &screenModel{ring: make([][]vt10x.Glyph, t.rows), info: make([]rowInfo, t.rows), pen: pen}
+	m := &screenModel{ring: make([][]vt10x.Glyph, t.rows), info: make([]rowInfo, t.rows), pen: pen, clean: true, rtop: t.top, rbottom: t.bottom}
 	cells := make([]vt10x.Glyph, t.cols*t.rows)
 	for y := range m.ring {
 		row := cells[y*t.cols : (y+1)*t.cols : (y+1)*t.cols]
@@ -181,6 +208,10 @@ func (t *Terminal) importModelLocked() bool {
 			if gl == blankVTGlyph {
 				continue
 			}
+			if gl.Mode&vtAttrWrap != 0 && x != t.cols-1 {
+				return false
+			}
+			m.clean = false
 			info.used = x + 1
 			info.fancy = info.fancy || gl.Char < 0x20 || gl.Char >= 0x7f || gl.Mode&^vtAttrWrap != 0 ||
 				gl.FG != vt10x.DefaultFG || gl.BG != vt10x.DefaultBG
@@ -198,7 +229,7 @@ func (t *Terminal) importModelLocked() bool {
 func (t *Terminal) newWalkLocked() fastWalk {
 	m := t.model
 	w := fastWalk{t: t, m: m, cols: t.cols, rows: t.rows, x: m.x, y: m.y, wrapNext: m.wrap,
-		crlf: t.vmode&vt10x.ModeCRLF != 0, tabs: t.tabsDefault}
+		crlf: t.vmode&vt10x.ModeCRLF != 0, tabs: t.tabsDefault, blank: t.screenBlank}
 	w.row()
 	w.setPen(m.pen)
 	return w
@@ -215,7 +246,9 @@ func (w *fastWalk) settle() {
 	t, m := w.t, w.m
 	m.x, m.y, m.wrap, m.pen = w.x, w.y, w.wrapNext, w.pen
 	t.cx, t.cy, t.wrapNext, t.curValid = w.x, w.y, w.wrapNext, true
-	t.touchedLocked()
+	// The scanner's screenBlank as it would have kept it; uniform only
+	// spares work, and the model does that work cheaply itself.
+	t.screenBlank, t.uniform = w.blank, false
 }
 
 // stretchOf returns where the stretch of input the walk may take from p[i]
@@ -267,8 +300,10 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
 				j++
 			}
-			w.drawASCII(p[i:j])
-			i = j
+			n := w.drawASCII(p[i:j])
+			if i += n; i < j {
+				return i, false
+			}
 			continue
 		case b == '\n' || b == 0x0b || b == 0x0c:
 			w.wrapNext = false
@@ -277,10 +312,13 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			}
 			w.lineFeed()
 			t.lastPrint = 0
+			w.blank = false
 		case b == '\r':
 			w.x, w.wrapNext = 0, false
 			t.lastPrint = 0
+			w.blank = false
 		case b == '\b':
+			w.blank = false
 			switch {
 			case w.wrapNext:
 				w.wrapNext = false // onto the last column
@@ -298,6 +336,7 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			}
 			if !w.wrapNext && w.x < w.cols-1 {
 				w.x = min((w.x/8+1)*8, w.cols-1)
+				w.blank = false
 			}
 			t.lastPrint = 0
 		case b == 0x07:
@@ -308,7 +347,9 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			if n <= 0 {
 				return i, n < 0
 			}
-			w.csi(p[i:i+n], final)
+			if n == 2 && !w.esc(final) || n > 2 && !w.csi(p[i:i+n], final) {
+				return i, false // declined: the scanner takes it
+			}
 			i += n
 			continue
 		case b < 0x20 || b == 0x7f:
@@ -325,8 +366,12 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 				return i, false
 			case runeWidth(r) == 0:
 				w.combine(r)
+				w.blank = false
 			default:
-				w.place(t.clusters.code(r), runeWidth(r))
+				if !w.place(t.clusters.code(r), runeWidth(r)) {
+					return i, false
+				}
+				w.blank = false
 			}
 			i += size
 			continue
@@ -337,10 +382,15 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 }
 
 // csiLen returns the length and final byte of the sequence at the start of p
-// (ESC [ digits, semicolons and colons, a final byte the walk handles), 0
-// when p does not start with one, -1 when p ends before telling.
+// (ESC [ digits, semicolons and colons, a final byte the walk handles; or
+// one of the two-byte escapes IND, NEL, RI, DECSC, DECRC, its length 2),
+// 0 when p does not start with one, -1 when p ends before telling.
 func csiLen(p []byte) (int, byte) {
 	if len(p) >= 2 && p[1] != '[' {
+		switch p[1] {
+		case 'D', 'E', 'M', '7', '8':
+			return 2, p[1]
+		}
 		return 0, 0
 	}
 	for k := 2; k < len(p); k++ {
@@ -352,7 +402,8 @@ func csiLen(p []byte) (int, byte) {
 			continue
 		}
 		switch b {
-		case 'm', 'H', 'f', 'A', 'B', 'e', 'C', 'a', 'D', 'E', 'F', 'G', '`', 'd', 'K', 'X':
+		case 'm', 'H', 'f', 'A', 'B', 'e', 'C', 'a', 'D', 'E', 'F', 'G', '`', 'd', 'K', 'X',
+			'J', 'L', 'M', '@', 'P', 'S', 'T', 'r', 's', 'u':
 			return k + 1, b
 		}
 		return 0, 0
@@ -364,12 +415,13 @@ func csiLen(p []byte) (int, byte) {
 }
 
 // drawASCII draws a run of printable ASCII: place for each byte, a row's
-// worth at a time.
-func (w *fastWalk) drawASCII(b []byte) {
-	w.t.lastPrint, w.t.lastWidth = rune(b[len(b)-1]), 1
+// worth at a time. It returns how many bytes it drew: fewer than all when a
+// wrap is declined (autoWrap).
+func (w *fastWalk) drawASCII(all []byte) int {
+	b := all
 	for len(b) > 0 {
-		if w.wrapNext {
-			w.autoWrap()
+		if w.wrapNext && !w.autoWrap() {
+			break
 		}
 		n := min(w.cols-w.x, len(b))
 		row := w.cur[w.x : w.x+n]
@@ -385,26 +437,34 @@ func (w *fastWalk) drawASCII(b []byte) {
 		}
 		b = b[n:]
 	}
+	n := len(all) - len(b)
+	if n > 0 {
+		w.t.lastPrint, w.t.lastWidth = rune(all[n-1]), 1
+		w.m.clean, w.blank = false, false
+	}
+	return n
 }
 
-// place lays out one character of width cells as placeLocked and vt10x do.
-func (w *fastWalk) place(code rune, width int) {
+// place lays out one character of width cells as placeLocked and vt10x do;
+// false declines it (autoWrap), having changed nothing.
+func (w *fastWalk) place(code rune, width int) bool {
 	if width > w.cols {
-		return // can never fit: dropped
+		return true // can never fit: dropped
 	}
-	switch {
-	case w.wrapNext:
-		w.autoWrap()
-	case width == 2 && w.x == w.cols-1:
+	if w.wrapNext || width == 2 && w.x == w.cols-1 {
 		// A wide character that does not fit wraps the row as a
 		// character would (wideWrapLocked).
-		w.autoWrap()
+		if !w.autoWrap() {
+			return false
+		}
 	}
+	w.m.clean = false
 	w.put(code)
 	if width == 2 {
 		w.put(contRune)
 	}
 	w.t.lastPrint, w.t.lastWidth = code, width
+	return true
 }
 
 // put is vt10x writing one rune at the cursor (no wrap pending).
@@ -422,42 +482,55 @@ func (w *fastWalk) put(c rune) {
 
 // autoWrap is vt10x's wrap before a character written with a wrap pending:
 // the row is marked wrapped and the cursor goes to the start of the next.
-func (w *fastWalk) autoWrap() {
+// It declines (false) a wrap on the screen's bottom row below the scroll
+// region, which marks that row wrapped without scrolling: materializeLocked
+// cannot make such a mark.
+func (w *fastWalk) autoWrap() bool {
+	if w.y == w.rows-1 && w.t.bottom != w.rows-1 {
+		return false
+	}
 	w.cur[w.cols-1].Mode |= vtAttrWrap
 	w.info.used = w.cols
+	w.m.clean = false
 	w.x = 0
 	w.lineFeed()
+	return true
 }
 
-// lineFeed is vt10x's line feed (the column is the caller's): on the bottom
-// row the model scrolls and its top row goes to history, as the plain path
-// saves it.
+// lineFeed is vt10x's line feed (the column is the caller's): on the scroll
+// region's bottom row the region scrolls and its top row goes to history,
+// as the plain path saves it; below the region the cursor stops at the
+// screen's bottom.
 func (w *fastWalk) lineFeed() {
 	w.wrapNext = false
-	if w.y < w.rows-1 {
-		w.y++
-		w.row()
+	if b := w.t.bottom; w.y != b {
+		if w.y < w.rows-1 {
+			w.y++
+			w.row()
+		}
 		return
 	}
+	w.saveRows(w.t.top, 1)
+	w.scrollUp(w.t.top, 1, blankVTGlyph)
+}
+
+// saveRows saves screen rows y0..y0+n-1 of the model to history, as
+// captureRowsLocked saves vt10x's.
+func (w *fastWalk) saveRows(y0, n int) {
 	t, m := w.t, w.m
-	s := m.top
-	row := m.ring[s][:m.info[s].used]
-	if t.h.limit > 0 {
-		var l histLine
+	if t.h.limit <= 0 {
+		return
+	}
+	for y := y0; y < y0+n; y++ {
+		s := m.slot(y)
+		row := m.ring[s][:m.info[s].used]
 		if m.info[s].fancy {
-			l = t.encodeGlyphsLocked(row, w.cols)
+			t.h.push(t.encodeGlyphsLocked(row, w.cols))
 		} else {
-			l = t.encodePlainLocked(row, w.cols)
+			t.h.push(t.encodePlainLocked(row, w.cols))
 		}
-		t.h.push(l)
+		t.fastLines++
 	}
-	t.fastLines++
-	for x := range row {
-		row[x] = blankVTGlyph
-	}
-	m.info[s] = rowInfo{}
-	m.top = (m.top + 1) % len(m.ring)
-	w.row()
 }
 
 // setPen sets vt10x's pen and what it stores for a character (vt10x's
@@ -512,15 +585,22 @@ func (w *fastWalk) scan(seq []byte) []byte {
 }
 
 // csi runs a sequence the walk handles through the scanner's own parser and
-// dispatch, then applies what the scanner would send vt10x as vt10x would.
-func (w *fastWalk) csi(seq []byte, final byte) {
-	if final == 'm' {
+// dispatch, then applies what the scanner would send vt10x as vt10x would;
+// false declines it, having changed nothing.
+func (w *fastWalk) csi(seq []byte, final byte) bool {
+	switch final {
+	case 'm':
 		w.sgr(seq)
-		return
+		return true
+	case 'J', 'L', 'M', '@', 'P', 'S', 'T', 'r', 's', 'u':
+		return w.edit(seq, final)
 	}
 	out := w.scan(seq)
 	if len(out) == 0 {
-		return // dropped (an overflowing parameter, EL 3 and up)
+		return true // dropped (an overflowing parameter, EL 3 and up)
+	}
+	if out[len(out)-1] != 'H' {
+		w.blank = false // the scanner touched the screen (all but CUP do)
 	}
 	a := vtArgs(out[2:len(out)-1], w.args[:0])
 	w.args = a
@@ -562,6 +642,7 @@ func (w *fastWalk) csi(seq []byte, final byte) {
 	case 'X':
 		w.clear(w.x, min(w.x+arg(0, 1)-1, w.cols-1))
 	}
+	return true
 }
 
 // moveTo is vt10x's moveTo: clamped to the screen, no wrap pending.
@@ -575,15 +656,7 @@ func (w *fastWalk) moveTo(x, y int) {
 // clear is vt10x's clear of columns x0..x1 of the cursor's row: the pen as
 // it is, with a space. The cursor and a pending wrap stay.
 func (w *fastWalk) clear(x0, x1 int) {
-	g := w.pen
-	g.Char = ' '
-	for x := x0; x <= x1; x++ {
-		w.cur[x] = g
-	}
-	if g != blankVTGlyph {
-		w.info.used = max(w.info.used, x1+1)
-		w.info.fancy = true
-	}
+	w.m.clearCells(w.m.slot(w.y), x0, x1, w.penBlank(), w.cols)
 }
 
 // sgr applies an SGR: what the scanner makes of one depends on its bytes
@@ -693,6 +766,7 @@ func (w *fastWalk) combine(r rune) {
 	w.cur[px].Char = code
 	w.info.used = max(w.info.used, px+1)
 	w.info.fancy = true
+	w.m.clean = false
 	if runeWidth(t.clusters.base(code)) == 2 && w.wrapNext && px == w.cols-2 {
 		w.cur[w.cols-1] = stored
 		w.cur[w.cols-1].Char = contRune

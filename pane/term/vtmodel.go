@@ -129,12 +129,15 @@ func vtSetAttr(pen vt10x.Glyph, attr []int) vt10x.Glyph {
 // end (the bottom row never has one: a wrap from it scrolls, and no model is
 // made of a screen whose bottom row has one); a pending wrap by writing the
 // last column again. Blank cells are skipped (the clear left them) or
-// written as spaces, whichever costs vt10x fewer runes.
+// written as spaces, whichever costs vt10x fewer runes. The rows are drawn
+// with the whole screen as scroll region (a wrap mark made on the region's
+// bottom row would scroll it); the program's region, the cursor DECSC saved
+// in the model and the cursor itself are set afterwards.
 func (t *Terminal) materializeLocked() {
 	m := t.model
 	t.model = nil
 	t.resume = true
-	mw := materializer{b: append(t.matBuf[:0], "\x1b[0m\x1b[2J"...), pen: defaultPen, cols: t.cols}
+	mw := materializer{b: append(t.matBuf[:0], "\x1b[0m\x1b[r\x1b[2J"...), pen: defaultPen, cols: t.cols}
 	joined := false // the row above wrapped: the next character goes to column 0 of this one
 	for y := 0; y < t.rows; y++ {
 		s := m.slot(y)
@@ -170,6 +173,14 @@ func (t *Terminal) materializeLocked() {
 			}
 		}
 		joined = wraps
+	}
+	if m.rtop != 0 || m.rbottom != t.rows-1 {
+		mw.b = appendCSI2(mw.b, m.rtop+1, m.rbottom+1, 'r')
+	}
+	if sc := m.saved; m.hasSaved {
+		mw.b = appendCUP(mw.b, sc.y, sc.x)
+		mw.setPen(sc.pen)
+		mw.b = append(mw.b, "\x1b7"...)
 	}
 	mw.y = m.y
 	if m.wrap {
