@@ -14,7 +14,8 @@ import (
 const mod = "github.com/melmux/melmux/"
 
 // forbidden maps a package (and its sub-packages) to the packages it must not
-// depend on. "*" in a value means any third-party or project package.
+// depend on. "*" in a value means any third-party or project package; a
+// value ending in "=" names that package alone, not its sub-packages.
 var forbidden = map[string][]string{
 	"layout":                {"github.com/gdamore/tcell", mod + "pane", mod + "internal", "os/exec", "net"},
 	"pane":                  {mod + "layout", "github.com/gdamore/tcell", mod + "internal"},
@@ -35,6 +36,12 @@ var forbidden = map[string][]string{
 	"internal/web":          {mod + "internal/server", mod + "internal/ui", mod + "internal/client", mod + "toolexec", mod + "orchestrator", "github.com/gdamore/tcell"},
 	"internal/webtoken":     {"*"},
 	"internal/remote":       {mod + "internal/server", mod + "pane", mod + "layout", mod + "internal/ui", "github.com/gdamore/tcell"},
+	// melmux-agent reads the config for [agent]: it must not bring the UI,
+	// tcell's terminfo tables or the emulator with it.
+	"internal/config":          {mod + "internal/server", mod + "internal/ui", mod + "pane/term=", "github.com/gdamore/tcell", "github.com/hinshun/vt10x"},
+	"internal/config/agentcfg": {"*"},
+	"internal/uiconf":          {mod + "internal", mod + "pane=", mod + "pane/term=", mod + "layout", "github.com/gdamore/tcell", "github.com/hinshun/vt10x"},
+	"pane/term/color":          {"*"},
 }
 
 type pkg struct {
@@ -69,7 +76,7 @@ func TestImportDirection(t *testing.T) {
 						}
 						continue
 					}
-					if dep == ban || strings.HasPrefix(dep, ban+"/") || (strings.HasSuffix(ban, "tcell") && strings.HasPrefix(dep, ban)) {
+					if linksAs(dep, ban) || (strings.HasSuffix(ban, "tcell") && strings.HasPrefix(dep, ban)) {
 						t.Errorf("%s depends on %s, which docs/architecture.md forbids", p.ImportPath, dep)
 					}
 				}
@@ -92,18 +99,24 @@ var agentOnly = []string{
 }
 
 func TestMelmuxLeavesTheAgentVerbsToMelmuxAgent(t *testing.T) {
-	leavesTo(t, "./cmd/melmux-agent", "the verbs agent, tool, tools, mcp", "agentOnly", agentOnly)
+	leavesTo(t, "./cmd/melmux", "./cmd/melmux-agent", "the verbs agent, tool, tools, mcp", "agentOnly", agentOnly)
 }
 
-// leavesTo checks that cmd/melmux links none of bans, which its companion
+// The daemon has no use for the agent's packages; it runs the agents'
+// verbs as melmux (Config.Self) and so melmux-agent.
+func TestMelmuxServerLeavesTheAgentVerbsToMelmuxAgent(t *testing.T) {
+	leavesTo(t, "./cmd/melmux-server", "./cmd/melmux-agent", "the verbs agent, tool, tools, mcp", "agentOnly", agentOnly)
+}
+
+// leavesTo checks that binary links none of bans, which its companion
 // binary (holding what) does link.
-func leavesTo(t *testing.T, companion, what, listName string, bans []string) {
+func leavesTo(t *testing.T, binary, companion, what, listName string, bans []string) {
 	t.Helper()
-	melmux, other := listDeps(t, "./cmd/melmux"), listDeps(t, companion)
+	own, other := listDeps(t, binary), listDeps(t, companion)
 	for _, ban := range bans {
-		for _, dep := range melmux {
+		for _, dep := range own {
 			if linksAs(dep, ban) {
-				t.Errorf("cmd/melmux links %s: it belongs to %s (%s)", dep, strings.TrimPrefix(companion, "./"), what)
+				t.Errorf("%s links %s: it belongs to %s (%s)", strings.TrimPrefix(binary, "./"), dep, strings.TrimPrefix(companion, "./"), what)
 			}
 		}
 		// The check means something only while the companion links it.
@@ -126,7 +139,22 @@ var serverOnly = []string{
 }
 
 func TestMelmuxLeavesTheDaemonToMelmuxServer(t *testing.T) {
-	leavesTo(t, "./cmd/melmux-server", "the session daemon, __serve", "serverOnly", serverOnly)
+	leavesTo(t, "./cmd/melmux", "./cmd/melmux-server", "the session daemon, __serve", "serverOnly", serverOnly)
+}
+
+// screenOnly are the daemon's packages that melmux-agent must not link
+// either: the UI, tcell with its terminfo tables, the emulator and vt10x,
+// the session itself. It reads the config file (internal/config, the TOML
+// parser) for its [agent] table, and so the UI's notation in it
+// (internal/uiconf), but nothing that draws or runs a pane.
+var screenOnly = []string{
+	mod + "internal/server", mod + "internal/serveverb", mod + "internal/ui", mod + "pane=", mod + "pane/term=",
+	mod + "layout", "github.com/gdamore/tcell/", "github.com/gdamore/encoding", "github.com/hinshun/vt10x",
+	"runtime/metrics", mod + "internal/web", "github.com/coder/websocket",
+}
+
+func TestMelmuxAgentLeavesTheScreenToMelmuxServer(t *testing.T) {
+	leavesTo(t, "./cmd/melmux-agent", "./cmd/melmux-server", "the session daemon, __serve", "screenOnly", screenOnly)
 }
 
 // linksAs says dep is the package ban names, or one under it; a ban ending

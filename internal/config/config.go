@@ -15,8 +15,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/melmux/melmux/internal/config/agentcfg"
-	"github.com/melmux/melmux/internal/ui"
-	"github.com/melmux/melmux/pane/term"
+	"github.com/melmux/melmux/internal/uiconf"
+	"github.com/melmux/melmux/pane/term/color"
 )
 
 // Limits on scrollback lines per pane.
@@ -44,9 +44,9 @@ var ErrSyntax = errors.New("config does not parse")
 
 // Config is the user's configuration.
 type Config struct {
-	Prefix     string            // prefix key in ui.ParseKey notation
-	Bindings   map[string]string // key → command line (ui.ParseBinding), over the default table
-	Status     ui.StatusStyle
+	Prefix     string            // prefix key in uiconf.ParseKey notation
+	Bindings   map[string]string // key → command line (uiconf.ParseBinding), over the default table
+	Status     uiconf.StatusStyle
 	Scrollback int    // history lines kept per pane
 	Shell      string // command for new panes; "" means $SHELL, then /bin/sh
 	MaxClients int    // terminals attached to a session at once
@@ -73,8 +73,8 @@ const (
 
 // Agent is the [agent] table: the Mel agent's model settings (flags and
 // environment variables override them) and its limits. It is defined in
-// agentcfg so the orchestrator can take it without this package's
-// terminal dependencies.
+// agentcfg so the orchestrator can take it without the config file's
+// parser and its other tables.
 type Agent = agentcfg.Agent
 
 // Defaults of the [agent] table.
@@ -89,9 +89,9 @@ var AgentProviders = []string{"relay", "openai", "anthropic"}
 // Defaults is the configuration without a file.
 func Defaults() Config {
 	return Config{
-		Prefix:       ui.DefaultPrefix,
+		Prefix:       uiconf.DefaultPrefix,
 		Bindings:     map[string]string{},
-		Status:       ui.DefaultStatusStyle(),
+		Status:       uiconf.DefaultStatusStyle(),
 		Scrollback:   DefaultScrollback,
 		MaxClients:   DefaultMaxClients,
 		RemainOnExit: RemainAuto,
@@ -197,14 +197,14 @@ func LoadFile(path string) (Config, error) {
 }
 
 // statusKeys maps [status] keys to the colour they set.
-var statusKeys = map[string]func(*ui.StatusStyle) *term.Color{
-	"fg":        func(s *ui.StatusStyle) *term.Color { return &s.FG },
-	"bg":        func(s *ui.StatusStyle) *term.Color { return &s.BG },
-	"active_fg": func(s *ui.StatusStyle) *term.Color { return &s.ActiveFG },
-	"active_bg": func(s *ui.StatusStyle) *term.Color { return &s.ActiveBG },
-	"attention": func(s *ui.StatusStyle) *term.Color { return &s.Attention },
-	"border":    func(s *ui.StatusStyle) *term.Color { return &s.Border },
-	"focus":     func(s *ui.StatusStyle) *term.Color { return &s.Focus },
+var statusKeys = map[string]func(*uiconf.StatusStyle) *color.Color{
+	"fg":        func(s *uiconf.StatusStyle) *color.Color { return &s.FG },
+	"bg":        func(s *uiconf.StatusStyle) *color.Color { return &s.BG },
+	"active_fg": func(s *uiconf.StatusStyle) *color.Color { return &s.ActiveFG },
+	"active_bg": func(s *uiconf.StatusStyle) *color.Color { return &s.ActiveBG },
+	"attention": func(s *uiconf.StatusStyle) *color.Color { return &s.Attention },
+	"border":    func(s *uiconf.StatusStyle) *color.Color { return &s.Border },
+	"focus":     func(s *uiconf.StatusStyle) *color.Color { return &s.Focus },
 }
 
 const statusKeyList = "fg, bg, active_fg, active_bg, attention, border, focus"
@@ -259,7 +259,7 @@ func Parse(data []byte, name string) (Config, error) {
 		switch k {
 		case "prefix":
 			if s, ok := str(key, v); ok {
-				if _, err := ui.ParseKey(s); err != nil {
+				if _, err := uiconf.ParseKey(s); err != nil {
 					bad(key, "%v", err)
 				} else {
 					cfg.Prefix = s
@@ -321,7 +321,7 @@ func Parse(data []byte, name string) (Config, error) {
 				if !ok {
 					continue
 				}
-				c, err := ui.ParseColor(s)
+				c, err := uiconf.ParseColor(s)
 				if err != nil {
 					bad(skey, "%v", err)
 					continue
@@ -339,11 +339,11 @@ func Parse(data []byte, name string) (Config, error) {
 				if !ok {
 					continue
 				}
-				if _, err := ui.ParseKey(bk); err != nil {
+				if _, err := uiconf.ParseKey(bk); err != nil {
 					bad(bkey, "%v", err)
 					continue
 				}
-				if _, err := ui.ParseBinding(s); err != nil {
+				if _, err := uiconf.ParseBinding(s); err != nil {
 					bad(bkey, "%v", err)
 					continue
 				}

@@ -59,7 +59,7 @@ type paneDrawn struct {
 
 // Draw draws the scene onto s, as the function Draw does.
 func (pt *Painter) Draw(s tcell.Screen, sc *Scene) {
-	st := sc.StatusStyle.orDefault()
+	st := sc.StatusStyle.OrDefault()
 	cols, rows := sc.Cols, sc.Rows
 	w, h := s.Size()
 	if cols <= 0 || cols > w || rows <= 0 || rows > h {

@@ -34,7 +34,7 @@ type Input struct {
 
 // NewInput builds the input state for one client with the given prefix key
 // (ParseKey notation, "" for DefaultPrefix) and bindings that override the
-// default table (key → command line, see ParseBinding).
+// default table (key → command line, see uiconf.ParseBinding).
 func NewInput(prefix string, bindings map[string]string) (*Input, error) {
 	t, err := newKeyTable(prefix, bindings)
 	if err != nil {

@@ -1,14 +1,13 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/melmux/melmux/internal/uiconf"
 	"github.com/melmux/melmux/pane/term"
 )
 
@@ -22,7 +21,7 @@ type KeyID struct {
 }
 
 // ErrBadKey is wrapped by ParseKey's errors.
-var ErrBadKey = errors.New("bad key name")
+var ErrBadKey = uiconf.ErrBadKey
 
 // Identify normalises a tcell key event. tcell reports Ctrl-letters as
 // KeyCtrlA..KeyCtrlZ, as ASCII control codes, or as a rune with ModCtrl
@@ -65,14 +64,12 @@ func ctrlRune(c rune) rune {
 	return c + '@' // ESC [, FS \, GS ], RS ^, US _
 }
 
-var keyNames = map[string]tcell.Key{
-	"enter": tcell.KeyEnter, "tab": tcell.KeyTab, "btab": tcell.KeyBacktab, "backtab": tcell.KeyBacktab,
-	"esc": tcell.KeyEsc, "escape": tcell.KeyEsc, "bspace": tcell.KeyBackspace, "bs": tcell.KeyBackspace,
-	"backspace": tcell.KeyBackspace, "up": tcell.KeyUp, "down": tcell.KeyDown, "left": tcell.KeyLeft,
-	"right": tcell.KeyRight, "home": tcell.KeyHome, "end": tcell.KeyEnd, "pgup": tcell.KeyPgUp,
-	"pageup": tcell.KeyPgUp, "ppage": tcell.KeyPgUp, "pgdn": tcell.KeyPgDn, "pagedown": tcell.KeyPgDn,
-	"npage": tcell.KeyPgDn, "ic": tcell.KeyInsert, "insert": tcell.KeyInsert, "dc": tcell.KeyDelete,
-	"delete": tcell.KeyDelete, "del": tcell.KeyDelete,
+// keyCodes maps the keys uiconf names to tcell's; F1 to F24 follow from F1.
+var keyCodes = map[uiconf.Code]tcell.Key{
+	uiconf.Rune: tcell.KeyRune, uiconf.Enter: tcell.KeyEnter, uiconf.Tab: tcell.KeyTab, uiconf.BTab: tcell.KeyBacktab,
+	uiconf.Escape: tcell.KeyEsc, uiconf.BSpace: tcell.KeyBackspace, uiconf.Up: tcell.KeyUp, uiconf.Down: tcell.KeyDown,
+	uiconf.Left: tcell.KeyLeft, uiconf.Right: tcell.KeyRight, uiconf.Home: tcell.KeyHome, uiconf.End: tcell.KeyEnd,
+	uiconf.PgUp: tcell.KeyPgUp, uiconf.PgDn: tcell.KeyPgDn, uiconf.Insert: tcell.KeyInsert, uiconf.Delete: tcell.KeyDelete,
 }
 
 var keyDisplay = map[tcell.Key]string{
@@ -82,62 +79,27 @@ var keyDisplay = map[tcell.Key]string{
 	tcell.KeyPgDn: "PgDn", tcell.KeyInsert: "Insert", tcell.KeyDelete: "Delete",
 }
 
-// ParseKey reads a key in tmux notation: a character ("%", "c"), a name
-// (Enter Tab BTab Escape Space BSpace Up Down Left Right Home End PgUp PgDn
-// Insert Delete F1-F24), optionally after modifiers C- (Ctrl), M- (Alt) and
-// S- (Shift): "C-b", "M-x", "S-Up", "C-M-a". Names are case-insensitive; a
-// Ctrl letter is the same key in either case. Angle brackets ("<C-b>") are
-// accepted too.
+// ParseKey reads a key in tmux notation (uiconf.ParseKey) as the KeyID
+// Identify gives for the same key pressed.
 func ParseKey(s string) (KeyID, error) {
-	orig := s
-	if len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>' {
-		s = s[1 : len(s)-1]
+	k, err := uiconf.ParseKey(s)
+	if err != nil {
+		return KeyID{}, err
 	}
-	var mod tcell.ModMask
-	for len(s) > 2 && s[1] == '-' {
-		switch s[0] {
-		case 'C', 'c':
-			mod |= tcell.ModCtrl
-		case 'M', 'm', 'A', 'a':
-			mod |= tcell.ModAlt
-		case 'S', 's':
-			mod |= tcell.ModShift
-		default:
-			return KeyID{}, fmt.Errorf("%w %q: unknown modifier %q (use C-, M- or S-)", ErrBadKey, orig, s[:2])
-		}
-		s = s[2:]
+	id := KeyID{Key: keyCodes[k.Code], Rune: k.Rune}
+	if k.Code >= uiconf.F1 {
+		id.Key = tcell.KeyF1 + tcell.Key(k.Code-uiconf.F1)
 	}
-	if s == "" {
-		return KeyID{}, fmt.Errorf("%w: empty key name", ErrBadKey)
+	if k.Mod&uiconf.Ctrl != 0 {
+		id.Mod |= tcell.ModCtrl
 	}
-	if utf8.RuneCountInString(s) == 1 {
-		r, _ := utf8.DecodeRuneInString(s)
-		if r < ' ' || r == 0x7f {
-			return KeyID{}, fmt.Errorf("%w %q: write control keys as C-x", ErrBadKey, orig)
-		}
-		if mod&tcell.ModCtrl != 0 && r >= 'A' && r <= 'Z' {
-			r += 'a' - 'A'
-		}
-		if mod&tcell.ModCtrl == 0 && mod&tcell.ModShift != 0 {
-			// Shift is in the character a terminal sends: S-a is A.
-			r = unicode.ToUpper(r)
-			mod &^= tcell.ModShift
-		}
-		return KeyID{tcell.KeyRune, r, mod}, nil
+	if k.Mod&uiconf.Alt != 0 {
+		id.Mod |= tcell.ModAlt
 	}
-	low := strings.ToLower(s)
-	if low == "space" {
-		return KeyID{tcell.KeyRune, ' ', mod}, nil
+	if k.Mod&uiconf.Shift != 0 {
+		id.Mod |= tcell.ModShift
 	}
-	if k, ok := keyNames[low]; ok {
-		return KeyID{Key: k, Mod: mod}, nil
-	}
-	if low[0] == 'f' {
-		if n, err := strconv.Atoi(low[1:]); err == nil && n >= 1 && n <= 24 {
-			return KeyID{Key: tcell.KeyF1 + tcell.Key(n-1), Mod: mod}, nil
-		}
-	}
-	return KeyID{}, fmt.Errorf("%w %q: use a character, or Enter Tab BTab Escape Space BSpace Up Down Left Right Home End PgUp PgDn Insert Delete F1-F24, with optional C- M- S- modifiers", ErrBadKey, orig)
+	return id, nil
 }
 
 // String writes the key in the notation ParseKey reads.

@@ -141,7 +141,7 @@ func (in *Input) Mouse(ev *tcell.EventMouse, sc *Scene) []Action {
 		if pressed&tcell.Button1 == 0 || sc.Prompt != nil {
 			return nil
 		}
-		for _, g := range statusLayout(sc, sc.StatusStyle.orDefault(), sc.Cols) {
+		for _, g := range statusLayout(sc, sc.StatusStyle.OrDefault(), sc.Cols) {
 			if g.Tab >= 0 && x >= g.X && x < g.X+g.W {
 				return []Action{SelectTab{Index: g.Tab}}
 			}

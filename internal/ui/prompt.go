@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/melmux/melmux/internal/uiconf"
 )
 
 // promptKind says what a submitted prompt line does.
@@ -336,7 +337,7 @@ func (in *Input) submit(p *prompt) []Action {
 	}
 	// Kept even when it does not parse, so it can be recalled and mended.
 	in.support.History.Add(line)
-	words, err := SplitWords(line)
+	words, err := uiconf.SplitWords(line)
 	if err != nil {
 		in.msg = "bad command line: " + err.Error()
 		return nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/melmux/melmux/internal/uiconf"
 )
 
 // tmuxNames maps the tmux commands of melmux's key bindings, as typed at
@@ -143,7 +145,7 @@ func (in *Input) promptBinding(words []string) (acts []Action, ok bool) {
 		}
 		words = mapped
 	}
-	check, isBinding := commandArgs[words[0]]
+	check, isBinding := uiconf.LookupCommand(words[0])
 	if !isBinding {
 		return nil, false
 	}

@@ -1,35 +1,20 @@
 package term
 
+import "github.com/melmux/melmux/pane/term/color"
+
 // Color is a terminal colour: the default colour, a palette index (0-255) or a
 // 24-bit RGB value. The zero value is the default colour, so a zero Cell is a
 // blank cell in default colours.
-type Color uint32
-
-const (
-	colorIndexed Color = 1 << 24
-	colorRGB     Color = 2 << 24
-	colorKind    Color = 3 << 24
-)
+type Color = color.Color
 
 // ColorDefault is the terminal's default foreground or background.
-const ColorDefault Color = 0
+const ColorDefault = color.Default
 
 // Indexed returns palette colour i (0-15 the ANSI colours, 16-255 the xterm cube and greys).
-func Indexed(i uint8) Color { return colorIndexed | Color(i) }
+func Indexed(i uint8) Color { return color.Indexed(i) }
 
 // RGB returns a truecolour value.
-func RGB(r, g, b uint8) Color { return colorRGB | Color(r)<<16 | Color(g)<<8 | Color(b) }
-
-// IsDefault reports whether c is the default colour.
-func (c Color) IsDefault() bool { return c&colorKind == 0 }
-
-// Index returns the palette index when c is a palette colour.
-func (c Color) Index() (uint8, bool) { return uint8(c), c&colorKind == colorIndexed }
-
-// RGB returns the components when c is a truecolour value.
-func (c Color) RGB() (r, g, b uint8, ok bool) {
-	return uint8(c >> 16), uint8(c >> 8), uint8(c), c&colorKind == colorRGB
-}
+func RGB(r, g, b uint8) Color { return color.RGB(r, g, b) }
 
 // Attr is a set of text attributes.
 type Attr uint16
