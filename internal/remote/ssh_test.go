@@ -1,0 +1,311 @@
+package remote
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testreq"
+)
+
+// sshHost is Debian's OpenSSH server in a network namespace of the test's
+// own, reached through a veth pair whose local end the test can take down:
+// a network that drops. Its user's home, data and socket directories are
+// the test's (sshd's SetEnv), never the real ones.
+type sshHost struct {
+	t       *testing.T
+	dir     string
+	env     []string // the host user's environment, for looking at it directly
+	config  string   // the ssh client's private config: Host h1 (and h1-sparc)
+	veth    string   // the local end of the link
+	addr    string
+	sshd    *exec.Cmd
+	netns   *exec.Cmd
+	fakeBin string
+}
+
+func newSSHHost(t *testing.T) *sshHost {
+	t.Helper()
+	testreq.Root(t, "a network namespace and sshd")
+	for _, p := range []string{"ssh", "ssh-keygen", "ip", "unshare", "nsenter"} {
+		testreq.Tool(t, p)
+	}
+	sshd := "/usr/sbin/sshd"
+	if _, err := os.Stat(sshd); err != nil {
+		sshd = testreq.Tool(t, "sshd")
+	}
+	dir := t.TempDir()
+	h := &sshHost{t: t, dir: dir}
+	n := rand.IntN(200) + 20
+	h.veth = fmt.Sprintf("mxa%d", n)
+	peer := fmt.Sprintf("mxb%d", n)
+	h.addr = fmt.Sprintf("10.231.%d.2", n)
+
+	h.netns = exec.Command("unshare", "-n", "--", "sleep", "100000")
+	if err := h.netns.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.netns.Process.Kill(); _ = h.netns.Wait() })
+	pid := fmt.Sprint(h.netns.Process.Pid)
+	// unshare has made the namespace once its lo shows as DOWN in it.
+	h.eventually("the namespace", func() bool {
+		a, _ := os.Readlink("/proc/" + pid + "/ns/net")
+		b, _ := os.Readlink("/proc/self/ns/net")
+		return a != "" && a != b
+	})
+	h.must("ip", "link", "add", h.veth, "type", "veth", "peer", "name", peer, "netns", pid)
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", h.veth).Run() })
+	h.must("ip", "addr", "add", fmt.Sprintf("10.231.%d.1/30", n), "dev", h.veth)
+	h.must("ip", "link", "set", h.veth, "up")
+	h.must("nsenter", "-t", pid, "-n", "ip", "addr", "add", h.addr+"/30", "dev", peer)
+	h.must("nsenter", "-t", pid, "-n", "ip", "link", "set", peer, "up")
+	h.must("nsenter", "-t", pid, "-n", "ip", "link", "set", "lo", "up")
+
+	for _, k := range []string{"hostkey", "userkey"} {
+		h.must("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", k, "-f", filepath.Join(dir, k))
+	}
+	pub, err := os.ReadFile(filepath.Join(dir, "userkey.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.write("authorized_keys", string(pub))
+	hostPub, err := os.ReadFile(filepath.Join(dir, "hostkey.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.write("known_hosts", fmt.Sprintf("[%s]:2222 %s", h.addr, hostPub))
+
+	// The host user's directories, and a uname that says sparc64 when the
+	// client asks for it (the h1-sparc alias): a host melmux has no build for.
+	home := filepath.Join(dir, "host-home")
+	run := filepath.Join(dir, "host-run")
+	h.fakeBin = filepath.Join(dir, "host-bin")
+	for _, d := range []string{home, run, h.fakeBin} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	realUname, err := exec.LookPath("uname")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.writeExec(filepath.Join(h.fakeBin, "uname"), "#!/bin/sh\nif [ \"$1\" = -m ] && [ -n \"${MELMUX_TEST_ARCH:-}\" ]; then echo \"$MELMUX_TEST_ARCH\"; exit 0; fi\nexec "+realUname+" \"$@\"\n")
+	h.env = []string{"HOME=" + home, "XDG_RUNTIME_DIR=" + run, "XDG_STATE_HOME=" + home, "XDG_CONFIG_HOME=" + home,
+		"XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"PATH=" + h.fakeBin + ":/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/sh", "LANG=C.UTF-8"}
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
+		t.Fatal(err)
+	}
+	h.write("sshd_config", strings.Join([]string{
+		"Port 2222", "ListenAddress " + h.addr, "HostKey " + filepath.Join(dir, "hostkey"),
+		"AuthorizedKeysFile " + filepath.Join(dir, "authorized_keys"), "PidFile " + filepath.Join(dir, "sshd.pid"),
+		"StrictModes no", "UsePAM no", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
+		"PermitRootLogin prohibit-password", "AcceptEnv MELMUX_TEST_ARCH", "LogLevel ERROR",
+		"SetEnv " + strings.Join(h.env, " "), "",
+	}, "\n"))
+	h.sshd = exec.Command("nsenter", "-t", pid, "-n", sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	h.sshd.Stderr = os.Stderr
+	if err := h.sshd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.sshd.Process.Kill(); _ = h.sshd.Wait() })
+	h.eventually("sshd listening", func() bool {
+		c, err := net.DialTimeout("tcp", h.addr+":2222", time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	common := []string{"  HostName " + h.addr, "  Port 2222", "  User root", "  IdentityFile " + filepath.Join(dir, "userkey"),
+		"  IdentitiesOnly yes", "  UserKnownHostsFile " + filepath.Join(dir, "known_hosts"), "  GlobalKnownHostsFile /dev/null",
+		"  StrictHostKeyChecking yes", "  ControlMaster no", "  LogLevel ERROR"}
+	h.config = filepath.Join(dir, "ssh_config")
+	h.write("ssh_config", "Host h1\n"+strings.Join(common, "\n")+"\nHost h1-sparc\n"+strings.Join(common, "\n")+"\n  SetEnv MELMUX_TEST_ARCH=sparc64\n")
+	t.Cleanup(func() {
+		// The host's sessions end with the test.
+		socks, _ := filepath.Glob(filepath.Join(run, "melmux-*", "*.sock"))
+		for _, s := range socks {
+			cmd := exec.Command(filepath.Join(binaries(t), "melmux"), "kill-server", "-s", strings.TrimSuffix(filepath.Base(s), ".sock"))
+			cmd.Env = h.env
+			_ = cmd.Run()
+		}
+	})
+	return h
+}
+
+func (h *sshHost) must(name string, args ...string) {
+	h.t.Helper()
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		h.t.Fatalf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+func (h *sshHost) write(name, text string) {
+	h.t.Helper()
+	if err := os.WriteFile(filepath.Join(h.dir, name), []byte(text), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *sshHost) writeExec(path, text string) {
+	h.t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// eventually polls ok until it holds, failing after a minute: a loaded
+// machine is slow, never wrong.
+func (h *sshHost) eventually(what string, ok func() bool) {
+	h.t.Helper()
+	eventually(h.t, what, time.Minute, ok)
+}
+
+func eventually(t *testing.T, what string, within time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// hostMelmux runs melmux on the host directly, as its user would.
+func (h *sshHost) hostMelmux(args ...string) (string, error) {
+	cmd := exec.Command(filepath.Join(binaries(h.t), "melmux"), args...)
+	cmd.Env = h.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// localSession is a session on this side with a private environment whose
+// ssh is the real one with the test's config.
+type localSession struct {
+	t   *testing.T
+	env []string
+}
+
+func newLocalSession(t *testing.T, h *sshHost) *localSession {
+	t.Helper()
+	env := hostEnv(t)
+	env = append(env, "MELMUX_SSH=ssh -F "+h.config)
+	l := &localSession{t: t, env: env}
+	l.must("new", "-d", "-x", "120", "-y", "40")
+	return l
+}
+
+func (l *localSession) run(args ...string) (string, string, error) {
+	cmd := exec.Command(filepath.Join(binaries(l.t), "melmux"), args...)
+	cmd.Env = l.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func (l *localSession) must(args ...string) string {
+	l.t.Helper()
+	out, errOut, err := l.run(args...)
+	if err != nil {
+		l.t.Fatalf("melmux %s: %v: %s", strings.Join(args, " "), err, errOut)
+	}
+	return out
+}
+
+// shows waits for pane id to show text (its history included).
+func (l *localSession) shows(id, text string) string {
+	l.t.Helper()
+	var screen string
+	eventually(l.t, "pane "+id+" showing "+text, time.Minute, func() bool {
+		screen = l.must("read-pane", "-t", id, "--all")
+		return strings.Contains(screen, text)
+	})
+	return screen
+}
+
+func (l *localSession) hosts() []proto.HostInfo {
+	l.t.Helper()
+	var hs []proto.HostInfo
+	if err := json.Unmarshal([]byte(l.must("hosts", "--json")), &hs); err != nil {
+		l.t.Fatal(err)
+	}
+	return hs
+}
+
+func (l *localSession) hostState(host string) string {
+	for _, h := range l.hosts() {
+		if h.Host == host {
+			return h.State
+		}
+	}
+	return ""
+}
+
+// A pane on a host over real ssh: melmux copied there first (into the
+// host user's data directory), its program run by the host's own session,
+// drawn here, typed into here, listed with its host; a second pane on the
+// same host copies nothing; a host melmux has no build for is refused
+// saying so.
+func TestRemotePaneOverSSH(t *testing.T) {
+	h := newSSHHost(t)
+	l := newLocalSession(t, h)
+	start := time.Now()
+	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `echo "remote home $HOME"; PS1='$ ' exec sh`))
+	t.Logf("open-pane --host with a first copy of melmux took %s", time.Since(start).Round(time.Millisecond))
+	home := strings.TrimPrefix(h.env[0], "HOME=")
+	l.shows(id, "remote home "+home)
+
+	builds, _ := filepath.Glob(filepath.Join(home, "data", "melmux", "bin", "*", "melmux-server"))
+	if len(builds) != 1 {
+		t.Fatalf("melmux-server in the host's data directory: %v", builds)
+	}
+	copied, _ := os.Stat(builds[0])
+
+	l.must("send-keys", "-t", id, "echo $((6*7)) on $MELMUX_SESSION<Enter>")
+	l.shows(id, "42 on r-")
+
+	var panes []proto.PaneInfo
+	if err := json.Unmarshal([]byte(l.must("list-panes", "--json")), &panes); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range panes {
+		want := "h1"
+		if fmt.Sprint(p.ID) != id {
+			want = "<nil>"
+		}
+		got := "<nil>"
+		if p.Host != nil {
+			got = *p.Host
+		}
+		if got != want {
+			t.Fatalf("pane %d: host %s, want %s", p.ID, got, want)
+		}
+	}
+	if st := l.hostState("h1"); st != proto.LinkConnected {
+		t.Fatalf("hosts says h1 is %q", st)
+	}
+
+	start = time.Now()
+	id2 := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", "echo second; exec sh"))
+	t.Logf("open-pane --host with melmux already there took %s", time.Since(start).Round(time.Millisecond))
+	l.shows(id2, "second")
+	if again, err := os.Stat(builds[0]); err != nil || !again.ModTime().Equal(copied.ModTime()) {
+		t.Fatalf("melmux was copied again for a second pane (%v)", err)
+	}
+
+	_, errOut, err := l.run("open-pane", "--host", "h1-sparc", "--", "true")
+	if err == nil || !strings.Contains(errOut, "sparc64") || !strings.Contains(errOut, "GOARCH=sparc64") {
+		t.Fatalf("a host melmux has no build for: err %v, stderr %q", err, errOut)
+	}
+}
