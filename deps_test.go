@@ -24,7 +24,7 @@ var forbidden = map[string][]string{
 	"internal/ui":           {mod + "internal/server", mod + "layout", mod + "pane/keys", mod + "internal/client"},
 	"internal/client":       {mod + "internal/server", mod + "pane"},
 	"toolexec":              {mod + "internal/server", mod + "pane", mod + "orchestrator", mod + "layout"},
-	"orchestrator":          {mod + "internal/server", mod + "pane", "github.com/gdamore/tcell"},
+	"orchestrator":          {mod + "internal/server", mod + "pane", "github.com/gdamore/tcell", mod + "internal/client"},
 	"internal/mcpserver":    {mod + "internal/server", mod + "pane"},
 	"internal/sessionstate": {mod + "internal/server", "github.com/gdamore/tcell"},
 	"internal/procstat":     {"*"},
@@ -44,14 +44,23 @@ var forbidden = map[string][]string{
 	"pane/term/color":          {"*"},
 }
 
+// forbiddenImports is forbidden for a package's own imports only, where
+// what it may not import itself is still reached through a package it
+// uses: toolexec takes a limit from internal/proto, but the agent loop must
+// not know the session's wire (internal/agentverbs binds it to the session).
+var forbiddenImports = map[string][]string{
+	"orchestrator": {mod + "internal/proto"},
+}
+
 type pkg struct {
 	ImportPath string
+	Imports    []string
 	Deps       []string
 	Standard   bool
 }
 
 func TestImportDirection(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Deps", "./...").Output()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -63,6 +72,19 @@ func TestImportDirection(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel := strings.TrimPrefix(p.ImportPath, mod)
+		for owner, bans := range forbiddenImports {
+			if rel != owner && !strings.HasPrefix(rel, owner+"/") {
+				continue
+			}
+			checked++
+			for _, im := range p.Imports {
+				for _, ban := range bans {
+					if linksAs(im, ban) {
+						t.Errorf("%s imports %s, which docs/architecture.md forbids", p.ImportPath, im)
+					}
+				}
+			}
+		}
 		for owner, bans := range forbidden {
 			if rel != owner && !strings.HasPrefix(rel, owner+"/") {
 				continue

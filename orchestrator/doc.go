@@ -6,7 +6,9 @@
 //
 // Providers (relay, openai, anthropic) map that one round trip onto their
 // wire protocols; all three stream Server-Sent Events through one decoder
-// and share one retry policy. The package has no terminal or socket code:
-// tools come from a toolexec.Executor, the session from internal/client,
-// and the REPL that shows an agent in a pane lives in cmd/melmux.
+// and share one retry policy. The package has no terminal or socket code
+// and does not know the session's wire: tools come from a
+// toolexec.Executor, and the verb that runs an agent (internal/agentverbs)
+// registers it with the session, takes its messages and reports its
+// turns, and holds the REPL that shows it in a pane.
 package orchestrator

@@ -110,7 +110,7 @@ type agentRun struct {
 	agent    *orchestrator.Agent
 	settings orchestrator.Settings
 	id       string
-	sess     *orchestrator.Session // nil outside a session pane
+	sess     *session // nil outside a session pane
 	log      *orchestrator.Transcript
 	exec     *toolexec.Executor
 	turns    int // turns run (local numbering when there is no session)
@@ -261,7 +261,7 @@ func startAgent(ctx context.Context, g *cli.Globals, o *agentOpts) (*agentRun, e
 			reg.Turn, reg.Legs = rs.Turns, rs.Legs
 			reg.InputTokens, reg.OutputTokens = rs.Usage.InputTokens, rs.Usage.OutputTokens
 		}
-		sess, err := orchestrator.JoinSession(ctx, sock, reg)
+		sess, err := joinSession(ctx, sock, reg)
 		if err != nil {
 			fmt.Fprintf(g.Stderr, "melmux: this agent runs unregistered (the session will not list it): %v\n", err)
 		} else {

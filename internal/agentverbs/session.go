@@ -1,4 +1,4 @@
-package orchestrator
+package agentverbs
 
 import (
 	"context"
@@ -10,14 +10,15 @@ import (
 
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/orchestrator"
 )
 
-// Session ties an agent to the pane it runs in: it registers with the
+// session ties an agent to the pane it runs in: it registers with the
 // session server (which then lists it, shows its state and lets a lead send
 // it messages and read its replies), takes its messages from the session's
 // queue, and reports its state. The registration lasts as long as the
 // connection: when the agent's process ends, the server marks it exited.
-type Session struct {
+type session struct {
 	c    *client.Client
 	pane int
 	id   string
@@ -29,9 +30,9 @@ type Session struct {
 	last proto.AgentReportParams
 }
 
-// JoinSession connects to the session at sock and registers the agent for
+// joinSession connects to the session at sock and registers the agent for
 // pane.
-func JoinSession(ctx context.Context, sock string, reg proto.AgentRegisterParams) (*Session, error) {
+func joinSession(ctx context.Context, sock string, reg proto.AgentRegisterParams) (*session, error) {
 	c, err := client.Dial(sock)
 	if err != nil {
 		return nil, err
@@ -40,12 +41,12 @@ func JoinSession(ctx context.Context, sock string, reg proto.AgentRegisterParams
 		c.Close()
 		return nil, fmt.Errorf("register with the session: %w", err)
 	}
-	return &Session{c: c, pane: reg.Pane, id: reg.ID, last: proto.AgentReportParams{Pane: reg.Pane, ID: reg.ID}}, nil
+	return &session{c: c, pane: reg.Pane, id: reg.ID, last: proto.AgentReportParams{Pane: reg.Pane, ID: reg.ID}}, nil
 }
 
 // Post queues a message for this agent, as a person typed it (from
 // "person") or as its starting task ("task"), and returns its turn id.
-func (s *Session) Post(ctx context.Context, text, from string) (int, error) {
+func (s *session) Post(ctx context.Context, text, from string) (int, error) {
 	var r proto.SendAgentResult
 	if err := s.c.Call(ctx, "send_agent", proto.SendAgentParams{Pane: s.pane, Text: text, From: from}, &r); err != nil {
 		return 0, err
@@ -54,7 +55,7 @@ func (s *Session) Post(ctx context.Context, text, from string) (int, error) {
 }
 
 // Next blocks until the next message for the agent arrives.
-func (s *Session) Next(ctx context.Context) (proto.AgentMessage, error) {
+func (s *session) Next(ctx context.Context) (proto.AgentMessage, error) {
 	var m proto.AgentMessage
 	err := s.c.Call(ctx, "agent_next", proto.AgentNextParams{Pane: s.pane, ID: s.id}, &m)
 	return m, err
@@ -62,7 +63,7 @@ func (s *Session) Next(ctx context.Context) (proto.AgentMessage, error) {
 
 // Report tells the session the agent's state. Fields left zero keep their
 // last reported value, except Reply and Error, which belong to one turn.
-func (s *Session) Report(ctx context.Context, state string, turn int, reply string, turnErr error, legs int, u Usage) error {
+func (s *session) Report(ctx context.Context, state string, turn int, reply string, turnErr error, legs int, u orchestrator.Usage) error {
 	s.mu.Lock()
 	r := s.last
 	r.State, r.Turn, r.Reply, r.Error = state, turn, reply, ""
@@ -79,7 +80,7 @@ func (s *Session) Report(ctx context.Context, state string, turn int, reply stri
 }
 
 // Close ends the registration.
-func (s *Session) Close() error { return s.c.Close() }
+func (s *session) Close() error { return s.c.Close() }
 
 // reportRoom is what one agent_report line may take: the session refuses a
 // request line over proto.MaxLine (answering request_too_large, which the

@@ -1,4 +1,4 @@
-package orchestrator
+package agentverbs
 
 import (
 	"encoding/json"
