@@ -309,3 +309,58 @@ func TestRemotePaneOverSSH(t *testing.T) {
 		t.Fatalf("a host melmux has no build for: err %v, stderr %q", err, errOut)
 	}
 }
+
+// The network is not the pane's lifetime: with the link cut, the host's
+// pane runs on, hosts says disconnected, typing is refused saying so (and
+// nothing of it reaches the host); once the link is back melmux has
+// reconnected by itself and every line printed meanwhile shows here once.
+func TestRemotePaneSurvivesTheNetwork(t *testing.T) {
+	h := newSSHHost(t)
+	l := newLocalSession(t, h)
+	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `PS1='$ ' exec sh`))
+	l.must("send-keys", "-t", id, `for i in $(seq 1 60); do echo tick-$i; sleep 0.25; done; echo fin""ished<Enter>`)
+	l.shows(id, "tick-2\n")
+
+	h.must("ip", "link", "set", h.veth, "down")
+	cut := time.Now()
+	eventually(t, "hosts saying h1 is disconnected", time.Minute, func() bool { return l.hostState("h1") == proto.LinkDisconnected })
+	t.Logf("the drop was seen after %s", time.Since(cut).Round(time.Millisecond))
+	_, errOut, err := l.run("send-keys", "-t", id, "echo lo\"\"st<Enter>")
+	if err == nil || !strings.Contains(errOut, "disconnected since") || !strings.Contains(errOut, "nothing typed was sent") {
+		t.Fatalf("typing while disconnected: err %v, stderr %q", err, errOut)
+	}
+
+	// The host's pane went on without the link.
+	var sessions []struct{ Name string }
+	out, err := h.hostMelmux("ls", "--json")
+	if err != nil || json.Unmarshal([]byte(out), &sessions) != nil || len(sessions) != 1 {
+		t.Fatalf("the host's sessions: %v %s", err, out)
+	}
+	eventually(t, "the host's pane finishing its loop", time.Minute, func() bool {
+		out, _ := h.hostMelmux("read-pane", "-s", sessions[0].Name, "-t", "1", "--all")
+		return strings.Contains(out, "\nfinished")
+	})
+
+	h.must("ip", "link", "set", h.veth, "up")
+	back := time.Now()
+	eventually(t, "hosts saying h1 is connected again", 2*time.Minute, func() bool { return l.hostState("h1") == proto.LinkConnected })
+	t.Logf("reconnected %s after the link came back (down %s in all)", time.Since(back).Round(time.Millisecond), time.Since(cut).Round(time.Millisecond))
+	screen := l.shows(id, "\nfinished")
+	lines := strings.Split(screen, "\n")
+	for i := 1; i <= 60; i++ {
+		n := 0
+		for _, ln := range lines {
+			if ln == fmt.Sprintf("tick-%d", i) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("tick-%d shows %d times here:\n%s", i, n, screen)
+		}
+	}
+	if strings.Contains(screen, "lost") {
+		t.Fatalf("the refused typing reached the host:\n%s", screen)
+	}
+	l.must("send-keys", "-t", id, `echo ba""ck<Enter>`)
+	l.shows(id, "\nback")
+}
