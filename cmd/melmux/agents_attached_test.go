@@ -74,7 +74,7 @@ func TestAgentsViewInsideTmux(t *testing.T) {
 	}
 	se.must("open-pane", "--layout", "tab", "--", claude)
 	se.must("wait", "-t", "2", "--state", "waiting", "--timeout", "20s")
-	se.must("open-pane", "--layout", "tab", "--", claude, "later")
+	se.must("open-pane", "--focus", "--layout", "tab", "--", claude, "later")
 	se.must("wait", "-t", "3", "--state", "working", "--timeout", "20s")
 	waitFocus(t, se, 3, "the pane opened last")
 
