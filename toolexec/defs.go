@@ -319,10 +319,6 @@ var paneToolDefs = []ToolDef{
 		Parameters: Schema{}},
 }
 
-// PaneToolNames returns the tools executed through PaneTools rather than by
-// the executor itself.
-func PaneToolNames() []string { return toolNames(paneToolDefs) }
-
 // Definitions returns the tools a role is offered, in the document's order:
 // base tools, then remember/recall (worker and lead), then the pane tools
 // (lead). An unknown role gets the base tools; use ParseRole to reject it.

@@ -118,14 +118,8 @@ func newMatcher(pattern string) (*matcher, error) {
 // newDFA gives a worker its own DFA over the pattern.
 func (m *matcher) newDFA() *lineDFA { return newLineDFA(m.prog) }
 
-// requiredLiteral returns the longest case-sensitive literal that every
-// match of re must contain, or "".
-func requiredLiteral(re *syntax.Regexp) string {
-	lit, _ := requiredLiteralFold(re, false)
-	return lit
-}
-
-// requiredLiteralFold is requiredLiteral that, when fold is allowed, may
+// requiredLiteralFold returns the longest case-sensitive literal that
+// every match of re must contain, or ""; when fold is allowed it may
 // instead return a case-folded literal (lower-cased, fold true) where no
 // case-sensitive one exists.
 func requiredLiteralFold(re *syntax.Regexp, allowFold bool) (string, bool) {

@@ -17,11 +17,6 @@ func (a args) str(name string) string {
 	return s
 }
 
-func (a args) has(name string) bool {
-	_, ok := a[name]
-	return ok
-}
-
 func (a args) integer(name string, def int64) int64 {
 	if n, ok := a[name].(int64); ok {
 		return n

@@ -311,7 +311,7 @@ func (w *walker) readDir(id int, job walkJob) []walkJob {
 	return subdirs
 }
 
-// isWriteTemp recognises WriteFileAtomic's temporary files.
+// isWriteTemp recognises writeAtomicAt's temporary files.
 func isWriteTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, writeTempMarker)
 }

@@ -9,43 +9,27 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 )
 
-// writeTempMarker names WriteFileAtomic's temporary files, which grep and
+// writeTempMarker names writeAtomicAt's temporary files, which grep and
 // find_files skip: one left by a killed process holds a partial copy.
 const writeTempMarker = ".melmux-tmp-"
-
-// WriteFileAtomic replaces path with data so that a reader, or a crash at
-// any moment, sees the old content or the new, never a mix: the data goes to
-// a temporary file in the same directory, is fsynced, takes the old file's
-// permissions (perm for a new file) and is renamed over path; the directory
-// is then fsynced so the rename itself survives a crash. Missing parent
-// directories are created. It reports whether path existed before.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (existed bool, err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, fmt.Errorf("creating directory %s: %w", dir, err)
-	}
-	d, err := os.OpenRoot(dir)
-	if err != nil {
-		return false, err
-	}
-	defer d.Close()
-	return writeAtomicAt(context.Background(), d, filepath.Base(path), path, bytes.NewReader(data), perm)
-}
 
 // writeChunk is how much writeAtomicAt writes between checks of its context.
 const writeChunk = 1 << 20
 
-// writeAtomicAt is WriteFileAtomic relative to an open directory: the
-// temporary file is created in dir and renamed to name within it (openat,
-// renameat), so nothing done here can be redirected elsewhere by a change
-// to the path above dir. shown names the file in errors. A cancelled ctx
-// stops the copy and leaves the old file.
+// writeAtomicAt replaces name in dir with data so that a reader, or a
+// crash at any moment, sees the old content or the new, never a mix: the
+// data goes to a temporary file in dir, is fsynced, takes the old file's
+// permissions (perm for a new file) and is renamed over name; dir is then
+// fsynced so the rename itself survives a crash. It reports whether name
+// existed before. The temporary file is created and renamed within dir
+// (openat, renameat), so nothing done here can be redirected elsewhere by
+// a change to the path above dir. shown names the file in errors. A
+// cancelled ctx stops the copy and leaves the old file.
 func writeAtomicAt(ctx context.Context, dir *os.Root, name, shown string, data io.Reader, perm fs.FileMode) (existed bool, err error) {
 	mode := perm
 	if fi, err := dir.Lstat(name); err == nil {

@@ -729,7 +729,9 @@ func mib(n int) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
-// Call runs a command in-process, for the server's own use (the first pane).
+// Call runs a command in-process, for the server's own use: an answer
+// chosen in a client's agents list or on the web page goes through the
+// command table as a request would.
 func (s *Server) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	b, err := json.Marshal(params)
 	if err != nil {
