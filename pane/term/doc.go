@@ -67,16 +67,19 @@
 // Fast paths (fast.go) keep vt10x out of work whose result can never be
 // seen, and each is checked against the plain path by fast_test.go (the
 // corpus, the benchmark streams, generated and fuzzed input must leave the
-// same screen, raw vt10x glyphs, history, cursor, pen and modes). A long
-// stretch of what a model handles (text, SGR, CR, LF, BS, TAB, cursor
-// movement, erasing within a line, on the primary screen with the whole
-// screen as scroll region) is laid out on a model of the screen built of
-// vt10x's own glyphs: lines scrolling off go straight to history, cells
-// overwritten before anyone looks never reach vt10x, reads come from the
-// model, and vt10x is written (the model's final screen, once) only when
-// something else needs it. A clear of a screen that already is what the
-// clear leaves costs nothing, and neither does saving the blank lines such a
-// screen scrolls into history.
+// same screen, raw vt10x glyphs, history, cursor, pen and modes; the
+// everyday shapes of bench/streams must agree with tmux through it too). A
+// long stretch of what a model handles (text, SGR, CR, LF, BS, TAB, cursor
+// movement, erasing within a line or the screen, scroll regions and what
+// scrolls them, reverse index, insert and delete of lines and characters,
+// saving and restoring the cursor, on the primary screen) is laid out on a
+// model of the screen built of vt10x's own glyphs: lines scrolling off, and
+// the rows tmux's scroll-on-clear saves, go straight to history, cells
+// overwritten before anyone looks never reach vt10x, a scroll moves rows
+// rather than cells, reads come from the model, and vt10x is written (the
+// model's final screen, once) only when something else needs it. A clear of
+// a screen that already is what the clear leaves costs nothing, and neither
+// does saving the blank lines such a screen scrolls into history.
 //
 // Every vt10x call runs under recover: a panic replaces the emulator with a
 // fresh one of the same size (history, title and bell count kept), is logged
