@@ -34,18 +34,18 @@ var fileName = regexp.MustCompile(`^([a-z0-9-]+)_(\d+)x(\d+)\.tty\.gz$`)
 var about = map[string]string{
 	"vim":        "vim: a 2,000-line Go file, page and half-page both ways, line scrolls at the edges, searches, a split",
 	"less":       "less: the same file, page down and up, line scrolls, searches, end and start",
-	"top":        "top -d 0.2: 75 refreshes",
+	"top":        "top -d 0.2 for 15 s (10 s at 80x24)",
 	"gitlog":     "git log -p through less (LESS=FRX as git sets it): page down 25 times, back up 3",
 	"man":        "man tmux: page down, a search, next matches",
 	"gotest":     "go test -v -count=1 of two packages of this module",
 	"gobuild":    "go build -x with an empty build cache: every compile and link command line",
-	"apt":        "apt-get install --reinstall of a local .deb with Dpkg::Progress-Fancy=1 (a scroll region over a progress bar), then its removal",
+	"apt":        "apt-get install --reinstall of a local .deb with Dpkg::Progress-Fancy=1 (a scroll region over a progress bar), then its removal, three times",
 	"pybar":      "a Python script's progress bars (\\r redraws, tqdm's look) between log lines",
 	"nodespin":   "a Node script's spinner and multi-line status (erase line, cursor up), npm's look",
-	"watch":      "watch -n 0.1 date for 8 s",
+	"watch":      "watch -n 0.1 of the time, the load average and /proc/meminfo for 8 s",
 	"clear":      "a shell loop: clear, then a few lines, 150 times",
 	"claude":     "Claude Code 2.1: start, a prompt, a shell command asked for and approved, a long markdown answer, /exit",
-	"codex":      "Codex 0.169: start, a prompt, a shell command asked for and approved, a long markdown answer, exit",
+	"codex":      "Codex 0.169: start, a prompt, a shell command asked for and approved, a long markdown answer, C-c twice",
 	"bash-typed": "an interactive bash: commands typed a key at a time, their output",
 }
 
