@@ -126,8 +126,9 @@ func (e *Engine) State() (State, time.Time) { return e.state, e.since }
 //  1. the process has exited;
 //  2. a registered melmux agent's report;
 //  3. a question — a waiting report that is fresh, or a waiting rule
-//     matching the screen (unless a report came after the question showed
-//     and input was typed after it too: an answer) — once the screen
+//     matching the screen (unless a working report came after the
+//     question showed, or a report and input typed after it: an answer)
+//     — once the screen
 //     around it has been still for Settle;
 //  4. a fresh working or idle report (the newest of hook and program
 //     status), an idle one once the screen no longer shows work (or
@@ -252,11 +253,15 @@ func (e *Engine) decide(s Signals) Decision {
 	// 3. A question, once settled: still for Settle since it showed or
 	// was reported (a program reports its question before drawing it).
 	repAsks := rep != nil && rep.State == Waiting
-	// A report after the question showed overrules it only once something
-	// was typed since (an answer): a report that came with or after a
-	// question nobody answered is about something else (Codex runs its
-	// notify program for a turn's end after drawing the approval).
-	answered := s.LastInput.After(e.qSince)
+	// An idle report after the question showed overrules it only once
+	// something was typed since (an answer): an idle report that came with
+	// or after a question nobody answered is about something else (Codex
+	// runs its notify program for a turn's end after drawing the
+	// approval). A working report after it does: the agent went on, so
+	// something answered the question — a permission hook's decision
+	// types nothing, and the question may still be drawn for a moment, in
+	// which a policy must not type its key again.
+	answered := s.LastInput.After(e.qSince) || rep != nil && rep.State == Working
 	screenAsks := asks && (rep == nil || rep.State == Waiting || rep.At.Before(e.qSince) || !answered)
 	if repAsks || screenAsks {
 		var why []string

@@ -347,7 +347,6 @@ func TestQuestionOnScreenOutranksAReportAfterIt(t *testing.T) {
 	}{
 		{"a hook's idle report", &Report{Source: "hook", State: Idle, Detail: "agent-turn-complete", At: at(1200)}},
 		{"a program status idle report", &Report{Source: "program status", State: Idle, Detail: "OSC 7501 done", At: at(1200)}},
-		{"a hook's working report", &Report{Source: "hook", State: Working, Detail: "PostToolUse", At: at(1200)}},
 	} {
 		e := NewEngine(Default())
 		sig := Signals{Now: at(1000), Running: true, Kind: "codex", Screen: ask, LastOutput: at(1000)}
@@ -371,6 +370,25 @@ func TestQuestionOnScreenOutranksAReportAfterIt(t *testing.T) {
 		sig.Now = at(31300)
 		if d := e.Decide(sig); d.State != tc.rep.State {
 			t.Errorf("%s after an answer: %s by %s, want %s", tc.name, d.State, decided(d), tc.rep.State)
+		}
+	}
+	// A working report after the question says the agent went on: a
+	// permission hook answered it, typing nothing, and Claude Code may draw
+	// the question a moment longer; waiting then would have a policy type
+	// its key into whatever comes next.
+	for _, src := range []string{"hook", "program status"} {
+		e := NewEngine(Default())
+		sig := Signals{Now: at(1000), Running: true, Kind: "codex", Screen: ask, LastOutput: at(1000)}
+		e.Decide(sig)
+		rep := &Report{Source: src, State: Working, Detail: "went on", At: at(1200)}
+		if src == "hook" {
+			sig.Hook = rep
+		} else {
+			sig.Status = rep
+		}
+		sig.Now = at(1600)
+		if d := e.Decide(sig); d.State != Working {
+			t.Errorf("a %s working report after an unanswered question: %s by %s (%s), want working", src, d.State, decided(d), d.Evidence)
 		}
 	}
 }
