@@ -1,6 +1,7 @@
 package term
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"os"
@@ -167,4 +168,29 @@ func playRaw(t *testing.T, file string, cols, rows int) tmuxtest.Capture {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return s.State()
+}
+
+// BenchmarkCorpus feeds each stream of bench/corpus, round and round, to a
+// terminal of its size in the write sizes of benchChunks (a PTY read, and
+// what the pane's reader hands over under a flood, as in
+// bench/corpus/play), so that the emulator's share of play's figures can
+// be profiled without a server:
+// go test ./pane/term -run '^$' -bench Corpus/top_200x50/65536 -cpuprofile cpu.out
+func BenchmarkCorpus(b *testing.B) {
+	all, err := corpus.All()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, s := range all {
+		raw, err := s.Bytes()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, chunk := range benchChunks {
+			b.Run(fmt.Sprintf("%s/%d", s.Name, chunk), func(b *testing.B) {
+				term := New(s.Cols, s.Rows, Options{})
+				feedBench(b, chunk, bytes.Repeat(raw, 1+2*chunk/len(raw)), func(p []byte) { term.Write(p) })
+			})
+		}
+	}
 }
