@@ -63,7 +63,7 @@ func TestRetainedOutputIsBounded(t *testing.T) {
 func TestRetainedPaneLeavesRepliesToTheMirror(t *testing.T) {
 	p := start(t, 40, 5, "sh", "-c", `stty raw -echo; read x; printf '\033[6n'; sleep 1; dd bs=1 count=64 iflag=nonblock 2>/dev/null | od -c | head -2; printf 'done\r\n'; read y`)
 	p.Retain(1 << 16)
-	if err := p.Write([]byte("\r")); err != nil {
+	if err := p.Write([]byte("\n")); err != nil {
 		t.Fatal(err)
 	}
 	got := string(readUntil(t, p, 0, "done\r\n"))
