@@ -42,6 +42,7 @@ var forbidden = map[string][]string{
 	"internal/config/agentcfg": {"*"},
 	"internal/uiconf":          {mod + "internal", mod + "pane=", mod + "pane/term=", mod + "layout", "github.com/gdamore/tcell", "github.com/hinshun/vt10x"},
 	"pane/term/color":          {"*"},
+	"internal/filekind":        {"*"},
 }
 
 // forbiddenImports is forbidden for a package's own imports only, where

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/melmux/melmux/internal/filekind"
 )
 
 // The file tools check a path (resolve) and then use it. Had they used it by
@@ -139,27 +141,6 @@ func describeEscape(t target, err error) error {
 	return err
 }
 
-// kindOf names a file type for an error message.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "not a regular file (" + m.Type().String() + ")"
-}
-
 // errNotRegular is wrapped by the error for a path that is not a regular
 // file where a tool reads or replaces one.
 var errNotRegular = errors.New("not a regular file")
@@ -194,7 +175,7 @@ func notRegular(t target, m fs.FileMode, dirHint string) error {
 	if m.IsDir() && dirHint != "" {
 		return fmt.Errorf("%s is a directory; %s", t.shown, dirHint)
 	}
-	return fmt.Errorf("%s is %s, %w: only regular files can be used", t.shown, kindOf(m), errNotRegular)
+	return fmt.Errorf("%s is %s, %w: only regular files can be used", t.shown, filekind.Of(m), errNotRegular)
 }
 
 // openDirWalk is openDirBeneath one component at a time: openat with

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode"
+
+	"github.com/melmux/melmux/internal/filekind"
 )
 
 // PlansDir is where write_plan saves plans, relative to the workspace.
@@ -124,7 +126,7 @@ func readFirstLine(dir *os.Root, name string) (string, error) {
 	if fi, err := f.Stat(); err != nil {
 		return "", err
 	} else if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: it is %s", errNotRegular, kindOf(fi.Mode()))
+		return "", fmt.Errorf("%w: it is %s", errNotRegular, filekind.Of(fi.Mode()))
 	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/melmux/melmux/internal/filekind"
 )
 
 // Limits of read_file and list_dir, as their descriptions promise.
@@ -241,5 +243,5 @@ func notDir(t target, m fs.FileMode) string {
 	if m.IsRegular() {
 		return fmt.Sprintf("%s is a file, not a directory; use read_file to read it", t.shown)
 	}
-	return fmt.Sprintf("%s is %s, not a directory", t.shown, kindOf(m))
+	return fmt.Sprintf("%s is %s, not a directory", t.shown, filekind.Of(m))
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/melmux/melmux/internal/filekind"
 )
 
 // writeTempMarker names writeAtomicAt's temporary files, which grep and
@@ -39,7 +41,7 @@ func writeAtomicAt(ctx context.Context, dir *os.Root, name, shown string, data i
 		case fi.Mode().IsRegular():
 			mode = fi.Mode().Perm()
 		case fi.Mode()&fs.ModeSymlink == 0:
-			return true, fmt.Errorf("%s is %s, %w: only regular files can be replaced", shown, kindOf(fi.Mode()), errNotRegular)
+			return true, fmt.Errorf("%s is %s, %w: only regular files can be replaced", shown, filekind.Of(fi.Mode()), errNotRegular)
 		}
 		existed = true
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/melmux/melmux/internal/audit"
+	"github.com/melmux/melmux/internal/filekind"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -336,7 +337,7 @@ func removeStaleSocket(sock string) error {
 		return err
 	}
 	if fi.Mode()&fs.ModeSocket == 0 {
-		return fmt.Errorf("%s exists and is not a socket (%s); melmux removes only a stale socket: move it away or choose another $MELMUX_SOCKET", sock, fileKind(fi.Mode()))
+		return fmt.Errorf("%s exists and is not a socket (%s); melmux removes only a stale socket: move it away or choose another $MELMUX_SOCKET", sock, filekind.Of(fi.Mode()))
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("the socket %s belongs to uid %d, not to you (uid %d)", sock, st.Uid, os.Getuid())
@@ -353,23 +354,6 @@ func removeStaleSocket(sock string) error {
 		return fmt.Errorf("remove the stale socket: %w", err)
 	}
 	return nil
-}
-
-// fileKind names a file mode's type for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a socket"
 }
 
 // Serve accepts connections until the session ends. A failed accept never
