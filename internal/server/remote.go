@@ -66,7 +66,7 @@ func remoteBorderLocked(e *paneEntry, pv *ui.PaneView) {
 	}
 	switch l.state {
 	case proto.LinkDisconnected:
-		pv.State = "disconnected since " + clock(l.since)
+		pv.State, pv.Alert = "disconnected since "+clock(l.since), true
 	case proto.LinkConnecting:
 		pv.State = "connecting"
 	}

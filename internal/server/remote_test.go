@@ -17,13 +17,13 @@ func TestRemoteBorder(t *testing.T) {
 	e := &paneEntry{link: &paneLink{host: "build1", command: "claude", state: proto.LinkDisconnected, since: since}}
 	pv := ui.PaneView{Command: "melmux __remote build1 -- claude", State: "idle"}
 	remoteBorderLocked(e, &pv)
-	if pv.Command != "build1: claude" || pv.State != "disconnected since "+since.Format("15:04:05") {
-		t.Fatalf("disconnected: command %q, state %q", pv.Command, pv.State)
+	if pv.Command != "build1: claude" || pv.State != "disconnected since "+since.Format("15:04:05") || !pv.Alert {
+		t.Fatalf("disconnected: command %q, state %q, in the attention colour %v", pv.Command, pv.State, pv.Alert)
 	}
 	e.link.state = proto.LinkConnected
 	pv = ui.PaneView{State: "working"}
 	remoteBorderLocked(e, &pv)
-	if pv.State != "working" {
+	if pv.State != "working" || pv.Alert {
 		t.Fatalf("connected: the state %q is not the pane's own", pv.State)
 	}
 	local := ui.PaneView{Command: "sh", State: "idle"}

@@ -87,7 +87,7 @@ func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
 		x = putStr(s, x, f.Y, end-1, " ", text)
 	}
 	// A pane waiting on a person, or one that failed, stands out.
-	if p.State == "waiting" && !p.Exited || p.Exited && (p.Signal != "" || p.ExitCode != nil && *p.ExitCode != 0) {
+	if (p.State == "waiting" || p.Alert) && !p.Exited || p.Exited && (p.Signal != "" || p.ExitCode != nil && *p.ExitCode != 0) {
 		text = tcell.StyleDefault.Foreground(tcolor(st.Attention)).Bold(true)
 	}
 	putStr(s, x, f.Y, end-1, suffix, text)

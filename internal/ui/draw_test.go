@@ -70,6 +70,9 @@ func TestDrawGolden(t *testing.T) {
 	exited.Separators = []Rect{sep}
 	exited.Panes[0].Exited, exited.Panes[0].ExitCode = true, intp(2)
 	exited.Panes[1].Exited, exited.Panes[1].Signal = true, "SIGKILL"
+	// A remote pane whose link dropped: its state in the attention colour.
+	disconnected := scene(nil, pane(1, full, true, "h1: make", "building"))
+	disconnected.Panes[0].State, disconnected.Panes[0].Alert = "disconnected since 12:34:56", true
 
 	help := scene(nil, pane(1, full, true, "bash"))
 	in, err := NewInput("", nil)
@@ -101,6 +104,7 @@ func TestDrawGolden(t *testing.T) {
 		{"one_pane", onePane}, {"split_right", splitRight}, {"split_down", splitDown},
 		{"nested", nested}, {"tabs", tabs}, {"zoom", zoom}, {"status_markers", markers},
 		{"wide", wide}, {"exited", exited}, {"help", help}, {"prompt", prompt},
+		{"disconnected", disconnected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSim(t, W, H)
@@ -110,7 +114,7 @@ func TestDrawGolden(t *testing.T) {
 				tc.sc.Rows = 24
 			}
 			Draw(s, tc.sc)
-			golden(t, tc.name, dump(s, tc.name == "tabs" || tc.name == "status_markers" || tc.name == "split_right" || tc.name == "exited"))
+			golden(t, tc.name, dump(s, tc.name == "tabs" || tc.name == "status_markers" || tc.name == "split_right" || tc.name == "exited" || tc.name == "disconnected"))
 		})
 	}
 }

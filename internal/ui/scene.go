@@ -33,6 +33,9 @@ type PaneView struct {
 	// Diff is what a pane's git worktree changed, shown as "+A −D" in its
 	// border; nil for a pane without a worktree (or not counted yet).
 	Diff *DiffCount
+	// Alert draws State in the attention colour, as "waiting" is: it says
+	// something the person should see (a remote pane's dropped link).
+	Alert bool
 }
 
 // DiffCount is the lines a worktree gained and lost since it was made.
