@@ -364,3 +364,67 @@ func TestRemotePaneSurvivesTheNetwork(t *testing.T) {
 	l.must("send-keys", "-t", id, `echo ba""ck<Enter>`)
 	l.shows(id, "\nback")
 }
+
+// hostSessions are the names of the host user's running sessions.
+func (h *sshHost) hostSessions() []string {
+	h.t.Helper()
+	out, err := h.hostMelmux("ls", "--json")
+	if err != nil {
+		if strings.Contains(out, "no server") || strings.Contains(out, "no session") {
+			return nil
+		}
+		h.t.Fatalf("melmux ls on the host: %v: %s", err, out)
+	}
+	var sessions []struct{ Name string }
+	if err := json.Unmarshal([]byte(out), &sessions); err != nil {
+		h.t.Fatalf("melmux ls --json on the host: %v: %s", err, out)
+	}
+	var names []string
+	for _, s := range sessions {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// paneInfo is pane id's row of list-panes.
+func (l *localSession) paneInfo(id string) (proto.PaneInfo, bool) {
+	l.t.Helper()
+	var panes []proto.PaneInfo
+	if err := json.Unmarshal([]byte(l.must("list-panes", "--json")), &panes); err != nil {
+		l.t.Fatal(err)
+	}
+	for _, p := range panes {
+		if fmt.Sprint(p.ID) == id {
+			return p, true
+		}
+	}
+	return proto.PaneInfo{}, false
+}
+
+// A remote pane's end is its program's: the local pane exits with the
+// host's program's code and the host's session ends with it; kill-pane of
+// a remote pane ends the host's session too, leaving no r-... behind.
+func TestRemotePaneEnds(t *testing.T) {
+	h := newSSHHost(t)
+	l := newLocalSession(t, h)
+	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `echo ready; read x; exit 7`))
+	l.shows(id, "ready")
+	if s := h.hostSessions(); len(s) != 1 || !strings.HasPrefix(s[0], "r-") {
+		t.Fatalf("the host's sessions with one remote pane: %v", s)
+	}
+	l.must("send-keys", "-t", id, "<Enter>")
+	l.must("wait", "-t", id, "--exit", "--timeout", "60s")
+	p, ok := l.paneInfo(id)
+	if !ok || p.Status != "exited" || p.ExitCode == nil || *p.ExitCode != 7 {
+		t.Fatalf("the local pane after its host's program exited 7: %+v (listed %v)", p, ok)
+	}
+	eventually(t, "the host's session ending with its program", time.Minute, func() bool { return len(h.hostSessions()) == 0 })
+
+	id = strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `echo again; exec sleep 1000`))
+	l.shows(id, "again")
+	if s := h.hostSessions(); len(s) != 1 {
+		t.Fatalf("the host's sessions with the second remote pane: %v", s)
+	}
+	l.must("kill-pane", "-t", id)
+	eventually(t, "the host's session ending with kill-pane", time.Minute, func() bool { return len(h.hostSessions()) == 0 })
+}
