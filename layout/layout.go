@@ -28,7 +28,7 @@ type Direction = Kind
 
 // Normalize maps a requested layout to a Kind: exactly "right", "down" or
 // "tab" is kept; anything else (empty, "Right", "left", "vertical") is Tab, as
-// the contract says.
+// docs/cli.md says under "Layouts".
 func Normalize(s string) Kind {
 	switch Kind(s) {
 	case Right, Down, Tab:

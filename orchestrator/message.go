@@ -6,8 +6,8 @@ import (
 	"github.com/melmux/melmux/toolexec"
 )
 
-// Message is one entry of the conversation, in the relay's wire shape (the
-// contract's); every provider maps from it.
+// Message is one entry of the conversation, in the relay's wire shape;
+// every provider maps from it.
 type Message struct {
 	Role       string     `json:"role"` // system | user | assistant | tool
 	Content    string     `json:"content"`

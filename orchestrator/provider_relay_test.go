@@ -12,8 +12,8 @@ import (
 	"github.com/melmux/melmux/toolexec"
 )
 
-// The request is the contract's bytes: headers, and a body whose tools are
-// the definitions verbatim.
+// The request is the relay protocol's bytes: headers, and a body whose
+// tools are the definitions verbatim.
 func TestRelayRequestBytes(t *testing.T) {
 	var got *http.Request
 	var body []byte

@@ -177,7 +177,7 @@ func Start(cfg Config) (*Pane, error) {
 
 // WarmUp starts, in the background, the one-time work of a process's first
 // pane start that does not depend on the pane: os's probe for pidfd support,
-// which forks a child that exits at once (about 0.2 ms), runs in the first
+// which forks a child that exits at once, runs in the first
 // os.StartProcess otherwise. A session's server calls it as it starts, so
 // the probe overlaps the server's own start instead of delaying its first
 // pane.
@@ -489,7 +489,7 @@ func signalName(s syscall.Signal) string {
 	return fmt.Sprintf("SIG%d", int(s))
 }
 
-// SendKeys types text in the key notation of the contract, encoded for the
+// SendKeys types text in send_keys' key notation (pane/keys), encoded for the
 // modes the program has set (cursor keys, bracketed paste), as WriteContext
 // queues bytes: all or nothing, waiting while the program reads. It returns
 // the number of bytes queued.

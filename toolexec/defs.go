@@ -12,7 +12,8 @@ import (
 // Role selects which tools a model is offered and which the executor runs.
 type Role string
 
-// The roles of the contract's role table. Each includes the one before it.
+// The roles, from the fewest tools to the most (docs/agent.md). Each
+// includes the one before it.
 const (
 	RoleBase   Role = "base"
 	RoleWorker Role = "worker"

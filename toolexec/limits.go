@@ -9,9 +9,10 @@ import (
 
 // Size limits on what a model may send. Each is far above what a model
 // writes in one call (its whole output is at most a few hundred kilobytes)
-// and low enough that one call cannot exhaust memory or time: without them a
-// 10 MB grep pattern took 25 s and 2.8 GB, and a 1 MB path came back as a
-// 2 MB error. docs/cli.md lists them.
+// and low enough that one call cannot exhaust memory or time: without them
+// a huge grep pattern took seconds and gigabytes, and a huge path came back
+// in an error twice its size (docs/benchmarks.md, "Figures behind the
+// code's comments"). docs/cli.md lists them.
 const (
 	// MaxArgumentsBytes bounds a call's JSON-encoded arguments as received:
 	// room for the largest content (MaxContentBytes) with escaping.

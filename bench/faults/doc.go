@@ -12,7 +12,7 @@
 //	faults conns N                 N raw connections at once, then closed
 //	faults waits N M               N connections with M waits each that never
 //	                               come true; figures with them, then after the
-//	                               connections closed (issue 9.3)
+//	                               connections closed
 //	faults hugesize                a client claiming 65535x65535, then a resize
 //	                               frame saying so again
 //	faults mcp MELMUX              MELMUX mcp fed one 95 MiB line, six of them

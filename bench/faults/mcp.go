@@ -24,7 +24,7 @@ const mcpOverlongBytes = 200 << 20
 // mcpContentBytes is a legitimate call's size: write_file's content limit.
 const mcpContentBytes = 32 << 20
 
-// mcp runs the attacks on `melmux mcp` (issue 19.16), each in a fresh
+// mcp runs the attacks on `melmux mcp`, each in a fresh
 // process, and prints its peak resident memory (VmHWM) once it has
 // answered: one 95 MiB line, six of them pipelined, a 200 MiB line, and a
 // legitimate 32 MiB write_file with --base-tools.

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// p99Target is issue 3's bound on melmux's p99 keystroke-to-echo latency.
+// p99Target is the bound melmux's p99 keystroke-to-echo latency is held to.
 const p99Target = 30 * time.Millisecond
 
 // report gathers every run and prints the markdown the docs paste.

@@ -21,10 +21,9 @@ import (
 )
 
 // What `melmux mcp` holds of its input at once; docs/cli.md ("MCP") lists
-// these. Without them one 95 MiB line cost 880 MiB of resident memory (the
-// SDK's stdio transport and the check in front of it copied it eight times
-// over) and six of them sent together 2.0 to 2.3 GiB, every one read and
-// decoded at once.
+// these, and what a huge line cost without them. The SDK's stdio transport
+// and the check in front of it copied a line several times over, and lines
+// sent together were every one read and decoded at once.
 const (
 	// MaxLineBytes bounds one message from the client: room for the largest
 	// arguments a tool accepts (toolexec.MaxArgumentsBytes, three times
@@ -348,8 +347,9 @@ const collectBytes = 8 << 20
 // collect runs the garbage collector after a line of n bytes left its
 // garbage (n bytes of parts once joined or dropped; several times n that
 // the tool decoded once answered). The pacer would let the heap double first, so
-// the next large line would be read and decoded beside all of it: six 95
-// MiB lines sent together peaked at 780 MiB instead of the 550 MiB of one.
+// the next large line would be read and decoded beside all of it, and lines
+// sent together would peak far above one alone (docs/benchmarks.md,
+// "Figures behind the code's comments").
 // Large lines are rare and slow to read; a collection of melmux mcp's
 // small live heap takes a few milliseconds.
 func collect(n int) {

@@ -3,7 +3,8 @@ package proto
 import "time"
 
 // Parameters and results of the session commands. The JSON names are the
-// contract (docs/cli.md); the CLI, agents and MCP all see these shapes.
+// interface docs/cli.md documents; the CLI, agents and MCP all see these
+// shapes.
 
 // NewParams creates the first pane of a fresh session.
 type NewParams struct {

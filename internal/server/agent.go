@@ -102,7 +102,7 @@ func (o *outputTimes) newestFirst() []time.Time {
 }
 
 // What a pane runs is looked up without Server.mu: the lookup reads /proc
-// (the group's processes, 0.1 ms for a few, more for a wrapper's tree), and
+// (the group's processes, more for a wrapper's tree), and
 // every command, frame and client waits on Server.mu. So lookForeground
 // gathers (the foreground group by the pane's ioctl, its processes, their
 // kind) with no lock held, and applyForegroundLocked stores the result on
@@ -165,7 +165,8 @@ func (s *Server) lookForeground(p *pane.Pane, bannered int, printed bool) foregr
 			}
 			r.kind, r.why = rules.KindOfProcs(procs)
 			r.pid = agentPID(rules, procs)
-			// (Reading a screen of 200x50 costs 0.2 ms, an empty one too.)
+			// Reading a screen costs as much empty as full: only a pane
+			// that printed is read.
 			if r.kind == "" && printed && r.pgrp != bannered {
 				r.banner, r.bannerWhy = rules.KindOfScreen(p.Term().Lines())
 			}

@@ -37,8 +37,8 @@ import (
 // session starts, not news.
 //
 // A pane is told about at most once per NotifyEvery (a second): a program
-// flipping its state every 10 ms made 352 bells, OSC 9s and notify_commands
-// in 20 s. A change within the second after the last one told waits until
+// flipping its state many times a second would otherwise ring, send OSC 9
+// and run notify_command as often. A change within the second after the last one told waits until
 // the second is over, and what is then told is the latest change, with how
 // many others it stands for (merged), so nothing goes unsaid for longer
 // than that, nor is said more often. The marks are not held back.

@@ -134,9 +134,9 @@ func children(pid int) (kids []int, ok bool) {
 }
 
 // scanGroup lists the group's processes as walkGroup does by reading the
-// stat of every process on the machine (10 ms and more with a thousand
-// processes), then any left whose parent is outside the group: where a
-// walk cannot work.
+// stat of every process on the machine (a cost that grows with them all),
+// then any left whose parent is outside the group: where a walk cannot
+// work.
 func scanGroup(pgrp int, leader agentstate.Proc) []agentstate.Proc {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	parent := map[int]int{}

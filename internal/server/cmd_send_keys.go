@@ -18,7 +18,7 @@ const (
 	firstOutput    = time.Second
 )
 
-// send_keys types text (the key notation of the contract, or as it is with
+// send_keys types text (pane/keys' notation, or as it is with
 // literal) into a pane and answers with the screen once the output settled,
 // within a bound.
 func init() {

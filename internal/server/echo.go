@@ -31,9 +31,10 @@ const frameHold = 10 * time.Millisecond
 //
 // The client's loop is one goroutine: a key that arrives while it draws a
 // frame waits for that frame, and so does an echo. Drawn beside the parsers,
-// a frame of four flooding panes took 2 ms of CPU but a p90 of 11 and a p99
-// of 35 ms on two cores; so while a frame is drawn (at most frameHold) the
-// readers wait too.
+// a frame of flooding panes takes many times its CPU time in wall time,
+// waiting for a CPU (docs/benchmarks.md, "The key behind the client's
+// frames"); so while a frame is drawn (at most frameHold) the readers wait
+// too.
 type echoFirst struct {
 	active atomic.Bool  // a hold is on: the readers' cheap test
 	parked atomic.Int32 // readers waiting in wait now: what tests count to see a hold hold
@@ -198,8 +199,8 @@ func (h *echoFirst) wait(id int) {
 // flooding programs never block on their PTYs, and with them and the
 // parsers all runnable, each hop of a key's way (the server's reader of
 // the terminal, the program echoing, the server again, the terminal) queued
-// for a CPU: on 2 CPUs a thread of the server waited up to 15 ms to run,
-// and flood4's p99 was 1.5-1.9 times tmux's.
+// for a CPU, and a key's echo took longer than tmux's (docs/benchmarks.md,
+// "The key behind the client's frames").
 func (s *Server) feed(id int, apply func()) {
 	s.echo.wait(id)
 	typing := s.typingNow()
@@ -234,7 +235,7 @@ func (s *Server) typingNow() bool {
 // that on a machine of few CPUs one of them is left to the key's way: the
 // server's input and loop (and a proxy client's process), the program echoing and the
 // terminal. Flooding on every CPU, the parsers made each of those wait for a
-// CPU in turn (on 2 CPUs: flood4 p90 10.8-12.6 ms, with one slot kept 6.4-9.3).
+// CPU in turn (docs/benchmarks.md, "A CPU for the typist").
 // Only where there are two slots or more: one must stay for the floods.
 type typingReserve struct {
 	mu     sync.Mutex  // guards timer and taken

@@ -29,7 +29,7 @@ import (
 	"github.com/melmux/melmux/worktree"
 )
 
-// Default session size when nobody gave one (the contract's 200x50).
+// Default session size when nobody gave one (docs/cli.md, new).
 const (
 	DefaultCols = 200
 	DefaultRows = 50

@@ -2,7 +2,8 @@ package agentstate
 
 import "time"
 
-// State is an agent's state as the contract names it.
+// State is an agent's state, named as list-panes, wait --state and the
+// agents' tools show it.
 type State string
 
 const (

@@ -1,5 +1,6 @@
-// Package keys turns send_keys text, written in the vim key notation of the
-// contract, into the bytes a terminal would send for those keys.
+// Package keys turns send_keys text, written in the vim key notation
+// docs/cli.md gives ("Keys in TEXT"), into the bytes a terminal would send
+// for those keys.
 //
 // Text is typed as is (UTF-8, bytes passed through); a newline is the Enter
 // key (CR), and CRLF counts as one newline. Names in angle brackets are keys,

@@ -26,8 +26,7 @@ import "github.com/hinshun/vt10x"
 // the row the cursor was on when the program entered, as for ?1049l, and
 // loses none; and the pen after ?1049l is vt10x's saved one (a DECSC on the
 // alternate screen replaces it), where tmux keeps one for the alternate
-// screen alone. Entering the alternate screen costs a read of the screen
-// (0.3 ms for 200x50).
+// screen alone. Entering the alternate screen costs a read of the screen.
 type savedPrimary struct {
 	lines   []histLine // the rows, top first, their data their own
 	cols    int        // the width they were saved at

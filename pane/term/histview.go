@@ -5,8 +5,9 @@ package term
 // It copies the lines' 24-byte slots, not their text: a line's data is
 // never written again once saved (the history's blocks only grow, and a
 // dropped block lives on while a view holds its lines), so the view shares
-// it, and a line's cells are unpacked when asked for. Copy mode over 10,000
-// lines took 38 MB a client when every line was unpacked on entry.
+// it, and a line's cells are unpacked when asked for, so that entering copy
+// mode does not unpack every line of a long history (docs/architecture.md,
+// "Attached clients").
 type HistoryView struct {
 	lines []histLine
 	cols  int // the screen's width when the view was taken

@@ -10,8 +10,8 @@ import (
 )
 
 // everydayShapes are the streams of bench/streams that clear a screen with
-// content, scroll a region, save and restore the cursor and scroll back
-// (issue 21): the model of the screen takes all of them.
+// content, scroll a region, save and restore the cursor and scroll back:
+// the model of the screen takes all of them.
 var everydayShapes = []string{"watch", "homeclear", "logclear", "region", "ri"}
 
 // shapeStream is about size bytes of the stream kind, with a PTY's line
