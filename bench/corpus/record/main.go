@@ -6,8 +6,8 @@
 // The recorder is the program's terminal: it follows the screen with
 // pane/term (so a step can wait for text to show), and answers the device
 // queries pane/term answers (DA1, DA2, DSR, cursor position), as any
-// terminal would; Claude Code and Codex do not draw without a cursor
-// position answer. Programs run with TERM=xterm-256color, LANG=C.UTF-8, no
+// terminal would: a program that asks may wait for the answer before it
+// draws. Programs run with TERM=xterm-256color, LANG=C.UTF-8, no
 // TMUX or MELMUX variables, and a private HOME (no one's vimrc or
 // .gitconfig).
 //
