@@ -66,9 +66,10 @@ type recipe struct {
 	name       string
 	cols, rows int
 	argv       []string
-	// setup prepares the recipe's files and environment in dir (its
-	// private HOME and working directory) and returns the variables to
-	// add and a function to run after the program ends.
+	// setup prepares the recipe's files in the run's directory (the
+	// program's private HOME and, unless setup moves it, its working
+	// directory) and may add to its environment, change its command line
+	// and leave work for after the program ends (r.after).
 	setup func(r *run) error
 	steps []step
 }
@@ -121,7 +122,7 @@ func bigFile(repo string) (string, error) {
 	return best, err
 }
 
-// copyFile copies the big file into the run's directory under a stable
+// copyBig copies the big file into the run's directory under a stable
 // name, so the recording holds no path of the machine it was made on.
 func copyBig(r *run) (string, error) {
 	src, err := bigFile(r.repo)
