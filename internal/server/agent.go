@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
@@ -135,7 +134,7 @@ func (s *Server) lookForeground(p *pane.Pane, bannered int, printed bool) foregr
 	r := foreground{at: time.Now(), pgrp: p.ForegroundGroup()}
 	rules := s.rules()
 	if r.pgrp != 0 {
-		if h := lookHook.Load(); h != nil {
+		if h := s.hooks.look.Load(); h != nil {
 			(*h)(p)
 		}
 		leader := readProc(r.pgrp)
@@ -188,10 +187,6 @@ func agentPID(rules *agentstate.Rules, procs []agentstate.Proc) int {
 	}
 	return 0
 }
-
-// lookHook, when set (by tests), runs in each lookup of a running pane
-// before it reads /proc.
-var lookHook atomic.Pointer[func(*pane.Pane)]
 
 // applyForegroundLocked stores a lookup's result, unless a later lookup's
 // is stored already. Caller holds Server.mu.

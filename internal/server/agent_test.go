@@ -265,9 +265,8 @@ func TestLookupLeavesServerLockFree(t *testing.T) {
 			})
 		}
 	}
-	lookHook.Store(&hook)
-	t.Cleanup(func() { lookHook.Store(nil) })
 	s, c := startServer(t)
+	s.hooks.look.Store(&hook)
 	newPane(t, c, claude)
 	<-entered
 	locked := make(chan struct{})

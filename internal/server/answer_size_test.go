@@ -49,9 +49,7 @@ func TestJSONLenIsWhatMarshalMakes(t *testing.T) {
 // how many of its last lines would fit; that many are then read. (Here the
 // limit is lowered to 64 KiB; the real one is 64 MiB.)
 func TestReadPaneTooLargeSaysWhatFits(t *testing.T) {
-	defer func(old int) { maxResult = old }(maxResult)
-	maxResult = 64 << 10
-	_, c := startServer(t)
+	_, c := startServer(t, func(cfg *Config) { cfg.tune.maxResult = 64 << 10 })
 	newPane(t, c, "sh", "-c", `i=0; while [ $i -lt 2000 ]; do echo "line $i <──────────────────────────────>"; i=$((i+1)); done; echo all-printed; exec sleep 600`)
 	waitLine(t, c, 1, `^all-printed$`)
 	err := c.Call(t.Context(), "read_pane", proto.ReadPaneParams{Pane: 1, All: true}, nil)

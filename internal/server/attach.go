@@ -239,6 +239,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	if c.tty == nil {
 		c.tty = newConnTty(conn, &c.wmu, hello.Cols, hello.Rows)
 	}
+	c.tty.setLimit(s.tune.slowClient)
 	// Lets go of a terminal handed over, whichever way this ends.
 	defer c.tty.Close()
 	// tcell draws what the session will show once this client is in (the

@@ -261,9 +261,7 @@ func snapshotText(sc *term.Screen) string {
 // again: the frame it was cut off in is finished, its terminal reset, and
 // the reason is "too slow", not a vanished server.
 func TestSlowClientIsToldWhyItWasDropped(t *testing.T) {
-	defer func(d time.Duration) { slowClientLimit = d }(slowClientLimit)
-	slowClientLimit = 300 * time.Millisecond
-	s, c := startServer(t)
+	s, c := startServer(t, func(cfg *Config) { cfg.tune.slowClient = 300 * time.Millisecond })
 	// yes floods faster than a shell loop, so frames outgrow the socket's
 	// buffer quickly even when the machine is busy with other tests.
 	flood := `yes "a line of a flood that fills every frame"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
@@ -85,11 +84,6 @@ func init() {
 	}})
 }
 
-// turnWaitHook, when set (by tests), is called each time read_agent goes to
-// sleep waiting for a turn: the point where a test may end the turn knowing
-// the wait, not luck, saw it end.
-var turnWaitHook atomic.Pointer[func()]
-
 // waitTurns waits up to bound until the agent has finished every turn up to
 // target or is gone. It reports whether it waited at all.
 func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgent, target int, bound time.Duration) (bool, error) {
@@ -116,9 +110,7 @@ func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgen
 		if over || bound <= 0 {
 			return waited, nil
 		}
-		if hook := turnWaitHook.Load(); hook != nil {
-			(*hook)()
-		}
+		runHook(&s.hooks.turnWait)
 		select {
 		case <-ch:
 		case <-e.p.Exited():

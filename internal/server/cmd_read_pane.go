@@ -43,7 +43,7 @@ func init() {
 		}
 		// What does not fit in an answer is said before it is built, with
 		// how much does: the last lines of the history, asked for by count.
-		room := maxResult - linesJSONLen(out.Lines) - jsonLen(out.Title) - 1<<10
+		room := s.tune.maxResult - linesJSONLen(out.Lines) - jsonLen(out.Title) - 1<<10
 		if size := linesJSONLen(out.History); size > room {
 			fit := lastThatFit(out.History, room)
 			return nil, errorf(proto.CodeAnswerTooLarge, "read_pane: pane %d's history of %d lines is %s as JSON, over the %s an answer may be: ask for the last %d lines or fewer (scrollback %d, read-pane --scrollback %d)",

@@ -69,9 +69,8 @@ func TestPromptVerbPanicIsConfined(t *testing.T) {
 			m["boom"]++ // a nil map write: a real panic
 		}
 	}
-	promptHook.Store(&hook)
-	t.Cleanup(func() { promptHook.Store(nil) })
 	c, conn, cl := attachedToOnePane(t, 100, 30)
+	cl.s.hooks.prompt.Store(&hook)
 	typeKeys := func(keys string) {
 		t.Helper()
 		if err := proto.WriteFrame(conn, proto.FrameInput, []byte(keys)); err != nil {
@@ -128,10 +127,9 @@ func TestAgentWatcherPanicIsConfined(t *testing.T) {
 			m["boom"]++
 		}
 	}
-	lookHook.Store(&hook)
-	t.Cleanup(func() { lookHook.Store(nil) })
 	var log logBuffer
-	_, c := startServer(t, func(cfg *Config) { cfg.Log = slog.New(slog.NewTextHandler(&log, nil)) })
+	s, c := startServer(t, func(cfg *Config) { cfg.Log = slog.New(slog.NewTextHandler(&log, nil)) })
+	s.hooks.look.Store(&hook)
 	ctx := context.Background()
 	// A command that looks the pane up answers with an internal error (its
 	// request's recover); the watcher looks it up as it starts, and without
@@ -193,9 +191,8 @@ func startSaved(t *testing.T) (*Server, *mxclient.Client, *logBuffer) {
 func TestStateSavePanicIsConfined(t *testing.T) {
 	var boom panicOnce
 	hook := boom.run
-	stateHook.Store(&hook)
-	t.Cleanup(func() { stateHook.Store(nil) })
 	s, c, log := startSaved(t)
+	s.hooks.state.Store(&hook)
 
 	boom.armed.Store(true)
 	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "tab", Argv: []string{"sleep", "601"}, NoWait: true}, nil)
@@ -217,29 +214,27 @@ func TestStateSavePanicIsConfined(t *testing.T) {
 // signal's, whose last save of the state panics under Server.mu.
 func TestSessionEndsDespiteAPanic(t *testing.T) {
 	endings := []struct {
-		name string
-		hook *atomic.Pointer[func()]
-		end  func(*Server, *mxclient.Client)
-		want string
+		name  string
+		state bool // the panic is in the state's build, else in a step of the end
+		end   func(*Server, *mxclient.Client)
+		want  string
 	}{
-		{"kill_server", nil, func(s *Server, c *mxclient.Client) { call(t, c, "kill_server", nil, nil) },
+		{"kill_server", false, func(s *Server, c *mxclient.Client) { call(t, c, "kill_server", nil, nil) },
 			`msg="the state file's end panic" panic="assignment to entry in nil map" stack=`},
-		{"signal", &stateHook, func(s *Server, c *mxclient.Client) { s.Shutdown("signal terminated") },
+		{"signal", true, func(s *Server, c *mxclient.Client) { s.Shutdown("signal terminated") },
 			`msg="the session state's last save panic" panic="assignment to entry in nil map" stack=`},
 	}
 	for _, e := range endings {
 		t.Run(e.name, func(t *testing.T) {
 			var boom panicOnce
-			if e.hook != nil {
+			s, c, log := startSaved(t)
+			if e.state {
 				hook := boom.run
-				e.hook.Store(&hook)
-				t.Cleanup(func() { e.hook.Store(nil) })
+				s.hooks.state.Store(&hook)
 			} else {
 				hook := func(string) { boom.run() }
-				endHook.Store(&hook)
-				t.Cleanup(func() { endHook.Store(nil) })
+				s.hooks.end.Store(&hook)
 			}
-			s, c, log := startSaved(t)
 			boom.armed.Store(true)
 			e.end(s, c)
 			select {

@@ -20,9 +20,9 @@ import (
 // Enter in one burst fails with some agents: codex takes a burst ending in
 // Enter for a paste and inserts a newline instead of submitting.
 //
-// The bounds below are variables so that tests against real agent CLIs can
-// tune them.
-var (
+// A test shortens deliverEcho, deliverPause and deliverReact through
+// Server.tune.
+const (
 	// deliverEcho bounds the wait for the text to show on screen. The
 	// bounds are generous because they only cost time when the program
 	// does not react: a busy machine makes Claude Code several seconds late
@@ -124,7 +124,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	if err := p.Write(ui.PasteBytes(text, p.Term().Modes())); err != nil {
 		return proto.SendAgentResult{}, writeError("send_agent", id, p, err)
 	}
-	shown := watch(ctx, p, deliverEcho, func() (bool, time.Duration) {
+	shown := watch(ctx, p, s.tune.deliverEcho, func() (bool, time.Duration) {
 		if probe == "" || visible(p.Term().Lines(), probe) {
 			return true, 0
 		}
@@ -135,7 +135,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 		quiet := time.Since(last)
 		return quiet >= deliverQuiet, deliverQuiet - quiet
 	})
-	if !sleepCtx(ctx, time.Until(wrote.Add(deliverPause))) {
+	if !sleepCtx(ctx, time.Until(wrote.Add(s.tune.deliverPause))) {
 		return proto.SendAgentResult{}, errorf(proto.CodeFailed, "send_agent: cancelled")
 	}
 
@@ -153,7 +153,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 			}
 			return proto.SendAgentResult{}, writeError("send_agent", id, p, err)
 		}
-		submitted = watch(ctx, p, deliverReact, func() (bool, time.Duration) {
+		submitted = watch(ctx, p, s.tune.deliverReact, func() (bool, time.Duration) {
 			return reacted(p, kind, cueBefore, probe, enter), 0
 		})
 		if ctx.Err() != nil {
@@ -190,7 +190,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 		out.Note = fmt.Sprintf("the text sits typed but unsubmitted in pane %d: the program did not react to Enter %d times", id, presses)
 	}
 	if !shown {
-		out.Note += fmt.Sprintf(" (the text did not show on screen within %s)", deliverEcho)
+		out.Note += fmt.Sprintf(" (the text did not show on screen within %s)", s.tune.deliverEcho)
 	}
 	if ndropped > 0 {
 		out.Note += fmt.Sprintf(" (%d control character(s) left out of the paste, the first %s; send_keys types keys)", ndropped, dropped)

@@ -76,15 +76,9 @@ func TestSendAgentSeesAnAgentGoToWork(t *testing.T) {
 // A program that never reacts to Enter leaves the text unsubmitted, and the
 // result says so after a bounded number of presses.
 func TestSendAgentReportsUnsubmittedText(t *testing.T) {
-	for _, v := range []struct {
-		p    *time.Duration
-		fast time.Duration
-	}{{&deliverEcho, 200 * time.Millisecond}, {&deliverReact, 200 * time.Millisecond}, {&deliverPause, 10 * time.Millisecond}} {
-		old := *v.p
-		*v.p = v.fast
-		t.Cleanup(func() { *v.p = old })
-	}
-	_, c := startServer(t)
+	_, c := startServer(t, func(cfg *Config) {
+		cfg.tune.deliverEcho, cfg.tune.deliverReact, cfg.tune.deliverPause = 200*time.Millisecond, 200*time.Millisecond, 10*time.Millisecond
+	})
 	newPane(t, c, "sh", "-c", "stty raw -echo; echo deaf; exec sleep 600")
 	waitLine(t, c, 1, `^deaf$`)
 	r := send(t, c, 1, "anyone there?", "")

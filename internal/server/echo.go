@@ -216,11 +216,8 @@ func (s *Server) feed(id int, apply func()) {
 	}
 	start := time.Now()
 	apply()
-	pause(time.Since(start))
+	s.tune.pause(time.Since(start))
 }
-
-// pause is time.Sleep but in tests, which record the pauses asked for.
-var pause = time.Sleep
 
 // typingWindow is how long after a person's last key the floods keep to one
 // feed slot fewer.

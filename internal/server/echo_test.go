@@ -102,10 +102,15 @@ func TestEchoFirstMovesOnToThePaneTheInputWentTo(t *testing.T) {
 	<-held
 }
 
+// feeder is a server of slots feed slots, no more: what feed needs.
+func feeder(slots int) *Server {
+	return &Server{feedSlots: make(chan struct{}, slots), tune: tuning{}.orDefaults()}
+}
+
 // feed is where the hold holds: a neighbour's output reaches its emulator
 // only once the echo of the key typed into another pane is drawn.
 func TestFeedWaitsForTheEcho(t *testing.T) {
-	s := &Server{feedSlots: make(chan struct{}, 1)}
+	s := feeder(1)
 	s.echo.begin(1)
 	holdLong(&s.echo)
 	fed := make(chan struct{})
@@ -185,7 +190,7 @@ func TestAFrameBeingDrawnHoldsThePanes(t *testing.T) {
 // The answer a typed key awaits is fed without a feed slot: readers of
 // floods that queued for one before the key arrived would go first.
 func TestTheAwaitedAnswerTakesNoFeedSlot(t *testing.T) {
-	s := &Server{feedSlots: make(chan struct{}, 1)}
+	s := feeder(1)
 	s.feedSlots <- struct{}{} // a flood parses in the only slot
 	s.echo.begin(2)
 	done := make(chan struct{})
@@ -222,7 +227,7 @@ func waitSlots(t *testing.T, s *Server, n int) {
 // While a person types, the floods parse in one slot fewer, and get it back
 // once the typing stops; with a single slot nothing is kept from them.
 func TestTypingKeepsAFeedSlotFromTheFloods(t *testing.T) {
-	s := &Server{feedSlots: make(chan struct{}, 2)}
+	s := feeder(2)
 	s.typingReserve.window = time.Hour
 	s.typing()
 	waitSlots(t, s, 1)
@@ -236,7 +241,7 @@ func TestTypingKeepsAFeedSlotFromTheFloods(t *testing.T) {
 	s.typingReserve.mu.Unlock()
 	waitSlots(t, s, 0)
 
-	one := &Server{feedSlots: make(chan struct{}, 1)}
+	one := feeder(1)
 	one.typing()
 	one.feed(1, func() {}) // would wait for ever were the only slot kept
 	if one.typingReserve.timer != nil {
@@ -251,8 +256,7 @@ func TestTypingKeepsAFeedSlotFromTheFloods(t *testing.T) {
 func TestTypingPacesTheOtherPanesFloods(t *testing.T) {
 	var mu sync.Mutex // guards paused
 	var paused []time.Duration
-	defer func(old func(time.Duration)) { pause = old }(pause)
-	pause = func(d time.Duration) {
+	record := func(d time.Duration) {
 		mu.Lock()
 		paused = append(paused, d)
 		mu.Unlock()
@@ -264,7 +268,8 @@ func TestTypingPacesTheOtherPanesFloods(t *testing.T) {
 		paused = nil
 		return out
 	}
-	s := &Server{feedSlots: make(chan struct{}, 1)}
+	s := feeder(1)
+	s.tune.pause = record
 	parse := func() { time.Sleep(5 * time.Millisecond) }
 	s.feed(2, parse)
 	if got := pauses(); len(got) != 0 {
@@ -291,7 +296,7 @@ func TestTypingPacesTheOtherPanesFloods(t *testing.T) {
 }
 
 func TestFeedLeavesAPFree(t *testing.T) {
-	s := &Server{feedSlots: make(chan struct{}, 1)}
+	s := feeder(1)
 	ran := false
 	s.feed(1, func() { ran = true })
 	if !ran || len(s.feedSlots) != 0 {
@@ -358,8 +363,7 @@ func TestEchoFrameTakesOnlyTheTypedPane(t *testing.T) {
 	// Nor does it wait for a lookup in /proc, even one due for the typed pane.
 	var looked atomic.Int32
 	hook := func(*pane.Pane) { looked.Add(1) }
-	lookHook.Store(&hook)
-	defer lookHook.Store(nil)
+	s.hooks.look.Store(&hook)
 	s.mu.Lock()
 	for _, e := range s.panes {
 		e.kindAt = time.Time{}

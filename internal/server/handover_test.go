@@ -237,9 +237,7 @@ func TestKilledClientsTerminalIsLetGo(t *testing.T) {
 // is: the server lets go of it, and the client is told why over the
 // connection, with the rest of what was cut short and a reset to write.
 func TestStalledTerminalIsDroppedWithTheReason(t *testing.T) {
-	defer func(d time.Duration) { slowClientLimit = d }(slowClientLimit)
-	slowClientLimit = 300 * time.Millisecond
-	s, c := startServer(t)
+	s, c := startServer(t, func(cfg *Config) { cfg.tune.slowClient = 300 * time.Millisecond })
 	flood := `yes "a line of a flood that fills every frame"`
 	call(t, c, "new", proto.NewParams{Command: []string{"sh", "-c", flood}}, nil)
 	tm := newTerminal(t)

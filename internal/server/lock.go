@@ -1,7 +1,5 @@
 package server
 
-import "sync/atomic"
-
 // Server.mu is taken in one way only: by withLock or withFresh, or in a
 // small function that defers its Unlock. Each request runs under a recover
 // (Server.call) and so do the server's own goroutines (recovered), so a
@@ -15,7 +13,7 @@ import "sync/atomic"
 func (s *Server) withLock(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lockedHook()
+	runHook(&s.hooks.lock)
 	f()
 }
 
@@ -54,16 +52,6 @@ func (s *Server) withLockErr(f func() error) (err error) {
 func (s *Server) withFreshErr(f func() error, ids ...int) (err error) {
 	s.withFresh(func() { err = f() }, ids...)
 	return err
-}
-
-// lockHook, when set (by tests), runs each time withLock has taken
-// Server.mu: a test panics there to check that the session goes on.
-var lockHook atomic.Pointer[func()]
-
-func lockedHook() {
-	if h := lockHook.Load(); h != nil {
-		(*h)()
-	}
 }
 
 // freshDo runs f as withFresh does and returns what f returns.

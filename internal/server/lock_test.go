@@ -151,9 +151,8 @@ func TestPanicUnderTheLockLeavesTheSessionUsable(t *testing.T) {
 			m["boom"]++
 		}
 	}
-	lockHook.Store(&hook)
-	t.Cleanup(func() { lockHook.Store(nil) })
 	s, c := startServer(t)
+	s.hooks.lock.Store(&hook)
 	newPane(t, c, "sh", "-c", "PS1='$ ' exec sh -i")
 	waitLine(t, c, 1, `^\$`)
 	ctx := context.Background()

@@ -115,7 +115,7 @@ func workingAgent(t *testing.T) (*Server, *mxclient.Client, *agentConn) {
 
 // onTurnWait makes f run the first time read_agent sleeps on a turn; the
 // test ends only once f has.
-func onTurnWait(t *testing.T, f func() error) {
+func onTurnWait(t *testing.T, s *Server, f func() error) {
 	var once sync.Once
 	var wg sync.WaitGroup
 	hook := func() {
@@ -129,11 +129,8 @@ func onTurnWait(t *testing.T, f func() error) {
 			}()
 		})
 	}
-	turnWaitHook.Store(&hook)
-	t.Cleanup(func() {
-		turnWaitHook.Store(nil)
-		wg.Wait()
-	})
+	s.hooks.turnWait.Store(&hook)
+	t.Cleanup(wg.Wait)
 }
 
 // Messages from a lead (send_agent) and from the person typing in the
@@ -206,7 +203,7 @@ func TestReadAgentWaitsForTheTurn(t *testing.T) {
 		t.Fatalf("a task given at registration is turn 1: %+v", m)
 	}
 	a.report("working", m.Turn, "", 1)
-	onTurnWait(t, func() error { return a.tryReport("idle", m.Turn, "there are 12 files", 3) })
+	onTurnWait(t, s, func() error { return a.tryReport("idle", m.Turn, "there are 12 files", 3) })
 	var r proto.ReadAgentResult
 	if err := c.Call(context.Background(), "read_agent", proto.ReadAgentParams{Pane: 1, WaitMS: 60000}, &r); err != nil {
 		t.Fatal(err)
@@ -259,7 +256,7 @@ func TestAgentExitsWithItsConnection(t *testing.T) {
 	send(t, c, 1, "two", "")
 	m = a.next()
 	a.report("working", m.Turn, "", 4)
-	onTurnWait(t, a.c.Close)
+	onTurnWait(t, s, a.c.Close)
 	var r proto.ReadAgentResult
 	if err := c.Call(context.Background(), "read_agent", proto.ReadAgentParams{Pane: 1, WaitMS: 60000}, &r); err != nil {
 		t.Fatal(err)

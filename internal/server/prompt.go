@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/melmux/melmux/internal/ui"
@@ -53,7 +52,7 @@ func (c *client) runLine(args []string) {
 		return
 	}
 	defer c.s.recovered("melmux "+args[0]+" (typed at the prompt)", c.verbFailed)
-	if h := promptHook.Load(); h != nil {
+	if h := c.s.hooks.prompt.Load(); h != nil {
 		(*h)(args)
 	}
 	if c.s.self == "" {
@@ -116,10 +115,6 @@ func verbIndex(args []string) int {
 	}
 	return i
 }
-
-// promptHook, when set (by tests), runs first in each verb typed at the
-// prompt, on the verb's goroutine.
-var promptHook atomic.Pointer[func(args []string)]
 
 // verbFailed tells the person at the prompt that the verb they typed failed
 // inside the server, in the output view, which stays until dismissed (a

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/melmux/melmux/internal/audit"
@@ -201,19 +200,12 @@ func (s *Server) policyLocked(id int, e *paneEntry, kind string) {
 	p := e.p
 	go func() {
 		defer s.recovered(fmt.Sprintf("pane %d's policy answer", id), nil)
-		if h := policyKeyHook.Load(); h != nil {
-			(*h)()
-		}
+		runHook(&s.hooks.policyKey)
 		if _, err := p.SendKeys(context.Background(), o.Key); err != nil {
 			s.log.Warn("policy: typing the answer", "pane", id, "key", o.Key, "err", err)
 		}
 	}()
 }
-
-// policyKeyHook, when set (by tests), runs before the policy types its
-// answer: the moment a test may look at what others see of a question
-// being answered.
-var policyKeyHook atomic.Pointer[func()]
 
 // decideByPolicyLocked is the policy's decision on q, asked by an agent of
 // kind; Ask (a person decides) when there is no policy.

@@ -107,9 +107,7 @@ func (s *Server) waitCLITurn(ctx context.Context, id int, e *paneEntry, target i
 		if over || bound <= 0 {
 			return waited, nil
 		}
-		if hook := turnWaitHook.Load(); hook != nil {
-			(*hook)()
-		}
+		runHook(&s.hooks.turnWait)
 		again := time.NewTimer(recheck)
 		if recheck <= 0 {
 			again.Stop()

@@ -74,6 +74,8 @@ type Config struct {
 	// more than it had at New while a client is attached (see spareProc).
 	// Only for a process that runs one server, as the daemon does.
 	SpareProc bool
+	// tune is what this package's tests shorten or watch (hooks.go).
+	tune tuning
 }
 
 // UIConfig is what attached clients are drawn and driven with.
@@ -96,6 +98,8 @@ type Server struct {
 	// conf is the part of the config that source_file replaces
 	// (reload.go).
 	conf       atomic.Pointer[liveConfig]
+	hooks      testHooks // nil but in tests
+	tune       tuning
 	configFile string
 	history    ui.History  // the ":" prompt's, shared by every client for the server's life
 	maxClients int         // attached clients at once
@@ -252,6 +256,7 @@ func New(cfg Config) *Server {
 		cfg.AgentReadWait = config.DefaultReadWait
 	}
 	s := &Server{
+		tune:        cfg.tune.orDefaults(),
 		feedSlots:   make(chan struct{}, feedSlots(cfg.SpareProc)),
 		name:        cfg.Name,
 		sock:        cfg.SocketPath,
@@ -480,7 +485,7 @@ func (s *Server) endSession(reason, clientMsg string, keep bool) {
 // endStep is one step of a session's end, confined so the next ones run.
 func (s *Server) endStep(what string, f func()) {
 	s.confined(what, func() {
-		if h := endHook.Load(); h != nil {
+		if h := s.hooks.end.Load(); h != nil {
 			(*h)(what)
 		}
 		f()
@@ -689,7 +694,7 @@ func (s *Server) call(ctx context.Context, req proto.Request) (resp proto.Respon
 		resp.Error = errorf(proto.CodeInternal, "%s: encode result: %v", req.Method, err)
 		return resp, then
 	}
-	if len(b) > maxResult {
+	if len(b) > s.tune.maxResult {
 		resp.Error = errorf(proto.CodeAnswerTooLarge, "%s: the answer is %s, over the %s an answer may be; ask for less", req.Method, mib(len(b)), mib(proto.MaxAnswer))
 		return resp, then
 	}
@@ -698,8 +703,8 @@ func (s *Server) call(ctx context.Context, req proto.Request) (resp proto.Respon
 }
 
 // maxResult bounds a result so that its answer line, with the id around
-// it, stays within proto.MaxAnswer. (A variable: tests lower it.)
-var maxResult = proto.MaxAnswer - 1<<10
+// it, stays within proto.MaxAnswer. (Tests lower it: Server.tune.)
+const maxResult = proto.MaxAnswer - 1<<10
 
 // maxErrorMessage bounds an error's message (one may hold a screen): the
 // rest is cut, so the answer stays within proto.MaxAnswer.
@@ -730,6 +735,3 @@ func (s *Server) Call(ctx context.Context, method string, params any) (json.RawM
 	}
 	return resp.Result, nil
 }
-
-// endHook, when set (by tests), runs first in each step of a session's end.
-var endHook atomic.Pointer[func(step string)]

@@ -239,9 +239,7 @@ func (s *Server) buildStateLocked(final bool) (*sessionstate.State, []stateRow) 
 	if (s.shutdown && !final) || len(s.panes) == 0 {
 		return nil, nil
 	}
-	if h := stateHook.Load(); h != nil {
-		(*h)()
-	}
+	runHook(&s.hooks.state)
 	st := &sessionstate.State{Version: sessionstate.Version, Session: s.name, Cols: s.cols, Rows: s.rows, Layout: s.layout.Dump()}
 	var rows []stateRow
 	for _, id := range s.layout.Panes() {
@@ -260,7 +258,3 @@ func (s *Server) buildStateLocked(final bool) (*sessionstate.State, []stateRow) 
 	}
 	return st, rows
 }
-
-// stateHook, when set (by tests), runs in each build of the state, under
-// Server.mu.
-var stateHook atomic.Pointer[func()]

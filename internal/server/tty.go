@@ -156,8 +156,9 @@ func (t *ttyArea) size() (int, int) {
 
 // slowClientLimit is how long one write to a client may take. A client that
 // has not taken its output within it is dropped: its loop would otherwise sit
-// in a write for as long as the client stalls. (A variable for tests.)
-var slowClientLimit = 10 * time.Second
+// in a write for as long as the client stalls. (Server.tune's slowClient in
+// tests.)
+const slowClientLimit = 10 * time.Second
 
 // ErrSlowClient is the write error of a client that stopped reading.
 var ErrSlowClient = errors.New("client stopped reading its output")

@@ -23,7 +23,7 @@ func TestReadAgentWaitsThroughAPolicyAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log logBuffer
-	_, c := startServer(t, func(cfg *Config) {
+	s, c := startServer(t, func(cfg *Config) {
 		cfg.Agents = AgentsConfig{Policy: policy}
 		cfg.Log = slog.New(slog.NewTextHandler(&log, nil))
 	})
@@ -39,16 +39,14 @@ func TestReadAgentWaitsThroughAPolicyAnswer(t *testing.T) {
 	waiting := make(chan struct{})
 	var once sync.Once
 	onWait := func() { once.Do(func() { close(waiting) }) }
-	turnWaitHook.Store(&onWait)
-	t.Cleanup(func() { turnWaitHook.Store(nil) })
+	s.hooks.turnWait.Store(&onWait)
 	held := func() {
 		select {
 		case <-waiting:
 		case <-time.After(20 * time.Second):
 		}
 	}
-	policyKeyHook.Store(&held)
-	t.Cleanup(func() { policyKeyHook.Store(nil) })
+	s.hooks.policyKey.Store(&held)
 
 	r := send(t, c, 1, "fix the tests", "")
 	if r.Turn != 1 {
