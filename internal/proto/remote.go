@@ -41,6 +41,17 @@ type PaneStreamResult struct {
 	Exited *RemoteExit `json:"exited,omitempty"`
 	Cols   int         `json:"cols"`
 	Rows   int         `json:"rows"`
+	// Foreground is what the pane runs now, as its session looked it up:
+	// a mirror's own process is melmux __remote, so only the host knows.
+	Foreground *RemoteForeground `json:"foreground,omitempty"`
+}
+
+// RemoteForeground is a remote pane's foreground program and the coding
+// agent among its processes (Kind "" for none), Why its evidence.
+type RemoteForeground struct {
+	Program string `json:"program,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Why     string `json:"why,omitempty"`
 }
 
 // RemoteExit is how a remote pane's program ended.
@@ -81,6 +92,9 @@ type RemoteLinkParams struct {
 	Error string `json:"error,omitempty"`
 	// Session is the session on the host that owns the pane.
 	Session string `json:"session,omitempty"`
+	// Foreground, when set, is what the pane runs now on the host; with
+	// State empty the report says only that.
+	Foreground *RemoteForeground `json:"foreground,omitempty"`
 }
 
 // HostInfo is a row of `melmux hosts`.

@@ -142,10 +142,19 @@ func onlyPane(ctx context.Context, c *client.Client) (int, error) {
 // wait found none, and the exit once every byte went. It returns nil after
 // the exit.
 func streamOut(ctx context.Context, c *client.Client, fw *frameWriter, id int, from int64) error {
+	var fg proto.RemoteForeground
+	told := false
 	for {
 		var r proto.PaneStreamResult
 		if err := c.Call(ctx, "pane_stream", proto.PaneStreamParams{Pane: id, From: from, WaitMS: streamWaitMS}, &r); err != nil {
 			return err
+		}
+		if r.Foreground != nil && (!told || *r.Foreground != fg) {
+			fg, told = *r.Foreground, true
+			b, _ := json.Marshal(fg)
+			if err := fw.write(frameFore, b); err != nil {
+				return nil
+			}
 		}
 		switch {
 		case len(r.Data) > 0 || r.Repaint:

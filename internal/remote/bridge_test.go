@@ -123,7 +123,7 @@ func (b *pipeBridge) next() frameIn {
 			if f.err != nil {
 				b.t.Fatalf("the bridge's stream ended: %v", f.err)
 			}
-			if f.typ != framePing {
+			if f.typ != framePing && f.typ != frameFore {
 				return f
 			}
 		case <-time.After(60 * time.Second):

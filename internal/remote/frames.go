@@ -30,6 +30,7 @@ const (
 	framePing    byte = 'P' // nothing new: the link is alive
 	frameExit    byte = 'X' // JSON proto.RemoteExit: the program ended, all output sent
 	frameError   byte = 'E' // JSON failure: the bridge cannot go on
+	frameFore    byte = 'F' // JSON proto.RemoteForeground: what the pane runs now, when it changed
 
 	// local → host
 	frameInput  byte = 'I' // 8-byte stream offset of the data, then the data

@@ -65,7 +65,8 @@ func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
 	if len(o.SSH) == 0 {
 		o.SSH = []string{"ssh"}
 	}
-	l := &link{o: o, from: -1, stream: randomID(), in: make(chan struct{}, 1), resized: make(chan struct{}, 1)}
+	l := &link{o: o, from: -1, stream: randomID(), in: make(chan struct{}, 1), resized: make(chan struct{}, 1), fgCh: make(chan struct{}, 1)}
+	go l.tellForeground()
 	if fd := int(o.In.Fd()); term.IsTerminal(fd) {
 		if old, err := term.MakeRaw(fd); err == nil {
 			defer term.Restore(fd, old) //nolint:errcheck // best effort at exit
@@ -136,6 +137,13 @@ type link struct {
 
 	in      chan struct{} // capacity one: typing arrived
 	resized chan struct{} // capacity one: the pane was resized
+
+	// What the host says the pane runs, the latest not yet told to the
+	// local server: told by a goroutine of its own, so that a slow local
+	// server never holds up the host's output.
+	fgMu   sync.Mutex
+	fgNext *proto.RemoteForeground
+	fgCh   chan struct{} // capacity one
 }
 
 // poke does a non-blocking send on a capacity-one channel.
@@ -197,6 +205,23 @@ func (l *link) report(state, why string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = client.Once(ctx, l.o.Sock, "remote_link", proto.RemoteLinkParams{Pane: l.o.Pane, Host: l.o.Dest, State: state, Error: why, Session: l.session}, nil)
+}
+
+// tellForeground tells the local server what the host's pane runs, the
+// latest each time; best effort, as report.
+func (l *link) tellForeground() {
+	for range l.fgCh {
+		l.fgMu.Lock()
+		fg := l.fgNext
+		l.fgMu.Unlock()
+		if fg == nil || l.o.Sock == "" {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = client.Once(ctx, l.o.Sock, "remote_link", proto.RemoteLinkParams{Pane: l.o.Pane, Host: l.o.Dest,
+			Foreground: fg}, nil)
+		cancel()
+	}
 }
 
 // size is the pane's size, from its terminal.
@@ -329,6 +354,14 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 				return &x, true, nil
 			case frameError:
 				return nil, true, decodeFailure(f.p)
+			case frameFore:
+				var fg proto.RemoteForeground
+				if json.Unmarshal(f.p, &fg) == nil {
+					l.fgMu.Lock()
+					l.fgNext = &fg
+					l.fgMu.Unlock()
+					poke(l.fgCh)
+				}
 			}
 		case err := <-sendErr:
 			return nil, true, why(fmt.Errorf("writing to ssh: %v", err))

@@ -428,3 +428,56 @@ func TestRemotePaneEnds(t *testing.T) {
 	l.must("kill-pane", "-t", id)
 	eventually(t, "the host's session ending with kill-pane", time.Minute, func() bool { return len(h.hostSessions()) == 0 })
 }
+
+// explain is explain --json of pane id.
+func (l *localSession) explain(id string) proto.ExplainResult {
+	l.t.Helper()
+	var x proto.ExplainResult
+	if err := json.Unmarshal([]byte(l.must("explain", "-t", id, "--json")), &x); err != nil {
+		l.t.Fatal(err)
+	}
+	return x
+}
+
+// A remote pane's agent kind comes from its processes on the host, as a
+// local pane's does from its own: the host's session looks them up and the
+// bridge tells. The stand-in claude prints nothing an agent's screen would
+// show, so only its process says what it is.
+func TestRemotePaneAgentKind(t *testing.T) {
+	h := newSSHHost(t)
+	h.writeExec(filepath.Join(h.fakeBin, "claude"), "#!/bin/sh\necho 'a stand-in'\nwhile sleep 1; do :; done\n")
+	l := newLocalSession(t, h)
+	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `echo shell-ready; PS1='$ ' exec sh`))
+	l.shows(id, "shell-ready")
+	var x proto.ExplainResult
+	eventually(t, "explain naming the host's shell", time.Minute, func() bool {
+		x = l.explain(id)
+		return x.Foreground == "sh"
+	})
+	if x.Kind != "" {
+		t.Fatalf("a shell on the host taken for an agent: %+v", x)
+	}
+	l.must("send-keys", "-t", id, "claude<Enter>")
+	l.shows(id, "a stand-in")
+	eventually(t, "explain seeing claude on the host", time.Minute, func() bool {
+		x = l.explain(id)
+		return x.Kind == "claude"
+	})
+	if !strings.Contains(x.KindEvidence, "on h1:") || !strings.Contains(x.KindEvidence, "claude") {
+		t.Fatalf("the kind's evidence: %q", x.KindEvidence)
+	}
+	var panes []proto.PaneInfo
+	if err := json.Unmarshal([]byte(l.must("list-panes", "--json")), &panes); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range panes {
+		if fmt.Sprint(p.ID) == id && (p.Agent == nil || p.Agent.Kind != "claude") {
+			t.Fatalf("list-panes: the remote pane's agent %+v", p.Agent)
+		}
+	}
+	l.must("send-keys", "-t", id, "<C-c>")
+	eventually(t, "explain seeing the shell again", time.Minute, func() bool {
+		x = l.explain(id)
+		return x.Kind == "" && x.Foreground == "sh"
+	})
+}

@@ -194,6 +194,7 @@ func (s *Server) applyForegroundLocked(e *paneEntry, r foreground) {
 	if !r.at.After(e.kindAt) {
 		return
 	}
+	remoteForegroundLocked(e, &r)
 	e.kindAt = r.at
 	if r.pgrp != e.ag.pgrp {
 		e.ag.pgrp, e.ag.procSince = r.pgrp, r.at

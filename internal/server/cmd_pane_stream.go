@@ -41,7 +41,7 @@ func init() {
 			deadline = t.C
 		}
 		for {
-			out := proto.PaneStreamResult{}
+			out := proto.PaneStreamResult{Foreground: s.streamForeground(e)}
 			out.Cols, out.Rows = e.p.Size()
 			ch := e.p.Changed()
 			exited := false
@@ -75,4 +75,13 @@ func init() {
 			}
 		}
 	}})
+}
+
+// streamForeground is what e runs now, from a lookup no older than
+// agentKindTTL: one stream's answers, however many, cost the host at most
+// one lookup of /proc a second.
+func (s *Server) streamForeground(e *paneEntry) *proto.RemoteForeground {
+	var fg proto.RemoteForeground
+	s.withFresh(func() { fg = proto.RemoteForeground{Program: e.fg, Kind: e.kind, Why: e.ag.kindWhy} }, e.p.ID())
+	return &fg
 }

@@ -23,6 +23,12 @@ func init() {
 		}
 		switch p.State {
 		case proto.LinkConnecting, proto.LinkConnected, proto.LinkDisconnected, proto.LinkFailed:
+		case "":
+			// What the pane runs, told on its own: a report that said
+			// connected might come after a drop and undo it.
+			if p.Foreground == nil {
+				return nil, errorf(proto.CodeBadParams, "remote_link: give a state or a foreground")
+			}
 		default:
 			return nil, errorf(proto.CodeBadParams, "remote_link: state %q is not one of connecting, connected, disconnected, failed", p.State)
 		}
@@ -35,10 +41,20 @@ func init() {
 				return err
 			}
 			l := e.linkLocked()
+			l.host = p.Host
+			if p.Foreground != nil && (l.fg == nil || *l.fg != *p.Foreground) {
+				fg := *p.Foreground
+				l.fg = &fg
+				e.kindAt = time.Time{} // the next lookup takes it
+				s.agentChangedLocked(e)
+			}
+			if p.State == "" {
+				return nil
+			}
 			if l.state != p.State || l.since.IsZero() {
 				l.since = time.Now()
 			}
-			l.host, l.state, l.err = p.Host, p.State, p.Error
+			l.state, l.err = p.State, p.Error
 			if p.Session != "" {
 				l.session = p.Session
 			}
@@ -48,7 +64,7 @@ func init() {
 			s.invalidateLocked()
 			return nil
 		})
-		if err == nil {
+		if err == nil && p.State != "" {
 			s.log.Info("remote link", "pane", p.Pane, "host", p.Host, "state", p.State, "err", p.Error)
 		}
 		return nil, err

@@ -26,6 +26,8 @@ type paneLink struct {
 	err     string
 	session string        // the host's session that owns the pane
 	ch      chan struct{} // closed and replaced on every report
+	// What the host's session says the pane runs; nil until it said.
+	fg *proto.RemoteForeground
 
 	// The host's side: the input stream typed so far. Its own lock, held
 	// across the write, orders two calls of one stream.
@@ -40,6 +42,20 @@ func (e *paneEntry) linkLocked() *paneLink {
 		e.link = &paneLink{ch: make(chan struct{})}
 	}
 	return e.link
+}
+
+// remoteForegroundLocked puts what the host's session says a remote pane
+// runs in place of what a lookup found here, where the pane's process is
+// melmux __remote: kind detection and explain see the host's program.
+func remoteForegroundLocked(e *paneEntry, r *foreground) {
+	l := e.link
+	if l == nil || l.host == "" || l.fg == nil || r.pgrp == 0 {
+		return
+	}
+	r.fg, r.kind, r.why, r.pid = l.fg.Program, l.fg.Kind, "", 0
+	if r.kind != "" {
+		r.why = "on " + l.host + ": " + l.fg.Why
+	}
 }
 
 // remoteInfoLocked fills a list_panes row's host.
