@@ -34,6 +34,7 @@ func (l *fdExhausted) Accept() (net.Conn, error) {
 // session: the server waits and serves the next connection, and the pane
 // it had lives on.
 func TestFailedAcceptDoesNotEndTheSession(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "t.sock")
 	s := New(Config{Name: "t", SocketPath: sock, Cols: 80, Rows: 24,

@@ -36,6 +36,7 @@ func lookElsewhere(t *testing.T, s *Server, c *mxclient.Client) int {
 // how many it stands for in the OSC 9 text and $MELMUX_AGENT_MERGED.
 // Without the limit each of its 30 finished turns rang.
 func TestFlappingPaneIsNotifiedOncePerSecond(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "notified")
 	s, c := startServer(t, func(cfg *Config) {
 		cfg.Agents = AgentsConfig{Bell: true, OSC9: true, NotifyCommand: `echo "$MELMUX_AGENT_STATE $MELMUX_AGENT_MERGED" >> ` + out}
@@ -185,6 +186,7 @@ func waitMarks(t *testing.T, s *Server, want ...string) {
 // message (a melmux agent that registered, an agent at its first prompt)
 // marks, rings and runs nothing. notify_command has $MELMUX_ATTENTION.
 func TestAttentionKinds(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "notified")
 	s, c := startServer(t, func(cfg *Config) {
 		cfg.Agents = AgentsConfig{Bell: true, OSC9: true, NotifyCommand: `echo "$MELMUX_PANE $MELMUX_ATTENTION $MELMUX_AGENT_STATE" >> ` + out}
@@ -268,6 +270,7 @@ func TestAttentionKinds(t *testing.T) {
 // client is attached); visiting a pane, or the tab it is in, clears its
 // mark.
 func TestAttentionForWhatThePersonLooksAt(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t, func(cfg *Config) { cfg.Agents = AgentsConfig{Bell: true, OSC9: true} })
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
 	newPane(t, c, "sleep", "600")                                                                                                // 1, tab 0
@@ -324,6 +327,7 @@ func TestAttentionForWhatThePersonLooksAt(t *testing.T) {
 // makes its changes news again. (Six notifications fired within a second
 // of a restore, and every tab had its `!`.)
 func TestRestoreNotifiesNobody(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "t.json")
 	dir, bin := t.TempDir(), t.TempDir()
 	// A Claude Code stand-in: it asks, works on the answer until told to

@@ -38,6 +38,7 @@ func explain(t *testing.T, c *mxclient.Client, pane int) proto.ExplainResult {
 // list_panes, and wake a wait for the state; input typed after a report
 // makes it stale.
 func TestNotifyMakesAnAgentAndDecides(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, "sh", "-c", "read x; echo got $x; exec sleep 600")
 	if a := listAgent(t, c, 1); a != nil {
@@ -87,6 +88,7 @@ func TestNotifyMakesAnAgentAndDecides(t *testing.T) {
 }
 
 func TestNotifyRefusesBadParams(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	for _, tc := range []struct {
@@ -109,6 +111,7 @@ func TestNotifyRefusesBadParams(t *testing.T) {
 // explain names the kind and why, every signal and rule with its verdict,
 // the one that decided, and the changes so far.
 func TestExplainNamesTheDecidingRule(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, standIn(t, "#!/bin/sh\nprintf 'Bash command\\n  rm -rf build\\nDo you want to proceed?\\n  1. Yes\\n  2. No\\n'\nsleep 600\n"))
 	var w proto.WaitResult
@@ -152,6 +155,7 @@ func TestExplainNamesTheDecidingRule(t *testing.T) {
 // An agent started through a wrapper that does not exec it (a script, npx)
 // is found among the processes of the foreground group.
 func TestAgentFoundUnderAWrapper(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	claude := standIn(t, "#!/bin/sh\nprintf 'Do you want to proceed?\\n  1. Yes\\n  2. No\\n'\nsleep 600\n")
 	wrapper := filepath.Join(t.TempDir(), "ai")
@@ -173,6 +177,7 @@ func TestAgentFoundUnderAWrapper(t *testing.T) {
 // told: the attached clients get a bell and an OSC 9 notification, and
 // notify_command runs with what happened in its environment.
 func TestStateChangesAreNotified(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "notified")
 	s, c := startServer(t, func(cfg *Config) {
 		cfg.Agents = AgentsConfig{Bell: true, OSC9: true,
@@ -225,6 +230,7 @@ func TestStateChangesAreNotified(t *testing.T) {
 // An attached terminal gets the bell and the OSC 9 notification as output,
 // between frames.
 func TestAttachedClientGetsBellAndOSC9(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t, func(cfg *Config) { cfg.Agents = AgentsConfig{Bell: true, OSC9: true} })
 	newPane(t, c, "sleep", "600")
 	conn, frames, err := attachRaw(t, s, 80, 24)
@@ -254,6 +260,7 @@ func TestAttachedClientGetsBellAndOSC9(t *testing.T) {
 // the middle, the lock is free; a list_panes asked meanwhile waits for the
 // lookup under way and answers with what it found.
 func TestLookupLeavesServerLockFree(t *testing.T) {
+	t.Parallel()
 	claude := standIn(t, "#!/bin/sh\nsleep 600\n")
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -293,6 +300,7 @@ func TestLookupLeavesServerLockFree(t *testing.T) {
 // A program that is no known agent by its processes but draws an agent's
 // banner is that agent, found on its screen.
 func TestAgentFoundByItsBanner(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, "sh", "-c", "printf ' * Claude Code v2.1.3\\n> '; exec sleep 600")
 	// A lookup may catch sh before it execs sleep (the banner is printed

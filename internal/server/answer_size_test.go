@@ -49,6 +49,7 @@ func TestJSONLenIsWhatMarshalMakes(t *testing.T) {
 // how many of its last lines would fit; that many are then read. (Here the
 // limit is lowered to 64 KiB; the real one is 64 MiB.)
 func TestReadPaneTooLargeSaysWhatFits(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t, func(cfg *Config) { cfg.tune.maxResult = 64 << 10 })
 	newPane(t, c, "sh", "-c", `i=0; while [ $i -lt 2000 ]; do echo "line $i <──────────────────────────────>"; i=$((i+1)); done; echo all-printed; exec sleep 600`)
 	waitLine(t, c, 1, `^all-printed$`)
@@ -81,6 +82,7 @@ func TestReadPaneTooLargeSaysWhatFits(t *testing.T) {
 // from: open_pane refuses a longer one, saying so; a longer one a program
 // sets (OSC 2) or a state file holds is clipped, with "…".
 func TestTitlesAreBounded(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	huge := strings.Repeat("t", 120<<10)
@@ -122,6 +124,7 @@ func TestTitlesAreBounded(t *testing.T) {
 // or by hand; one of 50 MB broke list_panes) restores with the title
 // clipped and says so.
 func TestRestoredTitleIsClipped(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "t.json")
 	dir := t.TempDir()
 	writeState(t, file, &sessionstate.State{Version: sessionstate.Version, Saved: time.Now(), Cols: 80, Rows: 24,
@@ -149,6 +152,7 @@ func init() {
 // An error's message over maxErrorMessage (one may carry a screen of
 // 2000x1000) is cut, saying so, and the connection goes on.
 func TestLongErrorMessageIsCut(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	err := c.Call(t.Context(), "test_long_error", nil, nil)
 	var pe *proto.Error

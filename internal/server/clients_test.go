@@ -61,6 +61,7 @@ func waitClientsWithin(t *testing.T, c *mxclient.Client, n int, bound time.Durat
 // A session takes at most max_clients terminals at once; the next is told
 // why it is refused, and a place that frees up can be taken again.
 func TestAttachedClientsAreCapped(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t, func(cfg *Config) { cfg.MaxClients = 2 })
 	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
 		t.Fatal(err)
@@ -117,6 +118,7 @@ func waitScreen(t *testing.T, c *client, cols, rows int) {
 // client larger than the session draws (and allocates) only what the session
 // shows: its cost follows what is drawn, not what it claims.
 func TestClientSizeIsBoundedByWhatIsDrawn(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
 		t.Fatal(err)
@@ -177,6 +179,7 @@ func TestClientSizeIsBoundedByWhatIsDrawn(t *testing.T) {
 // Clients drawing the same pane share one snapshot of its screen until the
 // pane changes.
 func TestClientsShareThePaneSnapshot(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sh", "-c", "echo one; read x; echo two; exec sleep 600"}}, nil); err != nil {
 		t.Fatal(err)
@@ -261,6 +264,7 @@ func snapshotText(sc *term.Screen) string {
 // again: the frame it was cut off in is finished, its terminal reset, and
 // the reason is "too slow", not a vanished server.
 func TestSlowClientIsToldWhyItWasDropped(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t, func(cfg *Config) { cfg.tune.slowClient = 300 * time.Millisecond })
 	// yes floods faster than a shell loop, so frames outgrow the socket's
 	// buffer quickly even when the machine is busy with other tests.

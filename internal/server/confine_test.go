@@ -63,6 +63,7 @@ func attachedToOnePane(t *testing.T, cols, rows int) (*mxclient.Client, net.Conn
 // the person reads why in the output view, the client stays attached and
 // takes the next verb, and the session goes on.
 func TestPromptVerbPanicIsConfined(t *testing.T) {
+	t.Parallel()
 	hook := func(args []string) {
 		if args[0] == "boom" {
 			var m map[string]int
@@ -120,6 +121,7 @@ func (l *logBuffer) String() string {
 // A panic in a pane's agent watcher ends that watcher only, logged with its
 // stack: the session goes on, and the other panes with it.
 func TestAgentWatcherPanicIsConfined(t *testing.T) {
+	t.Parallel()
 	bad := standIn(t, "#!/bin/sh\nexec sleep 600\n")
 	hook := func(p *pane.Pane) {
 		if argv := p.Argv(); len(argv) > 0 && argv[0] == bad { // with the hooks melmux adds to claude
@@ -189,6 +191,7 @@ func startSaved(t *testing.T) (*Server, *mxclient.Client, *logBuffer) {
 // stack and ends that save only: Server.mu is let go of, so the session
 // goes on serving, and the next change is saved.
 func TestStateSavePanicIsConfined(t *testing.T) {
+	t.Parallel()
 	var boom panicOnce
 	hook := boom.run
 	s, c, log := startSaved(t)
@@ -213,6 +216,7 @@ func TestStateSavePanicIsConfined(t *testing.T) {
 // goroutine of its own, where a panic ended the process unlogged), and a
 // signal's, whose last save of the state panics under Server.mu.
 func TestSessionEndsDespiteAPanic(t *testing.T) {
+	t.Parallel()
 	endings := []struct {
 		name  string
 		state bool // the panic is in the state's build, else in a step of the end

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDebugStatsCountsTheProcess(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	if err := c.Call(context.Background(), "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
 		t.Fatal(err)

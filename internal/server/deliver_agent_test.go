@@ -14,6 +14,7 @@ import (
 // its question (with Claude Code, approve the command) and lose the message.
 // The stand-in records any input it reads after asking.
 func TestSendAgentLeavesAQuestionAlone(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	got := filepath.Join(t.TempDir(), "got")
 	newPane(t, c, standIn(t, "#!/bin/sh\nprintf 'Bash command\\n  rm -rf build\\nDo you want to proceed?\\n\\342\\235\\257 1. Yes\\n  2. No\\n'\n"+
@@ -35,6 +36,7 @@ func TestSendAgentLeavesAQuestionAlone(t *testing.T) {
 // screen: the stand-in, like Claude Code, drops whatever reached its terminal
 // before it was ready.
 func TestSendAgentWaitsForAnAgentToStart(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, standIn(t, "#!/bin/sh\nsleep 1\nstty raw -echo\ntimeout 0.2 cat > /dev/null\nstty sane\n"+
 		"printf '> '\nIFS= read -r msg\nprintf 'got:%s\\n' \"$msg\"\nsleep 600\n"))

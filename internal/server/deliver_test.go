@@ -25,6 +25,7 @@ func waitLine(t *testing.T, c interface {
 
 // A shell gets the text typed and submitted: it runs the command.
 func TestSendAgentToAShellSubmits(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, "sh", "-c", "PS1='$ ' exec sh -i")
 	waitLine(t, c, 1, `^\$`)
@@ -44,6 +45,7 @@ func TestSendAgentToAShellSubmits(t *testing.T) {
 // A program that enabled bracketed paste gets the text as one paste, and the
 // Enter after it on its own.
 func TestSendAgentPastesWhenBracketed(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	script := `printf '\033[?2004hready\n'; IFS= read -r line; printf 'got:%s\n' "$line" | cat -v; exec sleep 600`
 	newPane(t, c, "sh", "-c", script)
@@ -57,6 +59,7 @@ func TestSendAgentPastesWhenBracketed(t *testing.T) {
 // A coding agent (here a stand-in named claude) that starts working on the
 // message is reported as such.
 func TestSendAgentSeesAnAgentGoToWork(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	bin := t.TempDir()
 	// It stays in the foreground as claude (no exec): the agent is looked
@@ -76,6 +79,7 @@ func TestSendAgentSeesAnAgentGoToWork(t *testing.T) {
 // A program that never reacts to Enter leaves the text unsubmitted, and the
 // result says so after a bounded number of presses.
 func TestSendAgentReportsUnsubmittedText(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t, func(cfg *Config) {
 		cfg.tune.deliverEcho, cfg.tune.deliverReact, cfg.tune.deliverPause = 200*time.Millisecond, 200*time.Millisecond, 10*time.Millisecond
 	})
@@ -90,6 +94,7 @@ func TestSendAgentReportsUnsubmittedText(t *testing.T) {
 
 // An exited pane takes no message: the error send_keys gives.
 func TestSendAgentToAnExitedPane(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, "sh", "-c", "exit 3")
 	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, Exit: true, TimeoutMS: 10000}, nil); err != nil {

@@ -321,6 +321,7 @@ func TestFeedLeavesAPFree(t *testing.T) {
 // anew: a neighbour that printed since it was drawn keeps the screen (and
 // title) drawn last, and the frame says so, so that a full frame follows.
 func TestEchoFrameTakesOnlyTheTypedPane(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo one; read x; printf '\\033]0;second\\007'; echo two; exec sleep 600"}}, nil); err != nil {

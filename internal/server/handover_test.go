@@ -153,6 +153,7 @@ func nextFrame(t *testing.T, conn net.Conn, frames io.Reader) (byte, string) {
 // detach the server restores it, lets go of it (blocking again, its copies
 // closed), and only then says why over the connection.
 func TestHandedOverTerminalIsTheServers(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	call(t, c, "new", proto.NewParams{Command: []string{"cat"}}, nil)
 	tm := newTerminal(t)
@@ -204,6 +205,7 @@ func TestHandedOverTerminalIsTheServers(t *testing.T) {
 // server must let go of the terminal at once (the shell the client ran in
 // has it now), and draw nothing more on it. The session goes on.
 func TestKilledClientsTerminalIsLetGo(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	call(t, c, "new", proto.NewParams{Command: []string{"cat"}}, nil)
 	tm := newTerminal(t)
@@ -237,6 +239,7 @@ func TestKilledClientsTerminalIsLetGo(t *testing.T) {
 // is: the server lets go of it, and the client is told why over the
 // connection, with the rest of what was cut short and a reset to write.
 func TestStalledTerminalIsDroppedWithTheReason(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t, func(cfg *Config) { cfg.tune.slowClient = 300 * time.Millisecond })
 	flood := `yes "a line of a flood that fills every frame"`
 	call(t, c, "new", proto.NewParams{Command: []string{"sh", "-c", flood}}, nil)
@@ -272,6 +275,7 @@ func TestStalledTerminalIsDroppedWithTheReason(t *testing.T) {
 // A client whose handover failed says so with HandoverNone and is served
 // as a proxy: its input frames are typed, its output comes in frames.
 func TestClientKeepingItsTerminalIsAProxy(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	call(t, c, "new", proto.NewParams{Command: []string{"cat"}}, nil)
 	conn, frames := offerTerminal(t, s)
@@ -295,6 +299,7 @@ func TestClientKeepingItsTerminalIsAProxy(t *testing.T) {
 // A handover message that is not one is refused, saying what was wrong and
 // what is allowed, and whatever descriptors came with it are closed.
 func TestBadHandoverIsRefused(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	call(t, c, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil)
 	tm := newTerminal(t)
@@ -342,6 +347,7 @@ func TestBadHandoverIsRefused(t *testing.T) {
 // after the welcome: a client that sends bytes before it is welcomed would
 // have them read into the hello's buffer, out of step, so it is refused.
 func TestBytesBeforeTheWelcomeAreRefused(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t)
 	conn, err := net.Dial("unix", s.sock)
 	if err != nil {

@@ -142,6 +142,7 @@ func (blankImporter) Import(path string) (*types.Package, error) {
 // A command that panics while it holds Server.mu answers with an internal
 // error, and the session goes on: every other command still gets the lock.
 func TestPanicUnderTheLockLeavesTheSessionUsable(t *testing.T) {
+	t.Parallel()
 	// The hook panics once armed, only in a request (under Server.call):
 	// the panes' watchers take the lock too.
 	var armed atomic.Bool

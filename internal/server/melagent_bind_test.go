@@ -14,6 +14,7 @@ import (
 // list_panes) can neither report for the agent nor take its messages: only
 // the connection that registered it can. The agent itself goes on.
 func TestAgentCallsBelongToItsConnection(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	a := registerAgent(t, s, 1, "worker", "")

@@ -18,6 +18,7 @@ import (
 // fresh registration had it waiting at turn 0 with no legs and refused the
 // report ("turn 3 was never given to the agent (turns given: 1-0)").
 func TestResumedAgentGoesOnFromItsTurn(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	ac, err := mxclient.Dial(s.sock)
@@ -49,6 +50,7 @@ func TestResumedAgentGoesOnFromItsTurn(t *testing.T) {
 
 // A resumed registration's turn and counters are checked like a report's.
 func TestAgentRegisterRefusesBadResumption(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	for _, tc := range []struct {

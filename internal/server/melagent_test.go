@@ -137,6 +137,7 @@ func onTurnWait(t *testing.T, s *Server, f func() error) {
 // agent's pane (forwarded by its REPL) get turn ids in arrival order and come
 // out of agent_next in that order, none lost.
 func TestAgentMessagesKeepOneOrder(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	a := registerAgent(t, s, 1, "worker", "")
@@ -170,6 +171,7 @@ func TestAgentMessagesKeepOneOrder(t *testing.T) {
 
 // agent_next blocks until a message is queued; it does not answer empty.
 func TestAgentNextWaitsForAMessage(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	a := registerAgent(t, s, 1, "lead", "")
@@ -195,6 +197,7 @@ func TestAgentNextWaitsForAMessage(t *testing.T) {
 // read_agent waits for the turns queued when it was called, and answers with
 // the reply once the agent reports the turn finished.
 func TestReadAgentWaitsForTheTurn(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	a := registerAgent(t, s, 1, "worker", "count the files")
@@ -225,6 +228,7 @@ func TestReadAgentWaitsForTheTurn(t *testing.T) {
 // The wait is bounded: past it, read_agent says the turn is still going.
 // Negative wait_ms does not wait at all.
 func TestReadAgentWaitIsBounded(t *testing.T) {
+	t.Parallel()
 	_, c, _ := workingAgent(t)
 	var r proto.ReadAgentResult
 	if err := c.Call(context.Background(), "read_agent", proto.ReadAgentParams{Pane: 1, WaitMS: 100}, &r); err != nil {
@@ -247,6 +251,7 @@ func TestReadAgentWaitIsBounded(t *testing.T) {
 // connection closes mid-turn, the agent is exited at once, with its last
 // reply, turn and counters kept; a new agent may then register in the pane.
 func TestAgentExitsWithItsConnection(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	a := registerAgent(t, s, 1, "worker", "")
@@ -285,6 +290,7 @@ func TestAgentExitsWithItsConnection(t *testing.T) {
 // wait --state follows a melmux agent's reports, woken by them (the agent
 // prints nothing that would wake it otherwise).
 func TestWaitStateFollowsAMelmuxAgent(t *testing.T) {
+	t.Parallel()
 	s, c, a := workingAgent(t)
 	done := make(chan proto.WaitResult, 1)
 	go func() {
@@ -322,6 +328,7 @@ func TestWaitStateFollowsAMelmuxAgent(t *testing.T) {
 
 // Every wrong call names what was wrong and what is allowed.
 func TestAgentCommandsRefuseBadParams(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	newPane(t, c, "sleep", "600")
 	ctx := context.Background()

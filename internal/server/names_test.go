@@ -34,6 +34,7 @@ func TestShortCommand(t *testing.T) {
 // Borders and tab names say `sh`, not `/bin/sh`, and a shell command line
 // by what it runs.
 func TestBorderAndTabNames(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t) // its shell is /bin/sh
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{}, nil); err != nil {

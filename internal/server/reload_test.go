@@ -16,6 +16,7 @@ import (
 // scrollback, policy and prices; a bad entry is left out and named; a file
 // that does not parse, or is not there, changes nothing.
 func TestSourceFileAppliesTheConfigAndKeepsItOnASyntaxError(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "config.toml")
 	s, c := startServer(t, func(cfg *Config) { cfg.ConfigFile, cfg.UI.Verbs = file, []string{"ls"} })
 	ctx := context.Background()
@@ -93,6 +94,7 @@ decision = "allow"
 // already: a program melmux did not know as an agent is one, and its
 // question is seen, once source_file has answered.
 func TestSourceFileRulesApplyToRunningPanes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.toml")
 	_, c := startServer(t, func(cfg *Config) { cfg.ConfigFile = file })

@@ -29,6 +29,7 @@ func panesNow(t *testing.T, c interface {
 // remain_on_exit auto closes a pane whose default shell exited 0 and keeps
 // every other pane for reading; the last pane closing ends the session.
 func TestRemainOnExitAuto(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{}, nil); err != nil { // 1: the default shell
@@ -84,6 +85,7 @@ func TestRemainOnExitAuto(t *testing.T) {
 // remain_on_exit on keeps even a default shell that exited 0; off closes
 // any pane whose program ended.
 func TestRemainOnExitOnAndOff(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		remain string
 		want   map[int]string

@@ -12,6 +12,7 @@ import (
 )
 
 func TestListPanesResources(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	call(t, c, "new", proto.NewParams{Command: []string{"sh", "-c", "while :; do :; done"}}, nil)
 	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Command: "sleep 600", NoWait: true}, nil)
@@ -59,6 +60,7 @@ func TestListPanesResources(t *testing.T) {
 }
 
 func TestAgentCost(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t, func(cfg *Config) {
 		cfg.Prices = map[string]config.Price{"m1": {Input: 2, Output: 8}}
 	})

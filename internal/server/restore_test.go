@@ -26,6 +26,7 @@ func shownText(t *testing.T, s *Server, pane int) string {
 }
 
 func TestRestoreRebuildsTheSession(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "t.json")
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	a, ac := startServer(t, withState(file))
@@ -120,6 +121,7 @@ func writeState(t *testing.T, file string, st *sessionstate.State) {
 }
 
 func TestRestoreRunsTheShellForAProgramThatIsGone(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "t.json")
 	dir := t.TempDir()
 	writeState(t, file, &sessionstate.State{Version: sessionstate.Version, Saved: time.Now(), Cols: 80, Rows: 24,
@@ -150,6 +152,7 @@ func TestRestoreRunsTheShellForAProgramThatIsGone(t *testing.T) {
 }
 
 func TestRestoreRefusesWhatItCannotRebuild(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "t.json")
 	_, c := startServer(t, withState(file))
 	err := c.Call(t.Context(), "restore", nil, nil)

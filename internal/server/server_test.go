@@ -77,6 +77,7 @@ func startServer(t *testing.T, opts ...func(*Config)) (*Server, *mxclient.Client
 }
 
 func TestCommandPanicIsConfinedToItsRequest(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
@@ -100,6 +101,7 @@ func TestCommandPanicIsConfinedToItsRequest(t *testing.T) {
 // the connection closes: the send_keys that typed `exit` into the last pane
 // did what it was asked (TestRemainOnExitAuto lost that answer now and then).
 func TestRequestUnderWayAnswersWhenTheSessionEnds(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
@@ -126,6 +128,7 @@ func TestRequestUnderWayAnswersWhenTheSessionEnds(t *testing.T) {
 }
 
 func TestSocketPermissions(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t)
 	fi, err := os.Stat(s.sock)
 	if err != nil {
@@ -149,6 +152,7 @@ func TestSocketPermissions(t *testing.T) {
 }
 
 func TestWaitIsWokenByOutputNotPolling(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "sleep 0.3; echo ready-now; exec sleep 600"}}, nil); err != nil {
@@ -164,6 +168,7 @@ func TestWaitIsWokenByOutputNotPolling(t *testing.T) {
 }
 
 func TestSendKeysToAPaneThatStopsReading(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	ctx := context.Background()
 	// In raw mode and never reading, the program lets the PTY's input buffer
@@ -198,6 +203,7 @@ func TestSendKeysToAPaneThatStopsReading(t *testing.T) {
 // other clients, and must not keep the session from ending: its loop, stuck
 // writing a frame, is released well before the 10 s slow-client limit.
 func TestStalledClientBlocksNothing(t *testing.T) {
+	t.Parallel()
 	dir, err := os.MkdirTemp("", "mxs")
 	if err != nil {
 		t.Fatal(err)
@@ -291,6 +297,7 @@ func writeParked() bool {
 // While a program holds synchronized output (mode 2026), attached clients are
 // shown its last complete screen, not the half-drawn one.
 func TestSyncOutputShowsTheLastCompleteFrame(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	ctx := context.Background()
 	script := `echo before; read go; printf '\033[?2026h'; echo during; read go; printf '\033[?2026l'; exec sleep 600`
@@ -347,6 +354,7 @@ func TestSyncOutputShowsTheLastCompleteFrame(t *testing.T) {
 // A tab holding an agent that waits on a person is marked for attention, and
 // the agent's pane shows its state.
 func TestWaitingAgentMarksItsTab(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	ctx := context.Background()
 	bin := t.TempDir()
@@ -382,6 +390,7 @@ func TestWaitingAgentMarksItsTab(t *testing.T) {
 // A pane's border and tab name show the program in its foreground (what the
 // shell runs now), not only the command the pane started with.
 func TestBorderNamesTheForegroundProgram(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-i"}}, nil); err != nil {

@@ -72,6 +72,7 @@ func withSelf(cfg *Config) { cfg.Self = os.Args[0] }
 // answers once it registered and queued its task: a read_agent right after
 // waits for the task's reply.
 func TestSpawnAgentStartsARegisteredWorker(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t, withSelf)
 	newPane(t, c, "sleep", "600")
 	ctx := context.Background()
@@ -101,6 +102,7 @@ func TestSpawnAgentStartsARegisteredWorker(t *testing.T) {
 // machine may read (/proc/PID/cmdline); it comes in its environment, which
 // only its user may.
 func TestWorkerTaskIsNotOnItsCommandLine(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t, withSelf)
 	newPane(t, c, "sleep", "600")
 	task := "the secret plan: rotate the keys in vault-7"
@@ -148,6 +150,7 @@ func TestWorkerTaskIsNotOnItsCommandLine(t *testing.T) {
 // A worker that exits before registering (no provider configured) makes
 // spawn_agent fail with its exit status and its screen.
 func TestSpawnAgentShowsWhyTheWorkerDidNotStart(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t, withSelf)
 	newPane(t, c, "sleep", "600")
 	err := c.Call(context.Background(), "spawn_agent", proto.SpawnAgentParams{Layout: "tab", Task: "x", Env: []string{fakeWorkerEnv + "=fail"}}, nil)

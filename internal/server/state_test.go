@@ -47,6 +47,7 @@ func call(t *testing.T, c *mxclient.Client, method string, params, result any) {
 }
 
 func TestStateFileFollowsTheSession(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "sessions", "t.json")
 	s, c := startServer(t, withState(file))
 	dir := t.TempDir()
@@ -170,6 +171,7 @@ func burstWrittenOnce(t *testing.T, window time.Duration) bool {
 // machine going down) keeps the file, up to date; a server that never wrote
 // the file does not remove it.
 func TestStateEndings(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "t.json")
 	s, c := startServer(t, withState(file))
 	call(t, c, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil)

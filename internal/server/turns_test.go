@@ -18,6 +18,7 @@ import (
 // until read_agent is seen waiting, so the test does not depend on who is
 // faster.
 func TestReadAgentWaitsThroughAPolicyAnswer(t *testing.T) {
+	t.Parallel()
 	policy, err := agentstate.NewPolicy([]agentstate.PolicyRule{{Kind: "*", Tool: "*", Decision: agentstate.Deny}})
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 // backlog is full, tells the person only once the program has been still
 // for a while, and when the program reads it gets every byte in order.
 func TestTypingIntoAStillProgramIsHeldNotDropped(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t)
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -12,6 +12,7 @@ import (
 // client's terminal is resized: after a resize from 100 to 50 columns the
 // view shows the line it had on top, in rows of 50.
 func TestOutputViewRewrapsOnClientResize(t *testing.T) {
+	t.Parallel()
 	_, conn, cl := attachedToOnePane(t, 100, 30)
 	var lines []string
 	for i := range 40 {

@@ -85,6 +85,7 @@ func TestLineMatcherSeesLinesABurstScrolledAway(t *testing.T) {
 // Waiting for an agent's state on a pane that runs none fails at once and
 // says what runs there, unless asked to wait for an agent to start.
 func TestWaitForAnAgentStateNeedsAnAgent(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
@@ -109,6 +110,7 @@ func TestWaitForAnAgentStateNeedsAnAgent(t *testing.T) {
 // runs a melmux agent that has not registered yet: a wait for its state
 // waits for it.
 func TestWaitForAStateOfMelmuxAgent(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	ctx := context.Background()
 	prog := filepath.Join(t.TempDir(), "melmux-agent")
@@ -128,6 +130,7 @@ func TestWaitForAStateOfMelmuxAgent(t *testing.T) {
 // A wait that can no longer hold ends at once with the reason; a wait for
 // the exit of a pane that already closed by itself holds.
 func TestWaitThatCanNeverHold(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo done; exit 3"}}, nil); err != nil {
@@ -149,6 +152,7 @@ func TestWaitThatCanNeverHold(t *testing.T) {
 }
 
 func TestWaitRefusesBadParams(t *testing.T) {
+	t.Parallel()
 	_, c := startServer(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {

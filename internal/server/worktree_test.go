@@ -176,6 +176,7 @@ func TestWorktreeOfAPaneThatFailsIsRemoved(t *testing.T) {
 // Work on the server's own goroutines (a border's count, the diff overlay)
 // turns a panic into an error instead of ending the session.
 func TestConfineKeepsAPanicToItsWork(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t)
 	err := s.confine("count worktree changes", func() error {
 		var m map[string]int

@@ -13,6 +13,7 @@ import (
 // pane's program gets the size it is drawn at again; the status line marks
 // a zoomed tab.
 func TestFocusChangeUnzoomsAndResizes(t *testing.T) {
+	t.Parallel()
 	s, c := startServer(t) // 80x24: panes share 80x23
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
