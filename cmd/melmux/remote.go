@@ -23,13 +23,13 @@ import (
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "__remote",
-		Usage:   "[--cwd DIR] DEST [-- CMD...]",
+		Usage:   "[--cwd DIR] [--agent [--pass-env NAMES]] DEST [-- CMD...]",
 		Summary: "mirror a pane running CMD on DEST over ssh (run by open-pane --host)",
 		Run:     runRemote,
 	})
 	cli.Register(&cli.Verb{
 		Name:    "__bridge",
-		Usage:   "--stream ID --from OFFSET [--new -x COLS -y ROWS [--cwd DIR]] SESSION [-- CMD...]",
+		Usage:   "--stream ID --from OFFSET [--agent] [--new -x COLS -y ROWS [--cwd DIR]] SESSION [-- CMD...]",
 		Summary: "serve a pane of this host's SESSION on stdio to a melmux __remote (run over ssh)",
 		Run:     runBridge,
 	})
@@ -38,6 +38,8 @@ func init() {
 func runRemote(g *cli.Globals, args []string) error {
 	fs := cli.NewFlags(g, "__remote")
 	cwd := fs.String("cwd", "", "the `DIR` the program starts in on the host (default: the home directory)")
+	agent := fs.Bool("agent", false, "CMD is a worker agent's arguments to the host's melmux: it belongs to this session")
+	passEnv := fs.String("pass-env", "", "with --agent, the `NAMES` (comma-separated) of variables of this environment the worker is given")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +57,14 @@ func runRemote(g *cli.Globals, args []string) error {
 	pane, _ := strconv.Atoi(os.Getenv("MELMUX_PANE"))
 	o := remote.LinkOptions{Dest: dest, SSH: sshCommand(), Argv: argv, Cwd: *cwd, Bins: bins,
 		Sock: os.Getenv("MELMUX_SOCKET"), Pane: pane, In: os.Stdin, Out: os.Stdout}
+	if *agent {
+		o.Agent = &remote.AgentLink{Session: os.Getenv("MELMUX_SESSION")}
+		for _, name := range strings.Split(*passEnv, ",") {
+			if v, ok := os.LookupEnv(name); ok && name != "" {
+				o.Agent.Env = append(o.Agent.Env, name+"="+v)
+			}
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM)
 	defer stop()
 	exit, err := remote.Link(ctx, o)
@@ -118,6 +128,7 @@ func runBridge(g *cli.Globals, args []string) error {
 	cols := fs.Int("x", 80, "the pane's `COLS` (with --new)")
 	rows := fs.Int("y", 24, "the pane's `ROWS` (with --new)")
 	cwd := fs.String("cwd", "", "the `DIR` the program starts in (with --new)")
+	agent := fs.Bool("agent", false, "the program is a worker agent of the local session: carry its control connections")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -133,6 +144,6 @@ func runBridge(g *cli.Globals, args []string) error {
 		return err
 	}
 	o := remote.BridgeOptions{Session: session, Sock: proto.SocketPath(session), New: *isNew, Argv: argv, Cwd: *cwd,
-		Cols: *cols, Rows: *rows, Self: exe, From: *from, Stream: *stream}
+		Cols: *cols, Rows: *rows, Self: exe, From: *from, Stream: *stream, Agent: *agent}
 	return remote.Bridge(o, os.Stdin, os.Stdout)
 }

@@ -14,7 +14,7 @@ import (
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "spawn-agent",
-		Usage:   "[--layout right|down|tab] [--model M] [--provider P] [--base-url U] [--key-env VAR] [--max-legs N] [-t PANE] [--cwd DIR] [--worktree [NAME]] [--focus] [--json] --task TEXT",
+		Usage:   "[--layout right|down|tab] [--model M] [--provider P] [--base-url U] [--key-env VAR] [--max-legs N] [-t PANE] [--cwd DIR] [--worktree [NAME]] [--host DEST] [--focus] [--json] --task TEXT",
 		Summary: "open a pane running a melmux worker agent on TEXT; prints the new pane id",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "spawn-agent")
@@ -29,6 +29,7 @@ func init() {
 			cwd := fs.String("cwd", "", "start in `DIR` (default: with -t, the split pane's directory; else the current directory)")
 			focus := fs.Bool("focus", false, "give the new pane the focus and show its tab (default: the focus stays where it is)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
+			host := fs.String("host", "", "run the worker on `DEST` over ssh (docs/remote.md); --cwd is then a directory there")
 			var wt worktreeFlag
 			fs.Var(&wt, "worktree", "start in a new git worktree on branch melmux/NAME (NAME: agent-ID unless given)")
 			if err := parseWorktreeFlags(fs, &wt, args); err != nil {
@@ -43,13 +44,20 @@ func init() {
 			if *maxLegs < 0 {
 				return cli.Usagef("spawn-agent: --max-legs %d: give a number of legs >= 1, or 0 for the default", *maxLegs)
 			}
-			t, dir, err := placement(g, "spawn-agent", *target, *cwd)
+			localCwd := *cwd
+			if *host != "" {
+				localCwd = "" // a directory of the host's, nothing of this machine's
+			}
+			t, dir, err := placement(g, "spawn-agent", *target, localCwd)
 			if err != nil {
 				return err
 			}
+			if *host != "" {
+				dir = *cwd
+			}
 			p := proto.SpawnAgentParams{Layout: *lay, Task: *task, Model: *model, Target: t, Cwd: dir,
 				Provider: *provider, BaseURL: *baseURL, KeyEnv: *keyEnv, MaxLegs: *maxLegs,
-				Env: cli.ProviderEnv(os.Environ(), *keyEnv), Worktree: wt.on, WorktreeName: wt.name, Focus: *focus}
+				Env: cli.ProviderEnv(os.Environ(), *keyEnv), Worktree: wt.on, WorktreeName: wt.name, Focus: *focus, Host: *host}
 			var res proto.SpawnAgentResult
 			if err := call(g, "spawn_agent", p, &res); err != nil {
 				return err

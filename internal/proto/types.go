@@ -395,6 +395,9 @@ type SpawnAgentParams struct {
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
 	Focus        bool   `json:"focus,omitempty"` // as open_pane's
+	// Host runs the worker on another machine over ssh (docs/remote.md);
+	// it belongs to this session all the same. Cwd is then a directory there.
+	Host string `json:"host,omitempty"`
 }
 
 // SpawnAgentResult names the worker's pane and agent, with its first lines.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"sort"
@@ -33,6 +34,11 @@ type BridgeOptions struct {
 	From int64
 	// Stream names the local side's typing stream.
 	Stream string
+	env    []string // for the session, from the worker's setup
+	// Agent says the program is a worker agent of the local session: its
+	// control connections are carried to it (forward.go), and with New the
+	// local side's first frame is its agentSetup.
+	Agent bool
 }
 
 // paneExtra is how much taller a session is than its one pane.
@@ -52,6 +58,20 @@ func Bridge(o BridgeOptions, in io.Reader, out io.Writer) error {
 		b, _ := json.Marshal(f)
 		_ = fw.write(frameError, b) // best effort: the link may be what failed
 		return f
+	}
+	var ln *net.UnixListener
+	if o.Agent {
+		// Listening before the worker starts: it connects as it starts.
+		var err error
+		if ln, err = listenForward(ForwardSocket(o.Session)); err != nil {
+			return fail(failure{Message: fmt.Sprintf("the worker's socket on this host: %v", err)})
+		}
+		defer ln.Close()
+		if o.New {
+			if err := o.setUpAgent(in); err != nil {
+				return fail(failure{Message: err.Error()})
+			}
+		}
 	}
 	if o.New {
 		if err := startSession(o); err != nil {
@@ -78,10 +98,16 @@ func Bridge(o BridgeOptions, in io.Reader, out io.Writer) error {
 	if err := fw.write(frameHello, hb); err != nil {
 		return err
 	}
+	m := newMux(fw)
+	defer m.closeAll()
+	if ln != nil {
+		// After the hello: the local side reads nothing before it.
+		go serveForward(ln, m)
+	}
 	outDone := make(chan error, 1)
 	go func() { outDone <- streamOut(ctx, c, fw, id, o.From) }()
 	inDone := make(chan error, 1)
-	go func() { inDone <- takeIn(ctx, c, fw, id, o.Stream, in) }()
+	go func() { inDone <- takeIn(ctx, c, fw, m, id, o.Stream, in) }()
 	select {
 	case err := <-inDone:
 		return err // the channel closed (the link, or the local side, went) or kill
@@ -110,10 +136,34 @@ func failureOf(c *client.Client, err error) failure {
 	return failure{Message: err.Error()}
 }
 
+// setUpAgent reads the worker's agentSetup, the local side's first frame,
+// straight from in (unbuffered: the frames after it are takeIn's), and
+// makes the program this melmux's worker reaching the local session
+// through the forwarded socket. The pane's own MELMUX_ variables, which the
+// host's session sets, are overridden on the command line (they hold no
+// secret); the task and the key go in the session's environment.
+func (o *BridgeOptions) setUpAgent(in io.Reader) error {
+	typ, p, err := proto.ReadFrame(in, nil)
+	if err != nil {
+		return fmt.Errorf("the worker's setup: %v", err)
+	}
+	var s agentSetup
+	if typ != frameSetup || json.Unmarshal(p, &s) != nil {
+		return fmt.Errorf("the worker's setup: frame %q is not one", typ)
+	}
+	o.env = s.Env
+	o.Argv = append([]string{"env", "MELMUX_SOCKET=" + ForwardSocket(o.Session), "MELMUX_PANE=" + strconv.Itoa(s.Pane),
+		"MELMUX_SESSION=" + s.Session, o.Self}, o.Argv...)
+	return nil
+}
+
 // startSession starts the session with its pane, as `melmux new -d` does.
 func startSession(o BridgeOptions) error {
 	args := []string{"new", "-s", o.Session, "-d", "-x", strconv.Itoa(o.Cols), "-y", strconv.Itoa(o.Rows + paneExtra), "--"}
 	cmd := exec.Command(o.Self, append(args, o.Argv...)...)
+	if len(o.env) > 0 {
+		cmd.Env = append(os.Environ(), o.env...)
+	}
 	cmd.Dir = o.Cwd
 	if cmd.Dir == "" {
 		cmd.Dir, _ = os.UserHomeDir()
@@ -180,7 +230,7 @@ func streamOut(ctx context.Context, c *client.Client, fw *frameWriter, id int, f
 
 // takeIn types what the local side sends, acknowledging each frame, and
 // resizes; it returns when the channel closes or the session is killed.
-func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, id int, stream string, in io.Reader) error {
+func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, m *mux, id int, stream string, in io.Reader) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	var size string
@@ -219,6 +269,10 @@ func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, id int, stre
 		case frameKill:
 			_ = c.Call(ctx, "kill_server", proto.KillServerParams{}, nil)
 			return nil
+		case frameConnData:
+			m.data(p)
+		case frameConnClose:
+			m.closeFrame(p)
 		}
 	}
 }

@@ -198,7 +198,7 @@ func (b *pipeBridge) ack() int64 {
 // the next, resizes, the exit, and the session's end.
 func TestBridgeOverAPipe(t *testing.T) {
 	env := hostEnv(t)
-	prog := `stty -echo; while read l; do echo "got:$l"; [ "$l" = bye ] && exit 3; done`
+	prog := `stty -echo; echo ready; while read l; do echo "got:$l"; [ "$l" = bye ] && exit 3; done`
 	b := startBridge(t, env, "--stream", "s1", "--from", "-1", "--new", "-x", "60", "-y", "10", "h1", "--", "sh", "-c", prog)
 	h := b.hello()
 	if h.Session != "h1" || h.Received != 0 {
@@ -208,7 +208,12 @@ func TestBridgeOverAPipe(t *testing.T) {
 	if f.typ != frameRepaint {
 		t.Fatalf("first output %q, want a repaint", f.typ)
 	}
-	from, _, _ := splitOffset(f.p)
+	from, shown, _ := splitOffset(f.p)
+	// Typing before stty -echo ran would be echoed, as output the acks'
+	// wait passes over.
+	if !bytes.Contains(shown, []byte("ready")) {
+		_, from = b.outputUntil(from, "ready")
+	}
 	b.send(frameInput, withOffset(0, []byte("one\r")))
 	if n := b.ack(); n != 4 {
 		t.Fatalf("ack %d after 4 bytes", n)

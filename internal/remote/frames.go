@@ -36,6 +36,12 @@ const (
 	frameInput  byte = 'I' // 8-byte stream offset of the data, then the data
 	frameResize byte = 'W' // proto.ResizePayload: the pane's size
 	frameKill   byte = 'K' // end the host's session: the local pane is closing
+	frameSetup  byte = 'S' // JSON agentSetup, first of all with --agent --new
+
+	// both ways: a worker agent's control connections (forward.go)
+	frameConnOpen  byte = 'c' // 4-byte connection id: the host's worker connected
+	frameConnData  byte = 'd' // 4-byte connection id, then bytes
+	frameConnClose byte = 'z' // 4-byte connection id: that end closed
 )
 
 // hello opens the stream from the host.

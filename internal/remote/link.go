@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -55,6 +56,19 @@ type LinkOptions struct {
 
 	In  *os.File  // the pane's terminal: typing, and its size
 	Out io.Writer // the pane's terminal: the host pane's output
+
+	// Agent, when set, says Argv is a worker agent's arguments to the
+	// host's melmux, and its control connections are the local session's
+	// (forward.go).
+	Agent *AgentLink
+}
+
+// AgentLink is what a worker agent on the host is given of this side: the
+// environment that must not be on a command line (its task, the
+// provider's key), and the local session's name. Its pane is Pane.
+type AgentLink struct {
+	Env     []string
+	Session string
 }
 
 // Link mirrors a pane on o.Dest into o.In/o.Out until its program ends,
@@ -238,6 +252,9 @@ func (l *link) size() (int, int) {
 func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up bool, err error) {
 	cols, rows := l.size()
 	args := []string{"__bridge", "--stream", l.stream, "--from", strconv.FormatInt(l.fromNow(), 10)}
+	if l.o.Agent != nil {
+		args = append(args, "--agent")
+	}
 	if first {
 		args = append(args, "--new", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows))
 		if l.o.Cwd != "" {
@@ -286,6 +303,12 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 	frames := make(chan frameIn, 16)
 	go readFrames(bufio.NewReaderSize(stdout, 64<<10), frames)
 	fw := &frameWriter{w: stdin}
+	if first && l.o.Agent != nil {
+		b, _ := json.Marshal(agentSetup{Env: l.o.Agent.Env, Pane: l.o.Pane, Session: l.o.Agent.Session})
+		if err := fw.write(frameSetup, b); err != nil {
+			return nil, false, why(fmt.Errorf("ssh %s: %v", l.o.Dest, err))
+		}
+	}
 	var h hello
 	select {
 	case f := <-frames:
@@ -316,6 +339,8 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 	poke(l.in)
 	poke(l.resized)
 
+	m := newMux(fw)
+	defer m.closeAll() // the worker's connections end with the channel
 	sendErr := make(chan error, 1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -354,6 +379,23 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 				return &x, true, nil
 			case frameError:
 				return nil, true, decodeFailure(f.p)
+			case frameConnOpen:
+				id, _, err := splitConnID(f.p)
+				if err != nil {
+					return nil, true, err
+				}
+				if c, err := net.Dial("unix", l.o.Sock); err == nil && l.o.Agent != nil {
+					m.add(id, c, false)
+				} else {
+					if c != nil {
+						_ = c.Close()
+					}
+					_ = fw.write(frameConnClose, connID(id, nil))
+				}
+			case frameConnData:
+				m.data(f.p)
+			case frameConnClose:
+				m.closeFrame(f.p)
 			case frameFore:
 				var fg proto.RemoteForeground
 				if json.Unmarshal(f.p, &fg) == nil {

@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/melmux/melmux/internal/modeltest"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/testreq"
 )
@@ -27,6 +32,7 @@ type sshHost struct {
 	env     []string // the host user's environment, for looking at it directly
 	config  string   // the ssh client's private config: Host h1 (and h1-sparc)
 	veth    string   // the local end of the link
+	local   string   // its address, which the host reaches
 	addr    string
 	sshd    *exec.Cmd
 	netns   *exec.Cmd
@@ -49,6 +55,7 @@ func newSSHHost(t *testing.T) *sshHost {
 	h.veth = fmt.Sprintf("mxa%d", n)
 	peer := fmt.Sprintf("mxb%d", n)
 	h.addr = fmt.Sprintf("10.231.%d.2", n)
+	h.local = fmt.Sprintf("10.231.%d.1", n)
 
 	h.netns = exec.Command("unshare", "-n", "--", "sleep", "100000")
 	if err := h.netns.Start(); err != nil {
@@ -480,4 +487,122 @@ func TestRemotePaneAgentKind(t *testing.T) {
 		x = l.explain(id)
 		return x.Kind == "" && x.Foreground == "sh"
 	})
+}
+
+// reachable serves addr (host:port, the scripted model's loopback address)
+// on the link's local address, which the host reaches as it would reach a
+// model's endpoint itself. It returns the address and the remote addresses
+// of the connections it took.
+func (h *sshHost) reachable(addr string) (string, func() []string) {
+	h.t.Helper()
+	ln, err := net.Listen("tcp", h.local+":0")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var from []string
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			from = append(from, c.RemoteAddr().String())
+			mu.Unlock()
+			go func() {
+				defer c.Close()
+				up, err := net.Dial("tcp", addr)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go func() { _, _ = io.Copy(up, c); up.(*net.TCPConn).CloseWrite() }()
+				_, _ = io.Copy(c, up)
+			}()
+		}
+	}()
+	return ln.Addr().String(), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(from)
+	}
+}
+
+// A worker agent on a host belongs to the local session: spawn-agent
+// --host answers once it registered here, read-agent waits for its task's
+// reply and send-agent gives it a next turn, as for a local worker. It
+// reaches the scripted model from the host, by the link's address, as a
+// real host reaches its model's endpoint; its task and the provider's
+// token are not on the host's command lines.
+func TestRemoteWorkerAgent(t *testing.T) {
+	h := newSSHHost(t)
+	model := modeltest.New(t, modeltest.Relay, []modeltest.Leg{
+		{Expect: []string{"count the host's files"}, Text: "done on the host"},
+		{Expect: []string{"and a second thing"}, Text: "second reply from the host"},
+	})
+	u, err := url.Parse(model.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, callers := h.reachable(u.Host)
+	l := newLocalSession(t, h)
+	l.env = append(l.env, "MELMUX_AGENT_PROVIDER=relay", "MELMUX_RELAY_URL=http://"+addr+"/relay", "MELMUX_RELAY_TOKEN="+modeltest.Key)
+
+	start := time.Now()
+	var res proto.SpawnAgentResult
+	out := l.must("spawn-agent", "--host", "h1", "--json", "--task", "count the host's files")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("spawn-agent --json: %v: %s", err, out)
+	}
+	t.Logf("spawn-agent --host took %s (with the first copy of melmux)", time.Since(start).Round(time.Millisecond))
+	id := fmt.Sprint(res.ID)
+	var r proto.ReadAgentResult
+	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", id, "--wait", "2m", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.TurnDone || r.Reply != "done on the host" {
+		t.Fatalf("read-agent after the task: %+v", r)
+	}
+	p, ok := l.paneInfo(id)
+	if !ok || p.Host == nil || *p.Host != "h1" || p.Agent == nil || p.Agent.Kind != "melmux" || p.Agent.Role != "worker" || p.Agent.ID != res.AgentID {
+		t.Fatalf("the worker's pane here: %+v agent %+v", p, p.Agent)
+	}
+	for _, c := range callers() {
+		if !strings.HasPrefix(c, h.addr+":") {
+			t.Fatalf("the model was called from %s, not from the host %s", c, h.addr)
+		}
+	}
+	if len(callers()) == 0 {
+		t.Fatal("the model was never called through the host's route")
+	}
+
+	l.must("send-agent", "-t", id, "and a second thing")
+	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", id, "--wait", "2m", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.TurnDone || r.Reply != "second reply from the host" {
+		t.Fatalf("read-agent after send-agent: %+v", r)
+	}
+
+	// Its secrets are in its environment, not on a command line of the
+	// host (which any of its users may read).
+	hostNet, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", h.netns.Process.Pid))
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range procs {
+		if ns, _ := os.Readlink(d + "/ns/net"); ns != hostNet {
+			continue // not the host's
+		}
+		f := d + "/cmdline"
+		b, _ := os.ReadFile(f)
+		if bytes.Contains(b, []byte("count the host's files")) || bytes.Contains(b, []byte(modeltest.Key)) {
+			t.Fatalf("%s holds the task or the token: %q", f, b)
+		}
+	}
+	if s := h.hostSessions(); len(s) != 1 {
+		t.Fatalf("the host's sessions with the worker: %v", s)
+	}
+	l.must("kill-pane", "-t", id)
+	eventually(t, "the host's session ending with the worker's pane", time.Minute, func() bool { return len(h.hostSessions()) == 0 })
 }

@@ -53,6 +53,9 @@ func init() {
 		if s.self == "" {
 			return nil, errorf(proto.CodeFailed, "spawn_agent: this session does not know its melmux binary, so it cannot start a worker (the server was started without Config.Self)")
 		}
+		if p.Host != "" {
+			return s.spawnRemoteAgent(ctx, p)
+		}
 		id := uuid.NewString()
 		argv := workerArgv(s.self, id, p)
 		since := time.Now()
@@ -63,7 +66,7 @@ func init() {
 			return nil, err
 		}
 		pane := e.p.ID()
-		if err := s.waitRegistered(ctx, e, id); err != nil {
+		if err := s.waitRegistered(ctx, e, id, spawnRegisterWait); err != nil {
 			return nil, err
 		}
 		waitFirstScreen(ctx, e.p, since)
@@ -118,9 +121,9 @@ func overrideEnv(base, over []string) []string {
 // waitRegistered waits (bounded) until the agent id has registered in the
 // pane with its task queued. Its exit first, or the bound passing, is an
 // error showing its screen.
-func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string) error {
+func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string, within time.Duration) error {
 	pane := e.p.ID()
-	deadline := time.NewTimer(spawnRegisterWait)
+	deadline := time.NewTimer(within)
 	defer deadline.Stop()
 	for {
 		var ok bool
@@ -139,7 +142,7 @@ func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string) er
 				pane, exitWords(e.p.Status()), screenText(e), pane)
 		case <-deadline.C:
 			return errorf(proto.CodeFailed, "spawn_agent: the worker in pane %d did not register with its task within %s; its screen:\n%s\n(it still runs in pane %d)",
-				pane, spawnRegisterWait, screenText(e), pane)
+				pane, within, screenText(e), pane)
 		case <-ctx.Done():
 			return errorf(proto.CodeFailed, "spawn_agent: cancelled (the worker runs on in pane %d)", pane)
 		case <-s.done:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/layout"
 )
 
 // remoteOpenWait bounds how long open_pane --host waits for the link: ssh's
@@ -38,25 +39,65 @@ func (s *Server) openRemote(ctx context.Context, p proto.OpenPaneParams) (any, e
 	if command == "" {
 		command = "$SHELL"
 	}
-	bridge := []string{s.self, "__remote"}
-	if p.Cwd != "" {
-		bridge = append(bridge, "--cwd", p.Cwd)
-	}
-	bridge = append(append(bridge, p.Host, "--"), argv...)
-	e, res, err := s.spawn(spawnSpec{argv: bridge, command: command, title: printable(p.Title), env: s.env,
-		target: p.Target, layout: p.Layout, focus: p.Focus})
+	e, res, err := s.startRemote(remoteSpec{host: p.Host, cwd: p.Cwd, argv: argv, command: command,
+		title: printable(p.Title), env: s.env, target: p.Target, layout: p.Layout, focus: p.Focus})
 	if err != nil {
 		return nil, err
+	}
+	up, err := s.waitLink(ctx, "open_pane", e, p.Host)
+	if err != nil {
+		return nil, err
+	}
+	out := placed(e, res, up && !p.NoWait)
+	if !up {
+		out.Note = "the link to " + p.Host + " is not up yet: the pane says why, and melmux goes on trying"
+	}
+	return out, nil
+}
+
+// remoteSpec is a pane whose program runs on a host.
+type remoteSpec struct {
+	host, cwd string
+	argv      []string // the program on the host; none runs the user's shell
+	command   string   // as borders show it
+	flags     []string // __remote's own, before the destination
+	title     string
+	env       []string
+	target    int
+	layout    string
+	focus     bool
+}
+
+// startRemote opens the pane running `melmux __remote` for r, its link
+// connecting.
+func (s *Server) startRemote(r remoteSpec) (*paneEntry, layout.AddResult, error) {
+	bridge := append([]string{s.self, "__remote"}, r.flags...)
+	if r.cwd != "" {
+		bridge = append(bridge, "--cwd", r.cwd)
+	}
+	bridge = append(append(bridge, r.host, "--"), r.argv...)
+	e, res, err := s.spawn(spawnSpec{argv: bridge, command: r.command, title: r.title, env: r.env,
+		target: r.target, layout: r.layout, focus: r.focus})
+	if err != nil {
+		return nil, res, err
 	}
 	id := e.p.ID()
 	s.withLock(func() {
 		l := e.linkLocked()
-		l.host, l.command = p.Host, command
+		l.host, l.command = r.host, r.command
 		if l.state == "" {
 			l.state, l.since = proto.LinkConnecting, time.Now()
 			e.p.RefuseInput(linkRefusal(id, l))
 		}
 	})
+	return e, res, nil
+}
+
+// waitLink waits until e's link to host is up (or was, and dropped since):
+// true. A link that could not be made removes the pane and is the error;
+// one not up within remoteOpenWait is false, the pane left trying.
+func (s *Server) waitLink(ctx context.Context, verb string, e *paneEntry, host string) (bool, error) {
+	id := e.p.ID()
 	deadline := time.NewTimer(remoteOpenWait)
 	defer deadline.Stop()
 	for {
@@ -65,11 +106,10 @@ func (s *Server) openRemote(ctx context.Context, p proto.OpenPaneParams) (any, e
 		s.withLock(func() { state, why, ch = e.link.state, e.link.err, e.link.ch })
 		switch state {
 		case proto.LinkConnected, proto.LinkDisconnected:
-			out := placed(e, res, !p.NoWait)
-			return out, nil
+			return true, nil
 		case proto.LinkFailed:
 			s.dropRemote(id)
-			return nil, errorf(proto.CodeFailed, "open_pane: %s: %s", p.Host, why)
+			return false, errorf(proto.CodeFailed, "%s: %s: %s", verb, host, why)
 		}
 		select {
 		case <-ch:
@@ -80,16 +120,14 @@ func (s *Server) openRemote(ctx context.Context, p proto.OpenPaneParams) (any, e
 			if state != proto.LinkFailed {
 				screen := screenText(e)
 				s.dropRemote(id)
-				return nil, errorf(proto.CodeFailed, "open_pane: %s: melmux __remote exited (%s): %s", p.Host, exitWords(e.p.Status()), screen)
+				return false, errorf(proto.CodeFailed, "%s: %s: melmux __remote exited (%s): %s", verb, host, exitWords(e.p.Status()), screen)
 			}
 		case <-deadline.C:
-			out := placed(e, res, false)
-			out.Note = "the link to " + p.Host + " is not up yet: the pane says why, and melmux goes on trying"
-			return out, nil
+			return false, nil
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return false, ctx.Err()
 		case <-s.done:
-			return nil, errorf(proto.CodeFailed, "open_pane: the session ended")
+			return false, errorf(proto.CodeFailed, "%s: the session ended", verb)
 		}
 	}
 }
