@@ -78,6 +78,10 @@ Closing paragraph with a verylongtokenwithoutspaces_0123456789abcdefghijklmnopqr
 
 var pageRE = regexp.MustCompile(`/Type\s*/Page[^s]`)
 
+// pdfinfo is looked up as the test binary starts: the tests of a failing
+// engine put PATH on a directory holding the fake engine only.
+var pdfinfo, pdfinfoErr = exec.LookPath("pdfinfo")
+
 // checkPDF asserts path holds a complete PDF and returns its page count.
 func checkPDF(t *testing.T, path string) int {
 	t.Helper()
@@ -93,7 +97,7 @@ func checkPDF(t *testing.T, path string) int {
 		t.Fatalf("%s has no %%%%EOF trailer", path)
 	}
 	pages := len(pageRE.FindAll(data, -1))
-	bin, err := exec.LookPath("pdfinfo")
+	bin, err := pdfinfo, pdfinfoErr
 	if err != nil && testreq.Strict(requireGate) {
 		t.Fatalf("pdfinfo is not installed (poppler-utils), and the page count is required here: %v", err)
 	}
