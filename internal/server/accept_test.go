@@ -38,7 +38,7 @@ func TestFailedAcceptDoesNotEndTheSession(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "t.sock")
 	s := New(Config{Name: "t", SocketPath: sock, Cols: 80, Rows: 24,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh"})
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh", tune: parallelSafe})
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

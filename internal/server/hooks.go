@@ -51,6 +51,11 @@ type tuning struct {
 	pause func(time.Duration)
 	// deliverEcho, deliverReact and deliverPause (deliver.go).
 	deliverEcho, deliverReact, deliverPause time.Duration
+	// keepUmask: Listen binds its socket under the process's umask, not
+	// 0177, and relies on its chmod alone. The umask is the process's: tests
+	// that run in parallel write files (a stand-in agent, 0755) and start
+	// panes meanwhile, which would take 0177 too.
+	keepUmask bool
 }
 
 // orDefaults is t with the real value in each zero field.

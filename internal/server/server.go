@@ -312,9 +312,15 @@ func (s *Server) Listen() error {
 	if err := removeStaleSocket(s.sock); err != nil {
 		return fmt.Errorf("session %q: %w", s.name, err)
 	}
-	old := syscall.Umask(0o177)
-	ln, err := net.Listen("unix", s.sock)
-	syscall.Umask(old)
+	var ln net.Listener
+	var err error
+	if s.tune.keepUmask {
+		ln, err = net.Listen("unix", s.sock)
+	} else {
+		old := syscall.Umask(0o177)
+		ln, err = net.Listen("unix", s.sock)
+		syscall.Umask(old)
+	}
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.sock, err)
 	}

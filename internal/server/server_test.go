@@ -37,6 +37,11 @@ func init() {
 	}})
 }
 
+// parallelSafe is the tuning of a server in a test that runs in parallel:
+// it leaves the process's umask alone (the serial tests of socket_test.go
+// keep the real one).
+var parallelSafe = tuning{keepUmask: true}
+
 // startServer runs a server in this process on a private socket; opts
 // adjust its config.
 func startServer(t *testing.T, opts ...func(*Config)) (*Server, *mxclient.Client) {
@@ -47,7 +52,7 @@ func startServer(t *testing.T, opts ...func(*Config)) (*Server, *mxclient.Client
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	cfg := Config{Name: "t", SocketPath: filepath.Join(dir, "t.sock"), Cols: 80, Rows: 24,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh"}
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh", tune: parallelSafe}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -145,7 +150,7 @@ func TestSocketPermissions(t *testing.T) {
 		t.Errorf("socket directory mode %o, want 700", perm)
 	}
 	// A second server on the same socket is refused while the first lives.
-	other := New(Config{Name: "t", SocketPath: s.sock, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	other := New(Config{Name: "t", SocketPath: s.sock, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), tune: parallelSafe})
 	if err := other.Listen(); err == nil {
 		t.Fatal("a second server took over a live session's socket")
 	}
@@ -211,7 +216,7 @@ func TestStalledClientBlocksNothing(t *testing.T) {
 	defer os.RemoveAll(dir)
 	sock := filepath.Join(dir, "t.sock")
 	s := New(Config{Name: "t", SocketPath: sock, Cols: 200, Rows: 50,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh"})
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Shell: "/bin/sh", tune: parallelSafe})
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}
