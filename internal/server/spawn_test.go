@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,6 +25,10 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeWorkerEnv); mode != "" {
 		os.Exit(fakeWorker(mode, os.Args[1:]))
 	}
+	// The parallel tests wait far more than they compute (on programs in
+	// PTYs, clients, timers), so more of them run at once than -parallel's
+	// default, GOMAXPROCS; a -parallel given on the command line still wins.
+	flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	os.Exit(m.Run())
 }
 
