@@ -1,7 +1,10 @@
 package term
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
+	"io"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -163,7 +166,29 @@ type history struct {
 	// taps see every line as it is saved or taken back (TapScrolled), by id.
 	taps   map[int]func(line string, saved bool)
 	nextID int
+	// frozen holds the data of the ring's oldest frozenLive lines,
+	// compressed (freeze), oldest first; those lines' data is "" until a
+	// read thaws them all. History is written far more than it is read, and
+	// most of it is never read at all, so a quiet pane keeps it at a fraction
+	// of its size (a fifth for everyday text) and pays for decoding only
+	// when someone looks. The first frozenSkip lines of frozen[0] have left
+	// the ring.
+	frozen     []frozenSeg
+	frozenLive int
+	frozenSkip int
 }
+
+// frozenSeg is the data of n consecutive lines, each as a uvarint length and
+// its bytes, deflated.
+type frozenSeg struct {
+	n int
+	z []byte
+}
+
+// freezeMin is how many bytes of lines not yet frozen make freezing them
+// worth a segment: deflate needs some text to find repeats in, and a
+// segment costs its slice header and the format's framing.
+var freezeMin = 8 << 10
 
 // Block sizes: a pane with little history takes little, a long one takes
 // blocks of blockMax.
@@ -230,16 +255,98 @@ func (h *history) push(l histLine) {
 		h.n++
 		return
 	}
+	if h.frozenLive > 0 {
+		h.frozenLive--
+		if h.frozenSkip++; h.frozenSkip == h.frozen[0].n {
+			h.frozen[0] = frozenSeg{}
+			h.frozen, h.frozenSkip = h.frozen[1:], 0
+		}
+	}
 	h.lines[h.start] = l
 	h.start = (h.start + 1) % len(h.lines)
 }
 
 // at returns line i, 0 being the oldest.
 func (h *history) at(i int) *histLine {
+	if i < h.frozenLive {
+		h.thaw()
+	}
+	return h.slot(i)
+}
+
+func (h *history) slot(i int) *histLine {
 	return &h.lines[(h.start+i)%len(h.lines)]
 }
 
+// freeze compresses the data of the lines not frozen yet, all but the
+// newest (which a program's next line may still mark wrapped or not, and
+// which should not cost a thaw), when they hold freezeMin bytes or more.
+func (h *history) freeze() {
+	n := h.n - 1 - h.frozenLive
+	if n <= 0 {
+		return
+	}
+	size := 0
+	for i := range n {
+		size += len(h.slot(h.frozenLive + i).data)
+	}
+	if size < freezeMin {
+		return
+	}
+	var z bytes.Buffer
+	w, err := flate.NewWriter(&z, flate.BestSpeed)
+	if err != nil {
+		return
+	}
+	var num [binary.MaxVarintLen64]byte
+	for i := range n {
+		d := h.slot(h.frozenLive + i).data
+		w.Write(num[:binary.PutUvarint(num[:], uint64(len(d)))])
+		io.WriteString(w, d)
+	}
+	if w.Close() != nil {
+		return
+	}
+	h.frozen = append(h.frozen, frozenSeg{n: n, z: bytes.Clone(z.Bytes())})
+	for i := range n {
+		h.slot(h.frozenLive + i).data = ""
+	}
+	h.frozenLive += n
+	// The lines' bytes now live in frozen; a block kept for the next lines
+	// would hold the last of them alive.
+	h.block = nil
+}
+
+// thaw gives the frozen lines their data back, decoded into one buffer
+// that is never written again (copies of the lines may outlive the ring's).
+// They stay thawed until the next freeze compresses them again.
+func (h *history) thaw() {
+	if h.frozenLive == 0 {
+		return
+	}
+	var all []byte
+	for _, seg := range h.frozen {
+		r := flate.NewReader(bytes.NewReader(seg.z))
+		b, err := io.ReadAll(r)
+		if err != nil {
+			panic("term: frozen history does not decode: " + err.Error())
+		}
+		all = append(all, b...)
+	}
+	r := lineReader{unsafe.String(unsafe.SliceData(all), len(all))}
+	for range h.frozenSkip {
+		n := r.uvarint()
+		r.s = r.s[n:]
+	}
+	for i := range h.frozenLive {
+		n := r.uvarint()
+		h.slot(i).data, r.s = r.s[:n], r.s[n:]
+	}
+	h.frozen, h.frozenLive, h.frozenSkip = nil, 0, 0
+}
+
 func (h *history) clear() {
+	h.frozen, h.frozenLive, h.frozenSkip = nil, 0, 0
 	h.lines, h.block = nil, nil
 	h.start, h.n, h.scrolled = 0, 0, 0
 	h.holes = nil // every line saved from now on is above them all

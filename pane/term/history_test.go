@@ -1,6 +1,9 @@
 package term
 
 import (
+	"math/rand"
+	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 	"unsafe"
@@ -169,5 +172,68 @@ func TestHistoryBlocks(t *testing.T) {
 	h.clear()
 	if h.block != nil {
 		t.Error("clear kept the block")
+	}
+}
+
+// Every test that trims freezes whatever history it holds, so that reads of
+// frozen lines are checked wherever a trimmed terminal is compared with one
+// that never trims (TestTrimIsInvisible), not only above 8 KB of lines.
+func init() { freezeMin = 1 }
+
+// TestFrozenHistory freezes the history of one terminal after every piece
+// of output and checks it against a twin that never freezes, through what
+// moves lines in and out of the ring while some are frozen: lines wrapping
+// the ring past frozen ones, a grow taking lines back, a reflow, a clear.
+func TestFrozenHistory(t *testing.T) {
+	defer func(old int) { freezeMin = old }(freezeMin)
+	freezeMin = 1
+	rng := rand.New(rand.NewSource(1))
+	words := []string{"alpha", "\x1b[31mred\x1b[m", "wide 日本", "e\u0301", "👨\u200d👩\u200d👧", "\x1b[1;44mbold\x1b[m", "tab\tstop"}
+	frozen := New(40, 8, Options{Scrollback: 50})
+	plain := New(40, 8, Options{Scrollback: 50})
+	both := func(p []byte) {
+		frozen.Write(p)
+		plain.Write(p)
+	}
+	skipped, reads := 0, 0
+	for step := range 400 {
+		var b strings.Builder
+		for range rng.Intn(12) {
+			for range 1 + rng.Intn(12) {
+				b.WriteString(words[rng.Intn(len(words))] + " ")
+			}
+			b.WriteString("\r\n")
+		}
+		both([]byte(b.String()))
+		switch rng.Intn(20) {
+		case 0:
+			both([]byte("\x1b[3J"))
+		case 1, 2:
+			w, h := 20+rng.Intn(40), 4+rng.Intn(12)
+			frozen.Resize(w, h)
+			plain.Resize(w, h)
+		}
+		if rng.Intn(4) != 0 {
+			frozen.Trim()
+		}
+		frozen.mu.Lock()
+		if frozen.h.frozenLive > 0 && frozen.h.slot(0).data != "" {
+			t.Fatalf("step %d: a frozen line kept its data", step)
+		}
+		skipped += min(frozen.h.frozenSkip, 1)
+		reads += min(frozen.h.frozenLive, 1)
+		frozen.mu.Unlock()
+		if rng.Intn(3) == 0 {
+			continue // read later, after more lines went past frozen ones
+		}
+		if f, p := frozen.HistoryCells(0, -1), plain.HistoryCells(0, -1); !reflect.DeepEqual(f, p) {
+			t.Fatalf("step %d: history differs: %d lines frozen, %d not", step, len(f), len(p))
+		}
+		if f, p := frozen.HistoryTotal(), plain.HistoryTotal(); f != p {
+			t.Fatalf("step %d: totals %d and %d", step, f, p)
+		}
+	}
+	if skipped == 0 || reads == 0 {
+		t.Fatalf("frozen lines were never read (%d) or never went past (%d)", reads, skipped)
 	}
 }
