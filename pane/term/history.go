@@ -166,9 +166,8 @@ type history struct {
 	// taps see every line as it is saved or taken back (TapScrolled), by id.
 	taps   map[int]func(line string, saved bool)
 	nextID int
-	// frozen holds the data of the ring's oldest frozenLive lines,
-	// compressed (freeze), oldest first; those lines' data is "" until a
-	// read thaws them all. History is written far more than it is read, and
+	// frozen holds the history's oldest frozenLive lines, compressed
+	// (freeze), oldest first, outside the ring until a read thaws them all. History is written far more than it is read, and
 	// most of it is never read at all, so a quiet pane keeps it at a fraction
 	// of its size (a fifth for everyday text) and pays for decoding only
 	// when someone looks. The first frozenSkip lines of frozen[0] have left
@@ -178,8 +177,9 @@ type history struct {
 	frozenSkip int
 }
 
-// frozenSeg is the data of n consecutive lines, each as a uvarint length and
-// its bytes, deflated.
+// frozenSeg is n consecutive lines, each as uvarints flags (1 wrapped, 2
+// hasStarts), cols, textLen and the length of its data, then the data,
+// deflated.
 type frozenSeg struct {
 	n int
 	z []byte
@@ -246,21 +246,23 @@ func (h *history) push(l histLine) {
 		h.total++
 	}
 	h.scrolled = min(h.scrolled+1, h.limit)
-	if h.n < h.limit {
-		if h.n < len(h.lines) {
-			h.lines[(h.start+h.n)%len(h.lines)] = l
-		} else {
-			h.lines = append(h.lines, l)
-		}
-		h.n++
-		return
-	}
-	if h.frozenLive > 0 {
+	if h.n == h.limit && h.frozenLive > 0 {
+		// The oldest line is frozen: it goes from the segment's count.
+		h.n--
 		h.frozenLive--
 		if h.frozenSkip++; h.frozenSkip == h.frozen[0].n {
 			h.frozen[0] = frozenSeg{}
 			h.frozen, h.frozenSkip = h.frozen[1:], 0
 		}
+	}
+	if h.n < h.limit {
+		if m := h.n - h.frozenLive; m < len(h.lines) {
+			h.lines[(h.start+m)%len(h.lines)] = l
+		} else {
+			h.lines = append(h.lines, l)
+		}
+		h.n++
+		return
 	}
 	h.lines[h.start] = l
 	h.start = (h.start + 1) % len(h.lines)
@@ -274,13 +276,17 @@ func (h *history) at(i int) *histLine {
 	return h.slot(i)
 }
 
+// slot is line i of the ring, which holds the lines not frozen
+// (i >= frozenLive).
 func (h *history) slot(i int) *histLine {
-	return &h.lines[(h.start+i)%len(h.lines)]
+	return &h.lines[(h.start+i-h.frozenLive)%len(h.lines)]
 }
 
-// freeze compresses the data of the lines not frozen yet, all but the
-// newest (which a program's next line may still mark wrapped or not, and
-// which should not cost a thaw), when they hold freezeMin bytes or more.
+// freeze compresses the lines not frozen yet, all but the newest (which a
+// program's next line may still mark wrapped or not, and which should not
+// cost a thaw), when their data holds freezeMin bytes or more. The ring
+// then holds only the newest line: a frozen line costs its share of the
+// segment, not a 24-byte slot.
 func (h *history) freeze() {
 	n := h.n - 1 - h.frozenLive
 	if n <= 0 {
@@ -298,50 +304,65 @@ func (h *history) freeze() {
 	if err != nil {
 		return
 	}
-	var num [binary.MaxVarintLen64]byte
+	var b []byte
 	for i := range n {
-		d := h.slot(h.frozenLive + i).data
-		w.Write(num[:binary.PutUvarint(num[:], uint64(len(d)))])
-		io.WriteString(w, d)
+		l := h.slot(h.frozenLive + i)
+		var flags uint64
+		if l.wrapped {
+			flags |= 1
+		}
+		if l.hasStarts {
+			flags |= 2
+		}
+		b = binary.AppendUvarint(b[:0], flags)
+		b = binary.AppendUvarint(b, uint64(l.cols))
+		b = binary.AppendUvarint(b, uint64(l.textLen))
+		b = binary.AppendUvarint(b, uint64(len(l.data)))
+		w.Write(b)
+		io.WriteString(w, l.data)
 	}
 	if w.Close() != nil {
 		return
 	}
 	h.frozen = append(h.frozen, frozenSeg{n: n, z: bytes.Clone(z.Bytes())})
-	for i := range n {
-		h.slot(h.frozenLive + i).data = ""
-	}
+	h.lines = []histLine{*h.slot(h.n - 1)}
+	h.start = 0
 	h.frozenLive += n
 	// The lines' bytes now live in frozen; a block kept for the next lines
 	// would hold the last of them alive.
 	h.block = nil
 }
 
-// thaw gives the frozen lines their data back, decoded into one buffer
-// that is never written again (copies of the lines may outlive the ring's).
-// They stay thawed until the next freeze compresses them again.
+// thaw makes the frozen lines lines of the ring again, their data decoded
+// into one buffer that is never written again (copies of the lines may
+// outlive the ring's), in a new ring: a pointer at a slot of the old one
+// still reads what it did. They stay thawed until the next freeze.
 func (h *history) thaw() {
 	if h.frozenLive == 0 {
 		return
 	}
 	var all []byte
 	for _, seg := range h.frozen {
-		r := flate.NewReader(bytes.NewReader(seg.z))
-		b, err := io.ReadAll(r)
+		b, err := io.ReadAll(flate.NewReader(bytes.NewReader(seg.z)))
 		if err != nil {
 			panic("term: frozen history does not decode: " + err.Error())
 		}
 		all = append(all, b...)
 	}
+	lines := make([]histLine, h.n)
 	r := lineReader{unsafe.String(unsafe.SliceData(all), len(all))}
-	for range h.frozenSkip {
-		n := r.uvarint()
+	for i := -h.frozenSkip; i < h.frozenLive; i++ {
+		flags, cols, textLen, n := r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint()
+		data := r.s[:n]
 		r.s = r.s[n:]
+		if i >= 0 {
+			lines[i] = histLine{data: data, textLen: uint32(textLen), cols: uint16(cols), wrapped: flags&1 != 0, hasStarts: flags&2 != 0}
+		}
 	}
-	for i := range h.frozenLive {
-		n := r.uvarint()
-		h.slot(i).data, r.s = r.s[:n], r.s[n:]
+	for i := h.frozenLive; i < h.n; i++ {
+		lines[i] = *h.slot(i)
 	}
+	h.lines, h.start = lines, 0
 	h.frozen, h.frozenLive, h.frozenSkip = nil, 0, 0
 }
 
@@ -422,6 +443,9 @@ func (h *history) addHole(p uint64) {
 // lines a grow takes back onto the screen: they keep their places (back),
 // and taps are told they left history.
 func (h *history) pop(n int) []histLine {
+	if n > h.n-h.frozenLive {
+		h.thaw()
+	}
 	out := make([]histLine, n)
 	back := make([]backLine, n, n+len(h.back))
 	place := h.top()
