@@ -347,7 +347,7 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			if n <= 0 {
 				return i, n < 0
 			}
-			if n == 2 && !w.esc(final) || n > 2 && !w.csi(p[i:i+n], final) {
+			if (n == 2 || final == '(') && !w.esc(final) || n > 2 && final != '(' && !w.csi(p[i:i+n], final) {
 				return i, false // declined: the scanner takes it
 			}
 			i += n
@@ -382,24 +382,38 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 }
 
 // csiLen returns the length and final byte of the sequence at the start of p
-// (ESC [ digits, semicolons and colons, a final byte the walk handles; or
-// one of the two-byte escapes IND, NEL, RI, DECSC, DECRC, its length 2),
-// 0 when p does not start with one, -1 when p ends before telling.
+// (ESC [ digits, semicolons and colons, a final byte the walk handles, or
+// DECSET and DECRST: ESC [ ? ... h or l; or one of the two-byte escapes
+// IND, NEL, RI, DECSC, DECRC, its length 2; or ESC ( B, final '('), 0 when
+// p does not start with one, -1 when p ends before telling.
 func csiLen(p []byte) (int, byte) {
 	if len(p) >= 2 && p[1] != '[' {
 		switch p[1] {
 		case 'D', 'E', 'M', '7', '8':
 			return 2, p[1]
+		case '(':
+			if len(p) < 3 {
+				return -1, 0
+			}
+			if p[2] == 'B' {
+				return 3, '('
+			}
 		}
 		return 0, 0
 	}
-	for k := 2; k < len(p); k++ {
+	private := len(p) >= 3 && p[2] == '?'
+	for k := 2 + b2i(private); k < len(p); k++ {
 		b := p[k]
 		switch {
 		case k >= maxFastCSI+3:
 			return 0, 0
 		case b >= '0' && b <= '9', b == ';', b == ':':
 			continue
+		case private:
+			if b == 'h' || b == 'l' {
+				return k + 1, b
+			}
+			return 0, 0
 		}
 		switch b {
 		case 'm', 'H', 'f', 'A', 'B', 'e', 'C', 'a', 'D', 'E', 'F', 'G', '`', 'd', 'K', 'X',
@@ -594,6 +608,8 @@ func (w *fastWalk) csi(seq []byte, final byte) bool {
 		return true
 	case 'J', 'L', 'M', '@', 'P', 'S', 'T', 'r', 's', 'u':
 		return w.edit(seq, final)
+	case 'h', 'l':
+		return w.privateModes(seq, final == 'h')
 	}
 	out := w.scan(seq)
 	if len(out) == 0 {

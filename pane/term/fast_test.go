@@ -219,6 +219,13 @@ func fastStreams() map[string]string {
 		// model to be written back: that waiting output scrolls in the
 		// region the model had.
 		"\x1b[?25h\x1b[2T\x1b[2;3r", "\x1b[?25l\x1b[L\x1b[r", "\x1b[?25h\x1b[3S\x1b[1;2r\x1b[3S",
+		// Modes that leave the screen alone (taken: written into vt10x
+		// or kept by the scanner), the alternate screen left while not
+		// on it, and those declined; ESC ( B, and the line-drawing set.
+		"\x1b[?25l", "\x1b[?25h", "\x1b[?2026h", "\x1b[?2026l", "\x1b[?1;2004h", "\x1b[?1l\x1b[?2004l", "\x1b[?1049l",
+		"\x1b[?47l", "\x1b[?1049h", "\x1b[?1047h", "\x1b[?7l", "\x1b[?1000;1006h", "\x1b[?1002h\x1b[?1003l\x1b[?9h",
+		"\x1b[?5h\x1b[?5l", "\x1b[?12h", "\x1b[?;25l", "\x1b[?25:1h", "\x1b[?99999999999h", "\x1b[?1004h", "\x1b[?1048h",
+		"\x1b(B", "\x1b(0x\x1b(B", "\x1b[?6h\x1b[?6l",
 	}
 	// Sequences the walk does not take: they end a stretch, and whatever
 	// they do must find vt10x as the plain path would have left it.
@@ -274,6 +281,13 @@ func fastStreams() map[string]string {
 			strings.Repeat("w", 45+i%7), 1+i%2, []string{"S", "T", "L", "M"}[i%4], "\x1b[9;1Ha model starts again on this")
 	}
 	out["pending-edits"] = pend.String()
+	// Modes set and reset in the middle of a model, the last ones left set.
+	var modes strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&modes, "\x1b[?2026h\x1b[?25l\x1b[Hframe %d\r\nline\x1b[K\r\n\x1b[?25h\x1b[?2026l\x1b[?%dh\x1b[?%dl", i,
+			[]int{1, 1000, 1006, 2004, 5, 1004}[i%6], []int{1002, 9, 1, 1003, 1006, 2004}[i%6])
+	}
+	out["modes"] = modes.String() + "\x1b[?25l\x1b[?2026h\x1b[?1h\x1b[?1000h\x1b[?2004h" + strings.Repeat("end\r\n", 20)
 	out["pen-bold-reverse"] = "\x1b[1;7;32;44m" + strings.Repeat("bold reverse e\u0301 日\r\n", 100)
 	return out
 }

@@ -1,6 +1,10 @@
 package term
 
-import "github.com/hinshun/vt10x"
+import (
+	"strconv"
+
+	"github.com/hinshun/vt10x"
+)
 
 // The model's edits of whole rows and of the screen: clears (with tmux's
 // scroll-on-clear), scroll regions and what scrolls them, insert and delete
@@ -139,14 +143,14 @@ func (w *fastWalk) canScroll(orig, n int, down bool) bool {
 	return true
 }
 
-// edit applies a CSI that edits the screen, moves its rows or saves the
-// cursor (ED, IL, DL, ICH, DCH, SU, SD, DECSTBM, SCOSC, SCORC) to the model,
-// as the scanner's dispatch and vt10x do; false declines it, having changed
-// nothing.
-func (w *fastWalk) edit(seq []byte, final byte) bool {
+// parse runs the parameters of the CSI seq through the scanner's parser
+// without its dispatch, which would act on vt10x, and reports whether the
+// scanner would dispatch it further: false for an overflowing parameter
+// (dropped) and for sub-parameters (dispatched, nothing done: lastPrint is
+// reset as the dispatch resets it).
+func (w *fastWalk) parse(seq []byte) bool {
 	t := w.t
 	s := &t.sc
-	// The scanner's parser without its dispatch, which would act on vt10x.
 	s.csiStart()
 	for _, b := range seq[2 : len(seq)-1] {
 		t.csiByteLocked(b)
@@ -156,13 +160,72 @@ func (w *fastWalk) edit(seq []byte, final byte) bool {
 		s.pushParam()
 	}
 	if s.overflow {
-		return true // the scanner drops the sequence
+		return false
 	}
 	for i := 1; i < s.nparams; i++ {
 		if s.colon[i] {
-			t.lastPrint = 0 // sub-parameters: dispatched, nothing done
-			return true
+			t.lastPrint = 0
+			return false
 		}
+	}
+	return true
+}
+
+// privateModes applies DECSET or DECRST as privateModesLocked does, for
+// the modes that leave the screen, the cursor and the pen alone: the
+// scanner's own (bracketed paste, synchronized output), vt10x's (cursor
+// keys, reverse video, mouse, focus, cursor visibility: written into
+// vt10x at once, whose modes the model does not hold), and leaving the
+// alternate screen, which the primary one is not on. The alternate screen,
+// origin mode, auto-wrap and ?1048 are declined.
+func (w *fastWalk) privateModes(seq []byte, set bool) bool {
+	t := w.t
+	s := &t.sc
+	if !w.parse(seq) {
+		return true
+	}
+	for i := 0; i < s.nparams; i++ {
+		switch s.params[i] {
+		case 47, 1047, 1049:
+			if set {
+				return false
+			}
+		case 6, 7, 1048:
+			return false
+		}
+	}
+	for i := 0; i < s.nparams; i++ {
+		switch m := s.params[i]; m {
+		case 2004:
+			t.bracketed = set
+		case 2026:
+			t.syncOutput = set
+		case 1, 5, 9, 25, 1000, 1002, 1003, 1004, 1006:
+			b := append(t.modeBuf[:0], "\x1b[?"...)
+			b = strconv.AppendInt(b, int64(m), 10)
+			if set {
+				b = append(b, 'h')
+			} else {
+				b = append(b, 'l')
+			}
+			t.modeBuf = b
+			t.peekLocked(func() { _, _ = t.vt.Write(b) })
+			w.blank = false
+		}
+	}
+	t.lastPrint = 0
+	return true
+}
+
+// edit applies a CSI that edits the screen, moves its rows or saves the
+// cursor (ED, IL, DL, ICH, DCH, SU, SD, DECSTBM, SCOSC, SCORC) to the model,
+// as the scanner's dispatch and vt10x do; false declines it, having changed
+// nothing.
+func (w *fastWalk) edit(seq []byte, final byte) bool {
+	t := w.t
+	s := &t.sc
+	if !w.parse(seq) {
+		return true
 	}
 	count := func(limit int) int { return min(max(s.param(0, 1), 1), limit) }
 	top, bottom := t.top, t.bottom
@@ -262,6 +325,8 @@ func (w *fastWalk) esc(b byte) bool {
 		if !w.saveRestore(b == '7') {
 			return false
 		}
+	case '(':
+		// ESC ( B selects US-ASCII, which the model's pen always has.
 	}
 	w.blank = false
 	t.lastPrint = 0

@@ -99,6 +99,7 @@ type Terminal struct {
 	resume    bool // the model was written into vt10x: try a new one after what did it
 	model     *screenModel
 	matBuf    []byte            // scratch for materializeLocked
+	modeBuf   []byte            // scratch for a DECSET the model writes into vt10x (fastWalk.privateModes)
 	tail      []byte            // the start of an element the input ended in, kept for the next write (modelLocked)
 	sgrMemo   map[string]string // what the scanner makes of an SGR's parameter bytes (fastWalk.sgr)
 	fastLines uint64
