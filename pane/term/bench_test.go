@@ -154,3 +154,47 @@ func BenchmarkResize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFrozenHistory fills a 200x50 pane's history (10,000 lines) with
+// the plain lines of bench/pane_throughput.sh or with SGR-coloured words,
+// and reports what the pane holds on the heap beyond an empty one once
+// trimmed (its history frozen), as bytes a line; each iteration then reads its oldest line, which thaws it
+// all, and trims again: the cost of a first look at a quiet pane's history.
+func BenchmarkFrozenHistory(b *testing.B) {
+	for _, kind := range []string{"plain", "sgr"} {
+		b.Run(kind, func(b *testing.B) {
+			var in []byte
+			if kind == "sgr" {
+				in = benchStreams()["sgr"]
+			} else {
+				var s strings.Builder
+				for i := 1; s.Len() < 1<<20; i++ {
+					fmt.Fprintf(&s, "line %d of some text for the pane throughput benchmark, padded a little\r\n", i)
+				}
+				in = []byte(s.String())
+			}
+			heap := func() uint64 {
+				runtime.GC()
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				return m.HeapAlloc
+			}
+			tm := New(200, 50, Options{})
+			h0 := heap()
+			for tm.HistoryLen() < DefaultScrollback {
+				tm.Write(in)
+			}
+			tm.Trim()
+			held := int64(heap()) - int64(h0)
+			runtime.KeepAlive(in) // in h0 too
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tm.HistoryCells(0, 1)
+				tm.Trim()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(held)/float64(tm.HistoryLen()), "heap-B/line")
+			runtime.KeepAlive(tm)
+		})
+	}
+}
