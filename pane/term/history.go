@@ -171,10 +171,16 @@ type history struct {
 	// most of it is never read at all, so a quiet pane keeps it at a fraction
 	// of its size (a fifth for everyday text) and pays for decoding only
 	// when someone looks. The first frozenSkip lines of frozen[0] have left
-	// the ring.
+	// the history. After a thaw the segments stay, as the ring's oldest
+	// thawed lines hold just what they hold, so that the next freeze can
+	// drop those lines again without compressing them anew (a look at a
+	// quiet pane's history, then more output, would otherwise cost a full
+	// compression each time). The newest line is never in a segment: it is
+	// the one line of history a program changes (its wrapped flag).
 	frozen     []frozenSeg
 	frozenLive int
 	frozenSkip int
+	thawed     int
 }
 
 // frozenSeg is n consecutive lines, each as uvarints flags (1 wrapped, 2
@@ -250,10 +256,10 @@ func (h *history) push(l histLine) {
 		// The oldest line is frozen: it goes from the segment's count.
 		h.n--
 		h.frozenLive--
-		if h.frozenSkip++; h.frozenSkip == h.frozen[0].n {
-			h.frozen[0] = frozenSeg{}
-			h.frozen, h.frozenSkip = h.frozen[1:], 0
-		}
+		h.dropSegLine()
+	} else if h.n == h.limit && h.thawed > 0 {
+		h.thawed--
+		h.dropSegLine()
 	}
 	if h.n < h.limit {
 		if m := h.n - h.frozenLive; m < len(h.lines) {
@@ -266,6 +272,21 @@ func (h *history) push(l histLine) {
 	}
 	h.lines[h.start] = l
 	h.start = (h.start + 1) % len(h.lines)
+}
+
+// dropSegLine forgets the oldest line of the segments, which has left the
+// history.
+func (h *history) dropSegLine() {
+	if h.frozenSkip++; h.frozenSkip == h.frozen[0].n {
+		h.frozen[0] = frozenSeg{}
+		h.frozen, h.frozenSkip = h.frozen[1:], 0
+	}
+}
+
+// unfreeze forgets the segments, for a change to the lines they hold.
+func (h *history) unfreeze() {
+	h.thaw()
+	h.frozen, h.frozenSkip, h.thawed = nil, 0, 0
 }
 
 // at returns line i, 0 being the oldest.
@@ -288,6 +309,11 @@ func (h *history) slot(i int) *histLine {
 // then holds only the newest line: a frozen line costs its share of the
 // segment, not a 24-byte slot.
 func (h *history) freeze() {
+	if h.thawed > 0 {
+		// Those lines are in the segments still: drop them from the ring.
+		h.lines = h.ringFrom(h.thawed)
+		h.start, h.frozenLive, h.thawed = 0, h.thawed, 0
+	}
 	n := h.n - 1 - h.frozenLive
 	if n <= 0 {
 		return
@@ -325,18 +351,26 @@ func (h *history) freeze() {
 		return
 	}
 	h.frozen = append(h.frozen, frozenSeg{n: n, z: bytes.Clone(z.Bytes())})
-	h.lines = []histLine{*h.slot(h.n - 1)}
-	h.start = 0
-	h.frozenLive += n
+	h.lines = h.ringFrom(h.frozenLive + n)
+	h.start, h.frozenLive = 0, h.frozenLive+n
 	// The lines' bytes now live in frozen; a block kept for the next lines
 	// would hold the last of them alive.
 	h.block = nil
 }
 
+// ringFrom returns lines [from, n) in a ring of their own, oldest first.
+func (h *history) ringFrom(from int) []histLine {
+	lines := make([]histLine, h.n-from)
+	for i := range lines {
+		lines[i] = *h.slot(from + i)
+	}
+	return lines
+}
+
 // thaw makes the frozen lines lines of the ring again, their data decoded
 // into one buffer that is never written again (copies of the lines may
 // outlive the ring's), in a new ring: a pointer at a slot of the old one
-// still reads what it did. They stay thawed until the next freeze.
+// still reads what it did. The segments stay (thawed) for the next freeze.
 func (h *history) thaw() {
 	if h.frozenLive == 0 {
 		return
@@ -363,11 +397,11 @@ func (h *history) thaw() {
 		lines[i] = *h.slot(i)
 	}
 	h.lines, h.start = lines, 0
-	h.frozen, h.frozenLive, h.frozenSkip = nil, 0, 0
+	h.thawed, h.frozenLive = h.frozenLive, 0
 }
 
 func (h *history) clear() {
-	h.frozen, h.frozenLive, h.frozenSkip = nil, 0, 0
+	h.frozen, h.frozenLive, h.frozenSkip, h.thawed = nil, 0, 0, 0
 	h.lines, h.block = nil, nil
 	h.start, h.n, h.scrolled = 0, 0, 0
 	h.holes = nil // every line saved from now on is above them all
@@ -443,8 +477,8 @@ func (h *history) addHole(p uint64) {
 // lines a grow takes back onto the screen: they keep their places (back),
 // and taps are told they left history.
 func (h *history) pop(n int) []histLine {
-	if n > h.n-h.frozenLive {
-		h.thaw()
+	if n >= h.n-max(h.frozenLive, h.thawed) {
+		h.unfreeze() // the newest line left would be a segment's
 	}
 	out := make([]histLine, n)
 	back := make([]backLine, n, n+len(h.back))

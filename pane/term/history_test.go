@@ -182,8 +182,9 @@ func init() { freezeMin = 1 }
 
 // TestFrozenHistory freezes the history of one terminal after every piece
 // of output and checks it against a twin that never freezes, through what
-// moves lines in and out of the ring while some are frozen: lines wrapping
-// the ring past frozen ones, a grow taking lines back, a reflow, a clear.
+// moves lines in and out of the ring while some are frozen or thawed with
+// their segments kept: lines wrapping the ring past them, a grow taking
+// lines back, a reflow, a clear.
 func TestFrozenHistory(t *testing.T) {
 	defer func(old int) { freezeMin = old }(freezeMin)
 	freezeMin = 1
@@ -195,7 +196,7 @@ func TestFrozenHistory(t *testing.T) {
 		frozen.Write(p)
 		plain.Write(p)
 	}
-	skipped, reads := 0, 0
+	skipped, reads, kept := 0, 0, 0
 	for step := range 400 {
 		var b strings.Builder
 		for range rng.Intn(12) {
@@ -214,6 +215,9 @@ func TestFrozenHistory(t *testing.T) {
 			plain.Resize(w, h)
 		}
 		if rng.Intn(4) != 0 {
+			frozen.mu.Lock()
+			kept += min(frozen.h.thawed, 1)
+			frozen.mu.Unlock()
 			frozen.Trim()
 		}
 		frozen.mu.Lock()
@@ -233,7 +237,7 @@ func TestFrozenHistory(t *testing.T) {
 			t.Fatalf("step %d: totals %d and %d", step, f, p)
 		}
 	}
-	if skipped == 0 || reads == 0 {
-		t.Fatalf("frozen lines were never read (%d) or never went past (%d)", reads, skipped)
+	if skipped == 0 || reads == 0 || kept == 0 {
+		t.Fatalf("frozen lines were never read (%d), went past (%d) or frozen again from their segments (%d)", reads, skipped, kept)
 	}
 }

@@ -769,7 +769,7 @@ func (t *Terminal) relayoutLocked(screen []histLine, oldCols, cx, cy, cols, rows
 // of them); the ring takes the slice.
 func (h *history) replace(lines []histLine) {
 	// lines were read through at, which thawed any frozen line among them.
-	h.frozen, h.frozenLive, h.frozenSkip = nil, 0, 0
+	h.frozen, h.frozenLive, h.frozenSkip, h.thawed = nil, 0, 0, 0
 	if len(lines) > h.limit {
 		lines = lines[len(lines)-h.limit:]
 	}
