@@ -67,6 +67,7 @@ func envWithPath(t *testing.T, path string) []string {
 // The real melmux hands agent, tool, tools and mcp to melmux-agent beside
 // it: the answers are melmux-agent's, byte for byte, exit status included.
 func TestAgentVerbsHandOverToMelmuxAgent(t *testing.T) {
+	t.Parallel()
 	bin := melmuxBinary(t)
 	agent := filepath.Join(filepath.Dir(bin), "melmux-agent")
 	env := envWithPath(t, "/usr/bin:/bin") // no melmux-agent on it
@@ -104,6 +105,7 @@ func TestAgentVerbsHandOverToMelmuxAgent(t *testing.T) {
 
 // `melmux mcp` through the hand-over is an MCP server on melmux's own stdio.
 func TestMCPInitializeThroughTheHandOver(t *testing.T) {
+	t.Parallel()
 	bin := melmuxBinary(t)
 	cmd := exec.Command(bin, "mcp")
 	cmd.Env = envWithPath(t, "/usr/bin:/bin")
@@ -136,6 +138,7 @@ func TestMCPInitializeThroughTheHandOver(t *testing.T) {
 // where melmux looked and how to build it; melmux-agent found on $PATH is
 // used.
 func TestAgentVerbsWithoutMelmuxAgent(t *testing.T) {
+	t.Parallel()
 	built, alone := melmuxBinary(t), melmuxAlone(t)
 	for _, verb := range []string{"agent", "tool", "tools", "mcp"} {
 		code, out, errOut := runBin(t, envWithPath(t, "/usr/bin:/bin"), alone, verb)

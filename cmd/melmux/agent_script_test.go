@@ -17,6 +17,7 @@ import (
 // real binary, in real panes) against a scripted model server started by
 // the script itself with `fakemodel`.
 func TestAgentScript(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/agent",
 		Setup: setupScriptEnv,

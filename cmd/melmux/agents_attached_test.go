@@ -62,6 +62,7 @@ func waitFocus(t *testing.T, se *sessionEnv, id int, why string) {
 // answers the selected agent's question; C-b A, from any pane, goes to the
 // agent waiting longest, then to the next one.
 func TestAgentsViewInsideTmux(t *testing.T) {
+	t.Parallel()
 	se, outer, keys := attachedInTmux(t, 120, 30, "exec sleep 600")
 	bin := t.TempDir()
 	claude := filepath.Join(bin, "claude")

@@ -18,6 +18,7 @@ import (
 // TestAttachInsideTmux lives in melmux the way a person does, with tmux
 // standing in for the person's terminal: send-keys types, capture-pane reads.
 func TestAttachInsideTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	outer := tmuxtest.Start(t, 100, 30, se.inShell("PS1='outer$ ' /bin/sh"))

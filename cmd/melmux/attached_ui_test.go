@@ -62,6 +62,7 @@ func waitStyled(t *testing.T, outer *tmuxtest.Server, pane, what string, cond fu
 // on screen (black on cyan) and the current one differently (black on
 // magenta), as seen by the terminal melmux is attached to.
 func TestSearchHighlightInsideTmux(t *testing.T) {
+	t.Parallel()
 	_, outer, keys := attachedInTmux(t, 80, 24, "echo 'findme one'; echo 'two findme findme'; exec sleep 600")
 	outer.WaitFor(outerPane, 15*time.Second, "the pane's text", func(s string) bool { return strings.Contains(s, "two findme") })
 	keys("C-b", "[")
@@ -92,6 +93,7 @@ func TestSearchHighlightInsideTmux(t *testing.T) {
 // leaves), Tab completes verbs and pane ids, and Up recalls lines run
 // earlier, from another client too, for the server's life.
 func TestPromptOutputHistoryAndCompletionInsideTmux(t *testing.T) {
+	t.Parallel()
 	se, outer, keys := attachedInTmux(t, 80, 12, "echo marker-1; echo marker-2; exec sleep 600")
 	wait := func(what string, cond func(string) bool) string {
 		t.Helper()

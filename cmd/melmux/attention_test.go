@@ -13,6 +13,7 @@ import (
 // nothing; a melmux-style "ready" needs no mark; visiting a tab clears its
 // mark.
 func TestAttentionMarksInsideTmux(t *testing.T) {
+	t.Parallel()
 	se, outer, keys := attachedInTmux(t, 100, 20, "exec sleep 600")
 	wait := func(what string, cond func(string) bool) string {
 		t.Helper()

@@ -14,6 +14,7 @@ import (
 // gets its half of the window back: its program sees the size it is drawn
 // at (`stty size`), not the zoomed one. The status line marks a zoomed tab.
 func TestZoomThenFocusInsideTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh")
@@ -47,6 +48,7 @@ func TestZoomThenFocusInsideTmux(t *testing.T) {
 // (its default shell exited 0), the session ends with it, and the client
 // leaves with [exited], as tmux's does.
 func TestShellExitEndsTheSessionInsideTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	outer := tmuxtest.Start(t, 100, 30, se.inShell("PS1='outer$ ' /bin/sh"))

@@ -16,6 +16,7 @@ import (
 // open-pane --focus moves the focus; so does open-pane typed at the person's
 // own ":" prompt.
 func TestScriptPanesLeaveTheFocusInsideTmux(t *testing.T) {
+	t.Parallel()
 	se, outer, keys := attachedInTmux(t, 100, 30, "exec cat")
 	outer.WaitFor(outerPane, 15*time.Second, "the status line", func(s string) bool { return strings.Contains(s, "[main] 0:") })
 	focused := func() int {

@@ -77,6 +77,7 @@ func (sc *shellClient) shellBlocks(t *testing.T) bool {
 
 // Detached, the client says why and the shell has a blocking terminal.
 func TestDetachGivesTheTerminalBackInsideTmux(t *testing.T) {
+	t.Parallel()
 	sc := attachFromShell(t, "")
 	sc.keys("C-b", "d")
 	sc.wait(t, "the detach message", has("[detached (from session main)]"))
@@ -90,6 +91,7 @@ func TestDetachGivesTheTerminalBackInsideTmux(t *testing.T) {
 // session after that does not reach the terminal, the terminal blocks
 // again, and the session lives on.
 func TestKilledClientLetsGoOfTheTerminalInsideTmux(t *testing.T) {
+	t.Parallel()
 	gate := filepath.Join(t.TempDir(), "gate")
 	sc := attachFromShell(t, gate)
 	killClients(t, sc.outer, "%0", syscall.SIGKILL)
@@ -116,6 +118,7 @@ func TestKilledClientLetsGoOfTheTerminalInsideTmux(t *testing.T) {
 // A server killed with SIGKILL cannot let go of the terminal: the client,
 // which sees its connection end, makes it blocking again.
 func TestServerKilledUnderTheClientInsideTmux(t *testing.T) {
+	t.Parallel()
 	sc := attachFromShell(t, "")
 	if err := syscall.Kill(serverPID(t, sc.se), syscall.SIGKILL); err != nil {
 		t.Fatal(err)

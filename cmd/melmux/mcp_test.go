@@ -21,6 +21,7 @@ import (
 // TestMCPServesThePaneTools connects the MCP SDK's own client to `melmux mcp`
 // (the real binary on stdio) and drives a session through it.
 func TestMCPServesTheOrchestrationTools(t *testing.T) {
+	t.Parallel()
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sleep", "600")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -103,6 +104,7 @@ func TestMCPServesTheOrchestrationTools(t *testing.T) {
 
 // With --base-tools the workspace tools are served too, in the current directory.
 func TestMCPBaseTools(t *testing.T) {
+	t.Parallel()
 	se := newSessionEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -171,6 +173,7 @@ func startMCP(t *testing.T) (cmd *exec.Cmd, stdin io.WriteCloser, stdout *bufio.
 // The client going away (stdin at EOF) ends `melmux mcp` even while a call
 // runs: the call's context is cancelled and run_command kills its command.
 func TestMCPExitsAtEOFWithACallInFlight(t *testing.T) {
+	t.Parallel()
 	testreq.Tool(t, "pgrep")
 	cmd, stdin, _ := startMCP(t)
 	arg := strconv.Itoa(810000 + os.Getpid()%1000*10)
@@ -191,6 +194,7 @@ func TestMCPExitsAtEOFWithACallInFlight(t *testing.T) {
 // ends) cancels the call: run_command kills its command, and the session
 // goes on.
 func TestMCPCancelledNotificationStopsTheCall(t *testing.T) {
+	t.Parallel()
 	testreq.Tool(t, "pgrep")
 	se := newSessionEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -224,6 +228,7 @@ func TestMCPCancelledNotificationStopsTheCall(t *testing.T) {
 // A line that is not JSON is answered with a parse error and the session
 // goes on.
 func TestMCPSurvivesABadLine(t *testing.T) {
+	t.Parallel()
 	_, stdin, stdout := startMCP(t)
 	io.WriteString(stdin, "this is not json\n")
 	line, err := stdout.ReadString('\n')

@@ -16,6 +16,7 @@ import (
 // xterm sends for SGR mouse events are typed into the outer tmux pane, so the
 // client passes them on exactly as it would a real terminal's.
 func TestMouseInsideTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh", "-c", "seq 1 200; exec sh")
@@ -122,6 +123,7 @@ func TestMouseInsideTmux(t *testing.T) {
 // TestCopyPasteInsideTmux copies a line in copy mode and pastes it with the
 // prefix key, and checks the copy reached the terminal's clipboard (OSC 52).
 func TestCopyPasteInsideTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "80", "-y", "24", "--", "sh", "-c", "echo copy-me-42; exec sh")
@@ -154,6 +156,7 @@ func TestCopyPasteInsideTmux(t *testing.T) {
 // TestPromptHelpAndKillInsideTmux: the help overlay, a CLI verb run from the
 // ":" prompt, and kill-pane's confirmation.
 func TestPromptHelpAndKillInsideTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sleep", "600")
@@ -213,6 +216,7 @@ func TestPromptHelpAndKillInsideTmux(t *testing.T) {
 // TestConfigPrefixInsideTmux: the prefix and bindings of config.toml apply to
 // attached clients.
 func TestConfigPrefixInsideTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	cfg := filepath.Join(se.home, "melmux", "config.toml")

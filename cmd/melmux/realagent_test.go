@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -42,11 +43,21 @@ func TestRealLead(t *testing.T) {
 		"claude": agentcli.ClaudeCode.Require(t), "codex": agentcli.Codex.Require(t), "gemini": agentcli.Gemini.Require(t)})
 }
 
+// realAgentSlots keeps the real agents' scripts to GOMAXPROCS at once, as
+// -parallel's default did before TestMain raised it: each runs node
+// processes of a few hundred MB, and their turns, timed by the agents
+// themselves, grew late with more of them at once.
+var realAgentSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
 func runRealAgents(t *testing.T, dir string, bins map[string]string) {
 	testscript.Run(t, testscript.Params{
-		Dir:   dir,
-		Setup: func(env *testscript.Env) error { return setupRealAgentEnv(env, bins) },
-		Cmds:  map[string]func(*testscript.TestScript, bool, []string){"model": modelCmd, "fakemodel": fakeModelCmd},
+		Dir: dir,
+		Setup: func(env *testscript.Env) error {
+			realAgentSlots <- struct{}{}
+			env.Defer(func() { <-realAgentSlots })
+			return setupRealAgentEnv(env, bins)
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"model": modelCmd, "fakemodel": fakeModelCmd},
 	})
 }
 

@@ -21,6 +21,7 @@ import (
 // with SIGKILL and rebuilt from their state file, melmux agents against the
 // scripted model server of `fakemodel`.
 func TestRestoreScript(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/restore",
 		Setup: setupScriptEnv,

@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,12 +24,17 @@ import (
 // TestMain lets the scripts run this test binary as `melmux`: the same main,
 // the real daemon, real PTYs, on a private socket directory per script.
 func TestMain(m *testing.M) {
+	// The scripts and end-to-end tests wait on daemons, PTYs and tmux far
+	// more than they compute, so more of them run at once than -parallel's
+	// default, GOMAXPROCS; a -parallel given on the command line still wins.
+	flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	testscript.Main(m, map[string]func(){
 		"melmux": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
 func TestScript(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/script",
 		Setup: setupScriptEnv,

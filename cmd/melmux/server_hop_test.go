@@ -13,6 +13,7 @@ import (
 // it, directly (no `melmux __serve` in between), and tells it which melmux
 // the ":" prompt and spawn_agent run.
 func TestNewStartsMelmuxServer(t *testing.T) {
+	t.Parallel()
 	se := newSessionEnv(t)
 	se.must("new", "-d", "--", "sleep", "600")
 	if out := se.must("list-panes"); !strings.Contains(out, "sleep 600") {
@@ -31,6 +32,7 @@ func TestNewStartsMelmuxServer(t *testing.T) {
 // Without melmux-server beside melmux or on $PATH, new (and __serve typed
 // by hand) fails with where melmux looked and how to build it.
 func TestNewWithoutMelmuxServer(t *testing.T) {
+	t.Parallel()
 	alone := melmuxAlone(t)
 	env := append(envWithPath(t, "/usr/bin:/bin"), "XDG_RUNTIME_DIR="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "MELMUX_SOCKET=")
 	want := "melmux-server not found (looked at " + filepath.Join(filepath.Dir(alone), "melmux-server") + " and $PATH): it holds the session server"

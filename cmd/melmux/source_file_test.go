@@ -15,6 +15,7 @@ import (
 // left out; a key bound to `run source-file` does the same from the
 // attached client.
 func TestSourceFileChangesThePrefixInsideTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh")

@@ -198,6 +198,7 @@ func TestTmuxKeysAttached(t *testing.T) {
 // attach with no name to the session used last, and C-b s switches the
 // client to another session.
 func TestAttachMostRecentAndSessionChooser(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	if _, err := se.run("attach"); err == nil || !strings.Contains(err.Error(), "no session runs in") {

@@ -42,6 +42,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // with 128+signal. On SIGKILL, which it cannot catch, the command dies with
 // it all the same.
 func TestToolStopsOnSignals(t *testing.T) {
+	t.Parallel()
 	testreq.Tool(t, "pgrep")
 	bin := melmuxBinary(t)
 	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGKILL} {
@@ -87,6 +88,7 @@ func TestToolStopsOnSignals(t *testing.T) {
 // A named pipe given to the file tools is refused at once instead of
 // blocking in open(2).
 func TestToolRefusesFIFO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "f"), 0o644); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // columns of one letter each), 👨‍👩‍👧 takes two columns, and everything after
 // them stands where tmux puts it.
 func TestClustersDrawnAsInTmux(t *testing.T) {
+	t.Parallel()
 	tmuxtest.Require(t)
 	se := newSessionEnv(t)
 	text := strings.Join([]string{
