@@ -153,13 +153,30 @@ func CaptureStream(t testing.TB, file string, cols, rows int) Capture {
 // server once cat has finished and the pane is quiet.
 func StartStream(t testing.TB, file string, cols, rows int) *Server {
 	t.Helper()
+	return startCat(t, file, cols, rows, "", 20*time.Second)
+}
+
+// CaptureRawStream is CaptureStream for bytes already as a terminal
+// receives them (recorded output): the pane's tty is raw, so no ONLCR is
+// added, and the answers tmux gives to the stream's queries are neither
+// echoed nor read. A recording may be long: it has a minute to settle.
+func CaptureRawStream(t testing.TB, file string, cols, rows int) Capture {
+	t.Helper()
+	return startCat(t, file, cols, rows, "stty raw -echo; ", time.Minute).State()
+}
+
+// startCat runs setup, then file through cat, in a cols x rows pane and
+// returns the server once cat has finished and the pane has shown the same
+// history three polls running.
+func startCat(t testing.TB, file string, cols, rows int, setup string, settle time.Duration) *Server {
+	t.Helper()
 	RequireReference(t)
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Start(t, cols, rows, fmt.Sprintf("cat '%s'; exec sleep 1000", abs))
-	deadline := time.Now().Add(20 * time.Second)
+	s := Start(t, cols, rows, fmt.Sprintf("%scat '%s'; exec sleep 1000", setup, abs))
+	deadline := time.Now().Add(settle)
 	var last string
 	stable := 0
 	for stable < 3 {
@@ -181,7 +198,7 @@ func StartStream(t testing.TB, file string, cols, rows int) *Server {
 		}
 		last = cur
 		if time.Now().After(deadline) {
-			t.Fatalf("tmux output did not settle in 20s (pane runs %q)", strings.TrimSpace(cmd))
+			t.Fatalf("tmux output did not settle in %v (pane runs %q)", settle, strings.TrimSpace(cmd))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/melmux/melmux/bench/corpus"
 	"github.com/melmux/melmux/internal/tmuxtest"
@@ -62,7 +61,7 @@ func TestCorpusAgreesWithTmux(t *testing.T) {
 			if err := os.WriteFile(file, raw, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			tm := playRaw(t, file, s.Cols, s.Rows)
+			tm := tmuxtest.CaptureRawStream(t, file, s.Cols, s.Rows)
 
 			// The stream goes in whole, and in 4 KB writes as a PTY read
 			// gives it, where the fast paths see less ahead.
@@ -134,40 +133,6 @@ func rowDiffs(what string, want, got []string) []string {
 		out = append(out, fmt.Sprintf("%s: tmux has %d rows, ours %d", what, len(want), len(got)))
 	}
 	return out
-}
-
-// playRaw is tmuxtest.CaptureStream for bytes already as the terminal
-// receives them: the pane's tty is raw, so no ONLCR is added, and the
-// answers tmux gives to the stream's queries are neither echoed nor read.
-func playRaw(t *testing.T, file string, cols, rows int) tmuxtest.Capture {
-	t.Helper()
-	s := tmuxtest.Start(t, cols, rows, fmt.Sprintf("stty raw -echo; cat '%s'; exec sleep 1000", file))
-	deadline := time.Now().Add(60 * time.Second)
-	var last string
-	for stable := 0; stable < 3; {
-		cmd, err := s.Run("display", "-p", "#{pane_current_command} #{pane_width}x#{pane_height}")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cur, err := s.Run("capture-pane", "-p", "-S", "-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(cmd, "sleep ") && cur == last {
-			if want := fmt.Sprintf("%dx%d", cols, rows); !strings.Contains(cmd, want) {
-				t.Fatalf("tmux pane is %q, want %s", strings.TrimSpace(cmd), want)
-			}
-			stable++
-		} else {
-			stable = 0
-		}
-		last = cur
-		if time.Now().After(deadline) {
-			t.Fatalf("tmux output did not settle in 60 s (pane runs %q)", strings.TrimSpace(cmd))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return s.State()
 }
 
 // BenchmarkCorpus feeds each stream of bench/corpus, round and round, to a
