@@ -167,8 +167,8 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 		}
 	}
 	env := muxenv.Env(work)
-	fmt.Fprintf(stderr, "machine: %d cores, %s; load average %s\n", runtime.NumCPU(), cpuModel(), loadAvg())
-	loadBefore := loadAvg()
+	fmt.Fprintf(stderr, "machine: %d cores, %s; load average %s\n", runtime.NumCPU(), muxenv.CPUModel(), muxenv.LoadAvg())
+	loadBefore := muxenv.LoadAvg()
 	res := map[string]map[string][]result{} // kind, mux
 	failures := 0
 	for run := 1; run <= cfg.runs; run++ {
@@ -199,7 +199,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 		}
 	}
 	fmt.Fprintf(stdout, "\nmelmux %s, %s; %d cores (%s), %s; load average %s before, %s after; %d MB streams, medians of %d runs\n\n",
-		commit, tmuxVersion(tmuxBin), runtime.NumCPU(), cpuModel(), runtime.Version(), loadBefore, loadAvg(), cfg.sizeMB, cfg.runs)
+		commit, muxenv.TmuxVersion(tmuxBin), runtime.NumCPU(), muxenv.CPUModel(), runtime.Version(), loadBefore, muxenv.LoadAvg(), cfg.sizeMB, cfg.runs)
 	writeTable(stdout, cfg, res, sizes)
 	if failures > 0 {
 		return fmt.Errorf("%d correctness check(s) failed; see CORRECTNESS lines above", failures)
@@ -305,11 +305,11 @@ func once(ctx context.Context, cfg config, m *muxer, script, file, kind string) 
 	} else if want := fmt.Sprintf("%dx%d", paneCols, paneRows); size != want {
 		return r, fmt.Errorf("the pane is %s with the client attached, want %s", size, want)
 	}
-	s0, err := cpuTime(server)
+	s0, err := muxenv.CPUTime(server)
 	if err != nil {
 		return r, err
 	}
-	c0, err := cpuTime(term.cmd.Process.Pid)
+	c0, err := muxenv.CPUTime(term.cmd.Process.Pid)
 	if err != nil {
 		return r, err
 	}
@@ -328,11 +328,11 @@ func once(ctx context.Context, cfg config, m *muxer, script, file, kind string) 
 	if err != nil {
 		return r, err
 	}
-	s1, err := cpuTime(server)
+	s1, err := muxenv.CPUTime(server)
 	if err != nil {
 		return r, err
 	}
-	c1, err := cpuTime(term.cmd.Process.Pid)
+	c1, err := muxenv.CPUTime(term.cmd.Process.Pid)
 	if err != nil {
 		return r, err
 	}
@@ -612,59 +612,4 @@ func (t *terminal) close() {
 	}
 	t.ptmx.Close()
 	<-t.done
-}
-
-// cpuTime is what a process has run so far: the sum over its threads of
-// the run time in /proc/PID/task/TID/schedstat (nanoseconds; /proc/PID/stat
-// counts 10 ms ticks, too coarse for a run of a tenth of a second). Neither
-// server ends threads while it runs, so the sum only grows.
-func cpuTime(pid int) (time.Duration, error) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, fmt.Errorf("cpu time: %w", err)
-	}
-	var sum time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
-		if err != nil {
-			continue // the thread ended meanwhile
-		}
-		f := strings.Fields(string(b))
-		if len(f) != 3 {
-			return 0, fmt.Errorf("cpu time: %s/%s/schedstat holds %q, want 3 numbers", dir, t.Name(), b)
-		}
-		ns, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("cpu time of %d: %w", pid, err)
-		}
-		sum += time.Duration(ns)
-	}
-	return sum, nil
-}
-
-func tmuxVersion(bin string) string {
-	b, err := exec.Command(bin, "-V").Output()
-	if err != nil {
-		return "tmux (version unknown)"
-	}
-	return strings.TrimSpace(string(b))
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
-}
-
-func cpuModel() string {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown CPU"
 }

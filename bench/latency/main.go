@@ -275,7 +275,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error
 				name, res.server.Runs, res.server.RunTime, res.server.Span.Round(time.Millisecond), res.client.Runs, res.bytes)
 		}
 	}
-	rep.loadAfter = loadAvg()
+	rep.loadAfter = muxenv.LoadAvg()
 	rep.write(stdout)
 	return nil
 }

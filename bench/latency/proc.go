@@ -165,16 +165,3 @@ func truncate(b []byte) string {
 	}
 	return string(b)
 }
-
-// loadAvg is the 1, 5 and 15 minute load averages, for the report.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/melmux/melmux/bench/internal/muxenv"
 )
 
 // p99Target is the bound melmux's p99 keystroke-to-echo latency is held to.
@@ -37,10 +38,10 @@ type latencyAgg struct {
 }
 
 func newReport(cfg config, melmuxBin, melmuxRoot, tmuxBin string) *report {
-	r := &report{cfg: cfg, started: time.Now().UTC(), loadStart: loadAvg(),
+	r := &report{cfg: cfg, started: time.Now().UTC(), loadStart: muxenv.LoadAvg(),
 		lat: map[string]map[string]*latencyAgg{}, idle: map[string]idleResult{}}
 	host, _ := os.Hostname()
-	r.machine = fmt.Sprintf("%s: %d cores (%s), Linux %s", host, runtime.NumCPU(), cpuModel(), kernelRelease())
+	r.machine = fmt.Sprintf("%s: %d cores (%s), Linux %s", host, runtime.NumCPU(), muxenv.CPUModel(), kernelRelease())
 	tv, _ := exec.Command(tmuxBin, "-V").Output()
 	r.versions = fmt.Sprintf("%s, %s, melmux %s", strings.TrimSpace(string(tv)), runtime.Version(), melmuxRevision(melmuxBin, melmuxRoot))
 	return r
@@ -146,22 +147,6 @@ func rate(n int64, span time.Duration) string {
 		return fmt.Sprintf("%.1f KiB", v/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", v)
-}
-
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown CPU"
 }
 
 func kernelRelease() string {

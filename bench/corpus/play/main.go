@@ -174,8 +174,8 @@ func play(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	defer t.run("kill-server")
 	m := &melmux{bin: melmuxBin, env: env, run: filepath.Join(work, "run")}
 
-	load0 := loadAvg()
-	fmt.Fprintf(stderr, "machine: %d cores, load average %s; melmux %s, %s\n", runtime.NumCPU(), load0, commit, tmuxVersion(tmuxBin))
+	load0 := muxenv.LoadAvg()
+	fmt.Fprintf(stderr, "machine: %d cores, load average %s; melmux %s, %s\n", runtime.NumCPU(), load0, commit, muxenv.TmuxVersion(tmuxBin))
 	res := map[string]map[string][]result{}
 	failures := 0
 	for round := 1; round <= c.runs; round++ {
@@ -211,10 +211,10 @@ func play(ctx context.Context, c config, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	load1 := loadAvg()
+	load1 := muxenv.LoadAvg()
 
 	fmt.Fprintf(stdout, "\nmelmux %s beside %s, %d rounds (medians), each stream repeated to about %g MB; load average %s before, %s after; %d cores\n\n",
-		commit, tmuxVersion(tmuxBin), c.runs, c.mb, load0, load1, runtime.NumCPU())
+		commit, muxenv.TmuxVersion(tmuxBin), c.runs, c.mb, load0, load1, runtime.NumCPU())
 	fmt.Fprintln(stdout, "| stream | size | played | melmux CPU / wall | tmux CPU / wall | tmux/melmux CPU | tmux/melmux wall |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
 	for _, p := range ps {
@@ -309,7 +309,7 @@ func (m *melmux) once(ctx context.Context, session, script string, p prepared, t
 		return result{}, err
 	}
 	defer m.kill(session, pid)
-	c0, err := cpuTime(pid)
+	c0, err := muxenv.CPUTime(pid)
 	if err != nil {
 		return result{}, err
 	}
@@ -335,7 +335,7 @@ func (m *melmux) once(ctx context.Context, session, script string, p prepared, t
 		time.Sleep(5 * time.Millisecond)
 	}
 	r := result{wall: time.Since(t0)}
-	c1, err := cpuTime(pid)
+	c1, err := muxenv.CPUTime(pid)
 	if err != nil {
 		return r, err
 	}
@@ -423,7 +423,7 @@ func (t *tmux) once(ctx context.Context, session, script string, p prepared, tim
 		return result{}, err
 	}
 	defer t.run("kill-session", "-t", "="+session)
-	c0, err := cpuTime(t.pid)
+	c0, err := muxenv.CPUTime(t.pid)
 	if err != nil {
 		return result{}, err
 	}
@@ -448,7 +448,7 @@ func (t *tmux) once(ctx context.Context, session, script string, p prepared, tim
 		time.Sleep(5 * time.Millisecond)
 	}
 	r := result{wall: time.Since(t0)}
-	c1, err := cpuTime(t.pid)
+	c1, err := muxenv.CPUTime(t.pid)
 	if err != nil {
 		return r, err
 	}
@@ -484,49 +484,4 @@ func kick(fifo string) error {
 		err = cerr
 	}
 	return err
-}
-
-// cpuTime is the CPU time of every thread of pid from
-// /proc/PID/task/TID/schedstat (nanoseconds; /proc/PID/stat counts 10 ms
-// ticks, too coarse for a stream that takes a tenth of a second). Neither
-// server ends threads while it runs, so the sum only grows.
-func cpuTime(pid int) (time.Duration, error) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, fmt.Errorf("cpu time: %w", err)
-	}
-	var sum time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b))
-		if len(f) != 3 {
-			return 0, fmt.Errorf("cpu time: %s/%s/schedstat holds %q", dir, t.Name(), b)
-		}
-		ns, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("cpu time of %d: %w", pid, err)
-		}
-		sum += time.Duration(ns)
-	}
-	return sum, nil
-}
-
-func tmuxVersion(bin string) string {
-	b, err := exec.Command(bin, "-V").Output()
-	if err != nil {
-		return "tmux (version unknown)"
-	}
-	return strings.TrimSpace(string(b))
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
 }

@@ -1,5 +1,7 @@
-// Package muxenv is what the attached benchmarks (bench/latency,
-// bench/attached) set up alike before running melmux beside tmux: a private
-// temporary directory, the environment both multiplexers run with, and a
-// melmux binary built from the checkout.
+// Package muxenv is what the benchmarks that run melmux beside tmux
+// (bench/latency, bench/attached, bench/corpus/play) share: a private
+// temporary directory, the environment both multiplexers run with, a
+// melmux binary built from the checkout, a server's CPU time from its
+// threads' schedstat, and what a report says of the machine (load, CPU,
+// tmux's version).
 package muxenv
