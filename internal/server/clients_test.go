@@ -278,8 +278,9 @@ func TestSlowClientIsToldWhyItWasDropped(t *testing.T) {
 	}
 	waitClients(t, c, 1)
 	// Dropped: it reads nothing. The bound is generous because a loaded
-	// machine (the whole suite at once) produces frames slowly.
-	waitClientsWithin(t, c, 0, 30*time.Second)
+	// machine (the whole suite at once, the package's tests in parallel)
+	// produces frames slowly: 30 s was once too short at load 14.
+	waitClientsWithin(t, c, 0, 2*time.Minute)
 	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	buf := make([]byte, 64<<10)
 	var last []byte
