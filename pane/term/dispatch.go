@@ -812,6 +812,7 @@ func (t *Terminal) privateModesLocked(set bool) {
 			if set {
 				t.savePrimaryLocked()
 			}
+			t.altEntered = set
 			t.switchScreenLocked(set)
 			t.emitPrivateModeLocked(m, set)
 			t.curValid = false

@@ -74,9 +74,10 @@
 // long stretch of what a model handles (text, SGR, CR, LF, BS, TAB, cursor
 // movement, erasing within a line or the screen, scroll regions and what
 // scrolls them, reverse index, insert and delete of lines and characters,
-// saving and restoring the cursor, on the primary screen) is laid out on a
+// saving and restoring the cursor, on either screen) is laid out on a
 // model of the screen built of vt10x's own glyphs: lines scrolling off, and
-// the rows tmux's scroll-on-clear saves, go straight to history, cells
+// the rows tmux's scroll-on-clear saves, go straight to history (on the
+// primary screen), cells
 // overwritten before anyone looks never reach vt10x, a scroll moves rows
 // rather than cells, reads come from the model, and vt10x is written (the
 // model's final screen, once) only when something else needs it. A clear of

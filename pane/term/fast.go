@@ -13,10 +13,10 @@ import (
 // moments after vt10x laid them out, and a program redrawing its screen
 // overwrites cells many times before anyone looks, and a clear, a scroll
 // region or a reverse index moves or blanks whole rows that vt10x would
-// rewrite a cell at a time. So when the scanner's state allows it (the
-// primary screen, auto-wrap on, no insert or origin mode, the US-ASCII
-// character set) and a long stretch of input holds only what the model
-// handles, vt10x is left out of it:
+// rewrite a cell at a time. So when the scanner's state allows it
+// (auto-wrap on, no insert or origin mode, the US-ASCII character set) and a
+// long stretch of input holds only what the model handles, vt10x is left
+// out of it:
 //
 //   - What the model handles: printable text (wide characters and
 //     combining marks included), SGR, CR, LF, BS, TAB, BEL, ignored
@@ -27,7 +27,8 @@ import (
 //     restoring the cursor (DECSC, DECRC, SCOSC, SCORC; a restore only of
 //     what the model saved, as vt10x's saved cursor cannot be read).
 //   - A stretch long enough (importMin bytes, or more line feeds than the
-//     screen has rows) starts a model: vt10x's screen is read into a ring of
+//     screen has rows, or any stretch right after the alternate screen was
+//     entered) starts a model: vt10x's screen is read into a ring of
 //     rows of vt10x glyphs, and the stretch is laid out on it as the scanner
 //     and vt10x would lay it out (vt10x's pen, bold brightening and reverse
 //     swap, clears with the pen, wrap marks, the scanner's wide characters
@@ -114,6 +115,7 @@ type fastWalk struct {
 	x, y       int
 	wrapNext   bool
 	crlf       bool // LNM: a line feed also returns the carriage
+	alt        bool // on the alternate screen: nothing goes to history
 	tabs       bool // tab stops are vt10x's defaults
 	blank      bool // the scanner's screenBlank as the walk would leave it
 
@@ -126,12 +128,13 @@ type fastWalk struct {
 }
 
 // fastReadyLocked reports whether the scanner's state allows the walk: the
-// cursor known, the scroll region the whole primary screen, auto-wrap on,
-// nothing waiting for vt10x that could change that, no insert or origin
-// mode, no joiner held, no sequence or rune open.
+// cursor known, auto-wrap on, nothing waiting for vt10x that could change
+// that, no insert or origin mode, no joiner held, no sequence or rune open.
+// Either screen will do: on the alternate one nothing goes to history
+// (fastWalk.alt), as on the plain path.
 func (t *Terminal) fastReadyLocked() bool {
 	return !t.fastOff && t.curValid && len(t.out) == 0 &&
-		!t.origin && !t.insert && !t.joining && t.vmode&vt10x.ModeAltScreen == 0 && t.vmode&vt10x.ModeWrap != 0 &&
+		!t.origin && !t.insert && !t.joining && t.vmode&vt10x.ModeWrap != 0 &&
 		t.sc.state == stGround && t.sc.nutf == 0
 }
 
@@ -153,7 +156,9 @@ func (t *Terminal) modelLocked(p []byte, i int) (int, bool) {
 			return 0, false
 		}
 		end, lfs := stretchOf(p, i, t.tabsDefault)
-		if end-i < t.importMin && lfs <= t.rows {
+		fresh := t.altEntered
+		t.altEntered = false
+		if end-i < t.importMin && lfs <= t.rows && !fresh {
 			t.noFast = max(end, i+1) // a later start before end finds less
 			return 0, false
 		}
@@ -229,7 +234,7 @@ func (t *Terminal) importModelLocked() bool {
 func (t *Terminal) newWalkLocked() fastWalk {
 	m := t.model
 	w := fastWalk{t: t, m: m, cols: t.cols, rows: t.rows, x: m.x, y: m.y, wrapNext: m.wrap,
-		crlf: t.vmode&vt10x.ModeCRLF != 0, tabs: t.tabsDefault, blank: t.screenBlank}
+		crlf: t.vmode&vt10x.ModeCRLF != 0, alt: t.vmode&vt10x.ModeAltScreen != 0, tabs: t.tabsDefault, blank: t.screenBlank}
 	w.row()
 	w.setPen(m.pen)
 	return w
@@ -532,7 +537,7 @@ func (w *fastWalk) lineFeed() {
 // captureRowsLocked saves vt10x's.
 func (w *fastWalk) saveRows(y0, n int) {
 	t, m := w.t, w.m
-	if t.h.limit <= 0 {
+	if t.h.limit <= 0 || w.alt {
 		return
 	}
 	for y := y0; y < y0+n; y++ {

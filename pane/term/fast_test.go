@@ -288,6 +288,30 @@ func fastStreams() map[string]string {
 			[]int{1, 1000, 1006, 2004, 5, 1004}[i%6], []int{1002, 9, 1, 1003, 1006, 2004}[i%6])
 	}
 	out["modes"] = modes.String() + "\x1b[?25l\x1b[?2026h\x1b[?1h\x1b[?1000h\x1b[?2004h" + strings.Repeat("end\r\n", 20)
+	// The alternate screen: a model of it from its entry, scrolls that
+	// keep nothing, clears, the saved cursor, and every way of leaving it
+	// (1049 restores the cursor, 47 and 1047 keep it; each clears it with
+	// the pen, which the next entry shows), with a pen, a pending wrap and
+	// a region set at the leave.
+	var alt strings.Builder
+	for i := 0; i < 30; i++ {
+		mode := []int{1049, 47, 1047}[i%3]
+		fmt.Fprintf(&alt, "shell %d\r\n\x1b7\x1b[?%dh\x1b[%dm", i, mode, 41+i%3)
+		for j := 0; j < 20; j++ {
+			fmt.Fprintf(&alt, "\x1b[%d;%dH\x1b[K%s\x1b[m\r\n", 1+j%10, 1+j%5, strings.Repeat("a", 3+j))
+		}
+		alt.WriteString("\x1b[99;1H\n\n\x1bD\x1b[2S\x1b[H\x1bM\x1b[2J\x1b[3;1H\x1b[1;31m\x1b7 saved\x1b[2;4r")
+		switch i % 4 {
+		case 0:
+			alt.WriteString("\x1b[5;1H" + strings.Repeat("w", 40) + "\x1b[44m")
+		case 1:
+			alt.WriteString("\x1b8\x1b[r")
+		case 2:
+			alt.WriteString("\x1b[?25l\x1b[J\x1b[?1049h")
+		}
+		fmt.Fprintf(&alt, "\x1b[?%dl\x1b[?25h\x1b[m", mode)
+	}
+	out["alt"] = alt.String()
 	out["pen-bold-reverse"] = "\x1b[1;7;32;44m" + strings.Repeat("bold reverse e\u0301 日\r\n", 100)
 	return out
 }
@@ -418,6 +442,32 @@ func TestFastPathIsTaken(t *testing.T) {
 	}
 	if h := tm.History(-1); len(h) != 991 || h[0] != "line 0" || h[990] != "line 990" {
 		t.Fatalf("history has %d lines (%q ... ), want line 0 to line 990", len(h), h[:min(3, len(h))])
+	}
+}
+
+// TestFastPathTakesAltScreen checks that the model takes a full-screen
+// program's redraws on the alternate screen from its entry, and that
+// scrolling there keeps nothing.
+func TestFastPathTakesAltScreen(t *testing.T) {
+	tm := New(40, 10, Options{})
+	var b strings.Builder
+	b.WriteString("prompt\r\n\x1b[?1049h")
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&b, "\x1b[%d;1H\x1b[7mrow %d\x1b[m\x1b[K\x1b[10;1H\n", 1+i%10, i)
+	}
+	tm.Write([]byte(b.String()))
+	tm.mu.Lock()
+	modelled, fast := tm.model != nil, tm.fastBytes
+	tm.mu.Unlock()
+	if !modelled || fast < uint64(b.Len())*9/10 {
+		t.Fatalf("model up %v, took %d of %d bytes on the alternate screen, want most of them", modelled, fast, b.Len())
+	}
+	if h := tm.History(-1); len(h) != 0 {
+		t.Fatalf("the alternate screen scrolled %d lines into history", len(h))
+	}
+	tm.Write([]byte("\x1b[?1049l"))
+	if got := tm.Lines()[0]; got != "prompt" {
+		t.Fatalf("row 0 after leaving = %q, want prompt", got)
 	}
 }
 

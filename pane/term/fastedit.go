@@ -175,9 +175,12 @@ func (w *fastWalk) parse(seq []byte) bool {
 // the modes that leave the screen, the cursor and the pen alone: the
 // scanner's own (bracketed paste, synchronized output), vt10x's (cursor
 // keys, reverse video, mouse, focus, cursor visibility: written into
-// vt10x at once, whose modes the model does not hold), and leaving the
-// alternate screen, which the primary one is not on. The alternate screen,
-// origin mode, auto-wrap and ?1048 are declined.
+// vt10x at once, whose modes the model does not hold), and entering or
+// leaving the screen one is on (the scanner drops those). A switch of
+// screens, origin mode, auto-wrap and ?1048 are declined; a model of the
+// alternate screen is not written back for its leave (altLeave), and one
+// starts right after its entry (altEntered): a program's whole stay there
+// can then go around vt10x.
 func (w *fastWalk) privateModes(seq []byte, set bool) bool {
 	t := w.t
 	s := &t.sc
@@ -187,7 +190,11 @@ func (w *fastWalk) privateModes(seq []byte, set bool) bool {
 	for i := 0; i < s.nparams; i++ {
 		switch s.params[i] {
 		case 47, 1047, 1049:
-			if set {
+			if set != w.alt {
+				// A switch: the scanner takes it. Leaving clears the
+				// alternate screen, so the model's rows need not reach
+				// vt10x first.
+				t.altLeave = w.alt
 				return false
 			}
 		case 6, 7, 1048:
@@ -403,7 +410,7 @@ func (w *fastWalk) eraseDisplay(n int) bool {
 // clear).
 func (w *fastWalk) scrollOnClear() {
 	t, m := w.t, w.m
-	if t.h.limit == 0 || w.blank || m.clean {
+	if t.h.limit == 0 || w.alt || w.blank || m.clean {
 		return
 	}
 	last := -1

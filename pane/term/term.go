@@ -97,6 +97,14 @@ type Terminal struct {
 	noFast    int
 	importMin int
 	resume    bool // the model was written into vt10x: try a new one after what did it
+	// altEntered is set when the alternate screen was just entered: a
+	// model of it starts on a stretch of any length, since leaving it
+	// writes none of its rows back (altLeave).
+	altEntered bool
+	// altLeave is set when the walk ended at the alternate screen's
+	// leave: the model's rows are not written back, as the leave clears
+	// them.
+	altLeave  bool
 	model     *screenModel
 	matBuf    []byte            // scratch for materializeLocked
 	modeBuf   []byte            // scratch for a DECSET the model writes into vt10x (fastWalk.privateModes)

@@ -137,9 +137,19 @@ func (t *Terminal) materializeLocked() {
 	m := t.model
 	t.model = nil
 	t.resume = true
-	mw := materializer{b: append(t.matBuf[:0], "\x1b[0m\x1b[r\x1b[2J"...), pen: defaultPen, cols: t.cols}
+	rows := t.rows
+	if t.altLeave && t.vmode&vt10x.ModeAltScreen != 0 {
+		// What waits for vt10x leaves the alternate screen, clearing it
+		// with the pen: only the state that outlives the rows is made.
+		rows = 0
+	}
+	t.altLeave = false
+	mw := materializer{b: append(t.matBuf[:0], "\x1b[0m\x1b[r"...), pen: defaultPen, cols: t.cols}
+	if rows > 0 {
+		mw.b = append(mw.b, "\x1b[2J"...)
+	}
 	joined := false // the row above wrapped: the next character goes to column 0 of this one
-	for y := 0; y < t.rows; y++ {
+	for y := 0; y < rows; y++ {
 		s := m.slot(y)
 		row := m.ring[s][:m.info[s].used]
 		full := m.ring[s]
