@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -33,7 +34,9 @@ import (
 // worktree; makingRe reads it back.
 const makingPrefix = "melmux is making it"
 
-var makingRe = regexp.MustCompile(`^melmux is making it \(process (\d+), start (\d+), add \d+\)$`)
+var makingRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^melmux is making it \(process (\d+), start (\d+), add \d+\)$`)
+})
 
 // addSeq tells apart the Adds of one process.
 var addSeq atomic.Int64
@@ -56,7 +59,7 @@ func staleLock(reason string) (stale bool, what string) {
 	if reason == gitsOwnLock {
 		return true, `locked "initializing" by a git worktree add that did not finish`
 	}
-	m := makingRe.FindStringSubmatch(reason)
+	m := makingRe().FindStringSubmatch(reason)
 	if m == nil {
 		if reason == "" {
 			return false, "locked (`git worktree unlock` frees it)"

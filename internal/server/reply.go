@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -128,16 +129,25 @@ func clipReply(s string) string {
 	return s[:cut] + "\n[the reply was cut here: it is over 256 KB]"
 }
 
-// Screen chrome: a rule (an input box's edge, a section line), a spinner
-// or status line, the hints of an agent's footer.
-var (
-	ruleLine    = regexp.MustCompile(`^\s*[─━═╌▄▀-]{10,}\s*$`)
-	spinnerLine = regexp.MustCompile(`^\s*[✻✶✳✢✽·*⏺◐◓◑◒⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s+\S.*(…|\.\.\.)`)
-	footerLine  = regexp.MustCompile(`(?i)(esc to interrupt|ctrl\+c to|\? for shortcuts|context left|tokens used|accept edits|bypass permissions|^\s*✻\s|^\s*(worked|cooked) for \d)`)
-	bulletLine  = regexp.MustCompile(`^\s*([●•✦⏺])\s?`)
-	promptLine  = regexp.MustCompile(`^\s*[›❯>](\s|$)`)
-	menuLine    = regexp.MustCompile(`^\s*[›❯>]\s*\d+\.\s`) // a question's chosen option, not a prompt
-)
+// chromeRE holds the patterns of screen chrome: a rule (an input box's
+// edge, a section line), a spinner or status line, the hints of an agent's
+// footer.
+type chromeRE struct {
+	ruleLine, spinnerLine, footerLine, bulletLine, promptLine, menuLine *regexp.Regexp
+}
+
+// chrome compiles them when a reply is first read from a screen, not in
+// every daemon's start.
+var chrome = sync.OnceValue(func() *chromeRE {
+	return &chromeRE{
+		ruleLine:    regexp.MustCompile(`^\s*[─━═╌▄▀-]{10,}\s*$`),
+		spinnerLine: regexp.MustCompile(`^\s*[✻✶✳✢✽·*⏺◐◓◑◒⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s+\S.*(…|\.\.\.)`),
+		footerLine:  regexp.MustCompile(`(?i)(esc to interrupt|ctrl\+c to|\? for shortcuts|context left|tokens used|accept edits|bypass permissions|^\s*✻\s|^\s*(worked|cooked) for \d)`),
+		bulletLine:  regexp.MustCompile(`^\s*([●•✦⏺])\s?`),
+		promptLine:  regexp.MustCompile(`^\s*[›❯>](\s|$)`),
+		menuLine:    regexp.MustCompile(`^\s*[›❯>]\s*\d+\.\s`), // a question's chosen option, not a prompt
+	}
+})
 
 // screenReply cuts a turn's reply out of what the pane shows since the
 // turn began: after the echo of the message, up to the agent's input box,
@@ -155,31 +165,32 @@ func screenReply(txt term.Text, message string) string {
 			}
 		}
 	}
+	re := chrome()
 	var body []string
 	for _, l := range lines[first:] {
-		if ruleLine.MatchString(l) {
+		if re.ruleLine.MatchString(l) {
 			if len(body) == 0 {
 				continue // the bottom edge of the box the message was typed in
 			}
 			break
 		}
-		if promptLine.MatchString(l) && !menuLine.MatchString(l) && len(body) > 0 {
+		if re.promptLine.MatchString(l) && !re.menuLine.MatchString(l) && len(body) > 0 {
 			break // the agent's input line: what follows is its footer
 		}
-		if spinnerLine.MatchString(l) || footerLine.MatchString(l) {
+		if re.spinnerLine.MatchString(l) || re.footerLine.MatchString(l) {
 			continue
 		}
 		body = append(body, strings.TrimRight(l, " "))
 	}
 	last := -1
 	for i, l := range body {
-		if bulletLine.MatchString(l) {
+		if re.bulletLine.MatchString(l) {
 			last = i
 		}
 	}
 	if last >= 0 {
 		body = body[last:]
-		body[0] = bulletLine.ReplaceAllString(body[0], "")
+		body[0] = re.bulletLine.ReplaceAllString(body[0], "")
 		for i := 1; i < len(body); i++ {
 			if body[i] != "" && !strings.HasPrefix(body[i], "  ") {
 				body = body[:i] // the message's lines are indented under its bullet

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,15 +23,16 @@ func claudeDir(p Proc) string {
 	return ""
 }
 
-var notAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
+var notAlnum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9]`) })
 
 // claudeProjectNameMax is how long a project directory's name may be before
 // Claude Code cuts it and adds a hash of the path.
 const claudeProjectNameMax = 200
 
 // claudeProjectNameOK is what CLAUDE_CODE_PROJECT_DIR_NAME must look like to
-// be taken.
-var claudeProjectNameOK = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// be taken. Both patterns are compiled when first used, not in the start
+// of every process that links the package.
+var claudeProjectNameOK = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // claudeFiles are the candidate session files of p: the one its
 // sessions/PID.json names first, then the project's newest.
@@ -52,11 +54,11 @@ func claudeFiles(p Proc, since time.Time) ([]string, error) {
 		where = append(where, pidFile)
 	}
 	var names []string
-	if n := p.Getenv("CLAUDE_CODE_PROJECT_DIR_NAME"); claudeProjectNameOK.MatchString(n) {
+	if n := p.Getenv("CLAUDE_CODE_PROJECT_DIR_NAME"); claudeProjectNameOK().MatchString(n) {
 		names = append(names, n)
 	}
 	for _, cwd := range p.cwds() {
-		names = append(names, notAlnum.ReplaceAllString(cwd, "-"))
+		names = append(names, notAlnum().ReplaceAllString(cwd, "-"))
 	}
 	var all []string
 	for _, name := range names {

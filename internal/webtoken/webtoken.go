@@ -68,12 +68,14 @@ func Open(path string) *Store { return &Store{path: path} }
 // Path is the file's path.
 func (s *Store) Path() string { return s.path }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// nameRE is compiled when a token is first made, not in the start of
+// every process that links the store.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // Create adds a token and returns its secret, which exists nowhere else.
 // An empty name becomes "token-N".
 func (s *Store) Create(name string, readOnly bool) (secret string, tok Token, err error) {
-	if name != "" && !nameRE.MatchString(name) {
+	if name != "" && !nameRE().MatchString(name) {
 		return "", tok, fmt.Errorf("token name %q: use up to 64 letters, digits, '.', '_' or '-'", name)
 	}
 	var raw [32]byte
