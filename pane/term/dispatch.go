@@ -819,7 +819,10 @@ func (t *Terminal) privateModesLocked(set bool) {
 			if !set {
 				t.restorePrimaryLocked(m == 1049)
 			}
-		case 1, 5, 6, 7, 9, 25, 1000, 1002, 1003, 1004, 1006, 1048:
+		case 6, 7:
+			t.emitPrivateModeLocked(m, set)
+			t.resume = true // the model may apply again
+		case 1, 5, 9, 25, 1000, 1002, 1003, 1004, 1006, 1048:
 			t.emitPrivateModeLocked(m, set)
 		}
 	}
@@ -843,6 +846,7 @@ func (t *Terminal) ansiModesLocked(set bool) {
 		switch s.params[i] {
 		case 4:
 			t.insert = set
+			t.resume = true // the model may apply again
 		case 20:
 			if set {
 				t.emitLocked("\x1b[20h")

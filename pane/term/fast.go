@@ -25,7 +25,10 @@ import (
 //     scroll-on-clear), scroll regions (DECSTBM, and the scrolls of LF,
 //     IND, NEL, RI, SU, SD, IL, DL within them), ICH, DCH, and saving and
 //     restoring the cursor (DECSC, DECRC, SCOSC, SCORC; a restore only of
-//     what the model saved, as vt10x's saved cursor cannot be read).
+//     what the model saved, as vt10x's saved cursor cannot be read); and
+//     what full-screen programs send between frames that leaves the
+//     screen alone: modes (fastedit.go), OSC strings (titles, signals),
+//     and CSIs the scanner drops (window operations, XTMODKEYS).
 //   - A stretch long enough (importMin bytes, or more line feeds than the
 //     screen has rows, or any stretch right after the alternate screen was
 //     entered) starts a model: vt10x's screen is read into a ring of
@@ -352,6 +355,11 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 			if n <= 0 {
 				return i, n < 0
 			}
+			if final == ']' {
+				w.osc(p[i : i+n])
+				i += n
+				continue
+			}
 			if (n == 2 || final == '(') && !w.esc(final) || n > 2 && final != '(' && !w.csi(p[i:i+n], final) {
 				return i, false // declined: the scanner takes it
 			}
@@ -388,13 +396,17 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 
 // csiLen returns the length and final byte of the sequence at the start of p
 // (ESC [ digits, semicolons and colons, a final byte the walk handles, or
-// DECSET and DECRST: ESC [ ? ... h or l; or one of the two-byte escapes
-// IND, NEL, RI, DECSC, DECRC, its length 2; or ESC ( B, final '('), 0 when
-// p does not start with one, -1 when p ends before telling.
+// DECSET and DECRST: ESC [ ? ... h or l; XTMODKEYS and XTVERSION, final
+// '>'; or one of the two-byte escapes IND, NEL, RI, DECSC, DECRC, DECKPAM,
+// DECKPNM, its length 2; or ESC ( B, final '('; or an OSC string, final
+// ']'), 0 when p does not start with one, -1 when p ends before telling.
 func csiLen(p []byte) (int, byte) {
+	if len(p) >= 2 && p[1] == ']' {
+		return oscLen(p)
+	}
 	if len(p) >= 2 && p[1] != '[' {
 		switch p[1] {
-		case 'D', 'E', 'M', '7', '8':
+		case 'D', 'E', 'M', '7', '8', '=', '>':
 			return 2, p[1]
 		case '(':
 			if len(p) < 3 {
@@ -407,7 +419,8 @@ func csiLen(p []byte) (int, byte) {
 		return 0, 0
 	}
 	private := len(p) >= 3 && p[2] == '?'
-	for k := 2 + b2i(private); k < len(p); k++ {
+	greater := len(p) >= 3 && p[2] == '>'
+	for k := 2 + b2i(private || greater); k < len(p); k++ {
 		b := p[k]
 		switch {
 		case k >= maxFastCSI+3:
@@ -419,15 +432,54 @@ func csiLen(p []byte) (int, byte) {
 				return k + 1, b
 			}
 			return 0, 0
+		case greater:
+			// XTMODKEYS and XTVERSION, which the scanner drops (DA2,
+			// which it answers, is left to it).
+			if b == 'm' || b == 'q' {
+				return k + 1, '>'
+			}
+			return 0, 0
 		}
 		switch b {
 		case 'm', 'H', 'f', 'A', 'B', 'e', 'C', 'a', 'D', 'E', 'F', 'G', '`', 'd', 'K', 'X',
-			'J', 'L', 'M', '@', 'P', 'S', 'T', 'r', 's', 'u':
+			'J', 'L', 'M', '@', 'P', 'S', 'T', 'r', 's', 'u', 't', 'h', 'l':
 			return k + 1, b
 		}
 		return 0, 0
 	}
 	if len(p) >= maxFastCSI+3 {
+		return 0, 0
+	}
+	return -1, 0
+}
+
+// maxFastOSC bounds the OSC strings the walk takes in, below the scanner's
+// maxOSC so that none overflows.
+const maxFastOSC = 1024
+
+// oscLen is csiLen for an OSC string (ESC ], ended by BEL or ESC \), its
+// final ']'; a string ended otherwise (CAN, SUB, ESC and another byte) is
+// left to the scanner.
+func oscLen(p []byte) (int, byte) {
+	for k := 2; k < len(p); k++ {
+		switch b := p[k]; {
+		case k >= maxFastOSC:
+			return 0, 0
+		case b == 0x07:
+			return k + 1, ']'
+		case b == 0x1b:
+			if k+1 == len(p) {
+				return -1, 0
+			}
+			if p[k+1] == '\\' {
+				return k + 2, ']'
+			}
+			return 0, 0
+		case b == 0x18 || b == 0x1a:
+			return 0, 0
+		}
+	}
+	if len(p) >= maxFastOSC {
 		return 0, 0
 	}
 	return -1, 0
@@ -614,7 +666,18 @@ func (w *fastWalk) csi(seq []byte, final byte) bool {
 	case 'J', 'L', 'M', '@', 'P', 'S', 'T', 'r', 's', 'u':
 		return w.edit(seq, final)
 	case 'h', 'l':
+		if seq[2] != '?' {
+			return w.ansiModes(seq, final == 'h')
+		}
 		return w.privateModes(seq, final == 'h')
+	case '>', 't':
+		// Dropped by the dispatch (XTMODKEYS, XTVERSION, window
+		// operations), which still ends a REP's run.
+		if w.parse(seq) {
+			t := w.t
+			t.lastPrint = 0
+		}
+		return true
 	}
 	out := w.scan(seq)
 	if len(out) == 0 {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hinshun/vt10x"
 )
@@ -61,6 +62,8 @@ type vtState struct {
 	ScreenBlank bool
 	TabsDefault bool
 	Top, Bottom int
+	Title       string
+	Signals     [3]Signal // At cleared: the two paths run at different times
 }
 
 // glyphsOf reads the screen's glyphs, cluster codes replaced by
@@ -105,6 +108,11 @@ func stateOf(tm *Terminal) vtState {
 	}
 	s.LastWidth, s.Bells, s.ScreenBlank, s.TabsDefault = tm.lastWidth, tm.bells, tm.screenBlank, tm.tabsDefault
 	s.Top, s.Bottom = tm.top, tm.bottom
+	s.Title = tm.title
+	s.Signals = [3]Signal{tm.signals.Notify, tm.signals.Prompt, tm.signals.Status}
+	for i := range s.Signals {
+		s.Signals[i].At = time.Time{}
+	}
 	return s
 }
 
@@ -312,6 +320,24 @@ func fastStreams() map[string]string {
 		fmt.Fprintf(&alt, "\x1b[?%dl\x1b[?25h\x1b[m", mode)
 	}
 	out["alt"] = alt.String()
+	// What full-screen programs send between frames: titles and other
+	// OSC strings (a reply among them), keypad modes, dropped CSIs, insert
+	// mode reset, amid redraws on either screen.
+	between := []string{
+		"\x1b]0;title \u2807\a", "\x1b]2;t\x1b\\", "\x1b]7501;?\a", "\x1b]7501;busy\x1b\\", "\x1b]0;x\x1bq", "\x1b]9;\x18",
+		"\x1b]0;" + strings.Repeat("long", 300) + "\a", "\x1b=", "\x1b>", "\x1b[>4;2m", "\x1b[>4;m", "\x1b[>0q", "\x1b[>c",
+		"\x1b[22;0;0t", "\x1b[23;2t", "\x1b[4l", "\x1b[4hi\x1b[4l", "\x1b[4;20l", "\x1b[4:1l", "\x1b[2;12h", "\x1b[99999999999t",
+		"\x1b[?1049h", "\x1b[?1049l", "\x1b[?1047h", "\x1b[?47l",
+	}
+	rng = rand.New(rand.NewSource(21))
+	var frames strings.Builder
+	for frames.Len() < scaled(12000) {
+		frames.WriteString(pieces[rng.Intn(len(pieces))])
+		if rng.Intn(3) == 0 {
+			frames.WriteString(between[rng.Intn(len(between))])
+		}
+	}
+	out["between-frames"] = frames.String()
 	out["pen-bold-reverse"] = "\x1b[1;7;32;44m" + strings.Repeat("bold reverse e\u0301 日\r\n", 100)
 	return out
 }
@@ -469,6 +495,36 @@ func TestFastPathTakesAltScreen(t *testing.T) {
 	if got := tm.Lines()[0]; got != "prompt" {
 		t.Fatalf("row 0 after leaving = %q, want prompt", got)
 	}
+}
+
+// TestFastPathTakesFrameSequences checks that what full-screen programs
+// send between frames (titles, keypad modes, dropped CSIs) keeps a model
+// going, and that one starts again after insert mode was set and reset.
+func TestFastPathTakesFrameSequences(t *testing.T) {
+	tm := New(40, 10, Options{})
+	var b strings.Builder
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&b, "\x1b]0;title %d\a\x1b=\x1b[>4;m\x1b[23;2t\x1b[Hrow %d\x1b[K\x1b>\r\n", i, i)
+	}
+	frames := b.String()
+	in := frames + "\x1b[4hi\x1b[4l" + frames
+	tm.Write([]byte(in))
+	tm.mu.Lock()
+	fast := tm.fastBytes
+	tm.mu.Unlock()
+	if fast < uint64(len(in))*9/10 {
+		t.Fatalf("the model took %d of %d bytes, want most of them", fast, len(in))
+	}
+	if got := tm.Title(); got != "title 999" {
+		t.Fatalf("title %q, want title 999", got)
+	}
+	tw := newTwins(40, 10)
+	in = strings.Repeat("word word\r\nmore\r\n\x1b[4hi\x1b[4lafter\r\n", 3)
+	tw.write([]byte(in))
+	if tw.fast.fastBytes < uint64(len(in))/2 {
+		t.Fatalf("after insert mode the model took %d of %d bytes, want most of them", tw.fast.fastBytes, len(in))
+	}
+	tw.same(t, "insert mode set and reset")
 }
 
 // FuzzFastPath feeds arbitrary input, in arbitrary pieces, to a terminal that

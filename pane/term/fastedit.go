@@ -224,6 +224,38 @@ func (w *fastWalk) privateModes(seq []byte, set bool) bool {
 	return true
 }
 
+// ansiModes applies SM or RM as ansiModesLocked does, for what leaves the
+// walk's state alone: insert mode reset (the walk runs without it) and
+// the modes the scanner ignores. Insert mode set and LNM are declined.
+func (w *fastWalk) ansiModes(seq []byte, set bool) bool {
+	t := w.t
+	s := &t.sc
+	if !w.parse(seq) {
+		return true
+	}
+	for i := 0; i < s.nparams; i++ {
+		if m := s.params[i]; m == 4 && set || m == 20 {
+			return false
+		}
+	}
+	t.lastPrint = 0
+	return true
+}
+
+// osc runs an OSC string through the scanner's own dispatch: a title, a
+// signal (signals.go) or nothing, none of which touches vt10x.
+func (w *fastWalk) osc(seq []byte) {
+	t := w.t
+	s := &t.sc
+	end := len(seq) - 1 // BEL
+	if seq[end] == '\\' {
+		end-- // ESC \
+	}
+	s.osc = append(s.osc[:0], seq[2:end]...)
+	s.oscOverflow = false
+	t.oscDispatchLocked()
+}
+
 // edit applies a CSI that edits the screen, moves its rows or saves the
 // cursor (ED, IL, DL, ICH, DCH, SU, SD, DECSTBM, SCOSC, SCORC) to the model,
 // as the scanner's dispatch and vt10x do; false declines it, having changed
@@ -332,6 +364,12 @@ func (w *fastWalk) esc(b byte) bool {
 		if !w.saveRestore(b == '7') {
 			return false
 		}
+	case '=', '>':
+		// DECKPAM, DECKPNM: vt10x's keypad mode, written into it at once
+		// as privateModes writes the others.
+		b := append(t.modeBuf[:0], 0x1b, b)
+		t.modeBuf = b
+		t.peekLocked(func() { _, _ = t.vt.Write(b) })
 	case '(':
 		// ESC ( B selects US-ASCII, which the model's pen always has.
 	}
