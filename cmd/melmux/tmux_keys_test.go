@@ -186,7 +186,10 @@ func TestTmuxKeysAttached(t *testing.T) {
 	keys("C-b", "%")
 	tmWaitPanes(t, se, "pane 6", func(p []proto.PaneInfo) bool { return len(p) == 4 })
 	keys("C-b", "%")
-	tmWaitPanes(t, se, "pane 7", func(p []proto.PaneInfo) bool { return len(p) == 5 && tmPane(p, 7).Tab == 1 })
+	tmWaitPanes(t, se, "pane 7", func(p []proto.PaneInfo) bool { return len(p) == 5 && tmPane(p, 7).Tab == 1 && tmPane(p, 7).Focused })
+	// The key acts on the pane the client last drew as focused: wait for
+	// pane 7 to be drawn before pressing it.
+	wait("pane 7 drawn", has("─ 7 "))
 	keys("C-b", "%")
 	wait("no room said", has("no room: right split of pane 7"))
 	if p := listPanes(t, se); len(p) != 5 {
