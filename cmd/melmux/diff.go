@@ -18,7 +18,7 @@ func init() {
 	cli.Register(&cli.Verb{
 		Name:    "diff",
 		Usage:   "-t PANE [--stat] [--color auto|always|never] [--json]",
-		Summary: "what a worktree pane changed since its worktree was made, committed or not",
+		Summary: "what a worktree pane holds that its base branch does not (changed since it was made, committed or not, less what a merge took into the base branch)",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "diff")
 			target := fs.String("t", "", "the pane (default: this pane inside melmux)")

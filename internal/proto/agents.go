@@ -34,7 +34,7 @@ type AgentRow struct {
 	Diff     *DiffTotals `json:"diff"`
 }
 
-// DiffTotals is what a worktree gained and lost since it was made, in lines.
+// DiffTotals is what a worktree holds that its base branch does not, in lines.
 type DiffTotals struct {
 	Added   int `json:"added"`
 	Deleted int `json:"deleted"`

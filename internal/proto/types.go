@@ -506,7 +506,7 @@ type AnswerResult struct {
 	Lines    []string       `json:"lines,omitempty"`
 }
 
-// DiffParams asks what a worktree pane changed since its worktree was made.
+// DiffParams asks what a worktree pane holds that its base branch does not.
 type DiffParams struct {
 	Pane int  `json:"pane"`
 	Stat bool `json:"stat,omitempty"` // git's --stat summary instead of the patch

@@ -8,7 +8,7 @@ import (
 	"github.com/melmux/melmux/worktree"
 )
 
-// diff answers what a worktree pane changed since its worktree was made,
+// diff answers what a worktree pane holds that its base branch does not,
 // committed or not, new files included: the patch, or git's --stat summary.
 func init() {
 	register(&Command{Name: "diff", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {

@@ -38,7 +38,7 @@ type PaneView struct {
 	Alert bool
 }
 
-// DiffCount is the lines a worktree gained and lost since it was made.
+// DiffCount is the lines a worktree holds that its base branch does not.
 type DiffCount struct{ Added, Deleted int }
 
 // TabView is one tab in the status line.
