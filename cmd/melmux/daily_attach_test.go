@@ -20,7 +20,7 @@ func TestZoomThenFocusInsideTmux(t *testing.T) {
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh")
 	outer := tmuxtest.Start(t, 100, 30, se.inShell(se.bin+" attach"))
 	const pane = "%0"
-	keys := typer(t, outer, pane)
+	keys := sendKeys(t, outer, pane)
 	wait := func(what string, cond func(string) bool) string {
 		t.Helper()
 		return outer.WaitFor(pane, 15*time.Second, what, cond)
@@ -53,7 +53,7 @@ func TestShellExitEndsTheSessionInsideTmux(t *testing.T) {
 	se := newSessionEnv(t)
 	outer := tmuxtest.Start(t, 100, 30, se.inShell("PS1='outer$ ' /bin/sh"))
 	const pane = "%0"
-	keys := typer(t, outer, pane)
+	keys := sendKeys(t, outer, pane)
 	outer.WaitFor(pane, 15*time.Second, "the outer prompt", func(s string) bool { return strings.Contains(s, "outer$") })
 	keys(se.bin, "Enter")
 	outer.WaitFor(pane, 15*time.Second, "the status line", func(s string) bool { return strings.Contains(s, "[main] 0:") })
@@ -70,16 +70,5 @@ func TestShellExitEndsTheSessionInsideTmux(t *testing.T) {
 			t.Fatalf("the session outlived its last pane:\n%s", out)
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// typer returns a function that types keys (tmux send-keys names) into the
-// outer terminal's pane.
-func typer(t *testing.T, outer *tmuxtest.Server, pane string) func(keys ...string) {
-	return func(keys ...string) {
-		t.Helper()
-		if _, err := outer.Run(append([]string{"send-keys", "-t", pane}, keys...)...); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

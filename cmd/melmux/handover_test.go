@@ -51,7 +51,7 @@ func attachFromShell(t *testing.T, gate string) *shellClient {
 	se := newSessionEnv(t)
 	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh")
 	outer := tmuxtest.Start(t, 100, 30, se.inShell("PS1='outer$ ' /bin/sh"))
-	sc := &shellClient{se: se, outer: outer, keys: typer(t, outer, "%0")}
+	sc := &shellClient{se: se, outer: outer, keys: sendKeys(t, outer, "%0")}
 	sc.wait(t, "the outer prompt", has("outer$"))
 	line := se.bin + " attach; "
 	if gate != "" {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/melmux/melmux/internal/tmuxtest"
 )
 
 // `melmux source-file` gives a running session, and the client attached to
@@ -16,12 +14,8 @@ import (
 // attached client.
 func TestSourceFileChangesThePrefixInsideTmux(t *testing.T) {
 	t.Parallel()
-	tmuxtest.Require(t)
-	se := newSessionEnv(t)
-	se.must("new", "-d", "-x", "100", "-y", "30", "--", "sh")
-	outer := tmuxtest.Start(t, 100, 30, se.inShell(se.bin+" attach"))
-	const pane = "%0"
-	keys := typer(t, outer, pane)
+	se, outer, keys := attachedInTmux(t, 100, 30, "exec sh")
+	const pane = outerPane
 	wait := func(what string, cond func(string) bool) string {
 		t.Helper()
 		return outer.WaitFor(pane, 15*time.Second, what, cond)
