@@ -89,6 +89,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		s.saver.adopt()
 		for _, t := range typing {
 			go func() {
 				defer s.recovered("typing into a restored pane", nil)

@@ -41,13 +41,16 @@ type stateSaver struct {
 	debounce atomic.Int64
 	taken    atomic.Int64
 
-	mu      sync.Mutex    // guards the fields below; held across a write, so the end of the session never races one
-	last    []byte        // the last state written, its time left out
-	wrote   bool          // this server wrote the file: it is this server's to remove
-	stopped bool          // the session ended: nothing is written any more
-	failed  time.Time     // when a write last failed, to log one failure a minute
-	writes  int           // files written, for tests and debug_stats
-	next    chan struct{} // closed and replaced at each write, so tests wait on writes instead of polling
+	mu    sync.Mutex // guards the fields below; held across a write, so the end of the session never races one
+	last  []byte     // the last state written, its time left out
+	wrote bool       // this server wrote the file
+	// restored says the session was rebuilt from the file: it is this
+	// server's to remove at kill_server even before its first save.
+	restored bool
+	stopped  bool          // the session ended: nothing is written any more
+	failed   time.Time     // when a write last failed, to log one failure a minute
+	writes   int           // files written, for tests and debug_stats
+	next     chan struct{} // closed and replaced at each write, so tests wait on writes instead of polling
 }
 
 func newStateSaver(path string) *stateSaver {
@@ -172,8 +175,8 @@ func (s *Server) saveState(final bool) {
 }
 
 // finishState is the end of the state file with the session: kept and
-// brought up to date (keep), or removed when this server wrote it. Nothing
-// is written after it.
+// brought up to date (keep), or removed when it is this server's: it wrote
+// it or restored the session from it. Nothing is written after it.
 func (s *Server) finishState(keep bool) {
 	sv := s.saver
 	if sv == nil {
@@ -186,7 +189,7 @@ func (s *Server) finishState(keep bool) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	sv.stopped = true
-	if !keep && sv.wrote {
+	if !keep && (sv.wrote || sv.restored) {
 		if err := sessionstate.Remove(sv.path); err != nil {
 			s.log.Warn("session state not removed", "err", err)
 		}
@@ -257,4 +260,11 @@ func (s *Server) buildStateLocked(final bool) (*sessionstate.State, []stateRow) 
 		rows = append(rows, stateRow{e, sp})
 	}
 	return st, rows
+}
+
+// adopt makes the file this server's: the session was restored from it.
+func (sv *stateSaver) adopt() {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.restored = true
 }

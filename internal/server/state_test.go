@@ -194,6 +194,20 @@ func TestStateEndings(t *testing.T) {
 		t.Fatalf("a server that never saved removed the state: %v", err)
 	}
 
+	// A restored session killed before its first save is over too: the
+	// file it was rebuilt from goes with it.
+	r, rc := startServer(t, withState(file))
+	r.saver.debounce.Store(int64(time.Hour))
+	call(t, rc, "restore", proto.RestoreParams{}, nil)
+	call(t, rc, "kill_server", nil, nil)
+	<-r.Done()
+	if n, _ := r.saver.written(); n != 0 {
+		t.Fatalf("the restored server saved %d times before its kill; the case needs none", n)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("kill_server after a restore left the state file: %v", err)
+	}
+
 	// kill_server: the session is over, nothing to restore.
 	k, kc := startServer(t, withState(file))
 	call(t, kc, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil)
