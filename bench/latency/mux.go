@@ -96,7 +96,10 @@ func (m *melmuxDriver) startPanes(ctx context.Context, steps []paneStep) error {
 	}
 	ids := []string{"1"} // melmux numbers a session's panes from 1
 	for _, st := range steps[1:] {
-		out, err := m.run(ctx, append([]string{"open-pane", "-t", ids[st.split], "--layout", st.dir, "--"}, st.cmd...)...)
+		// --focus: the keys go to the pane opened last, as tmux's
+		// split-window focuses the new pane (open-pane leaves the focus
+		// where it was unless asked).
+		out, err := m.run(ctx, append([]string{"open-pane", "-t", ids[st.split], "--layout", st.dir, "--focus", "--"}, st.cmd...)...)
 		if err != nil {
 			return err
 		}
