@@ -43,6 +43,9 @@ var forbidden = map[string][]string{
 	"internal/uiconf":          {mod + "internal", mod + "pane=", mod + "pane/term=", mod + "layout", "github.com/gdamore/tcell", "github.com/hinshun/vt10x"},
 	"pane/term/color":          {"*"},
 	"internal/filekind":        {"*"},
+	// The scheduling for a person's keys calls nothing of the server's: any
+	// of the server's locks may be held when it is called.
+	"internal/server/sched": {"*"},
 }
 
 // forbiddenImports is forbidden for a package's own imports only, where

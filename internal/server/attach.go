@@ -271,7 +271,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 		s.joining--
 		joined = true
 		s.used = time.Now()
-		s.spareProcLocked()
+		s.sched.Attached(len(s.clients))
 		s.publishClientsLocked()
 		s.resizeToClientsLocked()
 	})
@@ -293,7 +293,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	s.withLock(func() {
 		delete(s.clients, c)
 		s.used = time.Now()
-		s.spareProcLocked()
+		s.sched.Attached(len(s.clients))
 		s.publishClientsLocked()
 		if !s.shutdown { // the panes are being closed: nothing to lay out
 			s.resizeToClientsLocked()
@@ -392,12 +392,11 @@ func (c *client) readFrames(lr *proto.LineReader) {
 }
 
 // typed starts what a piece of the client's input starts, as soon as it is
-// read: the hold for its echo (see echoFirst), most likely for the pane
+// read: the hold for its echo (package sched), most likely for the pane
 // typed into last (the loop says which once the input is parsed), and the
 // feed slot kept from the floods while a person types.
 func (c *client) typed() {
-	c.s.echo.begin(int(c.typedPane.Load()))
-	c.s.typing()
+	c.s.sched.Input(int(c.typedPane.Load()))
 }
 
 // takeTerminal reads the handover message of a client whose terminal the
@@ -502,7 +501,7 @@ func (c *client) loop() (reason string) {
 			}
 			if !onlySend {
 				pending = true
-				c.s.echo.end() // no pane will answer this input
+				c.s.sched.Answered() // no pane will answer this input
 			}
 		case <-c.dirty:
 			pending = true
@@ -519,7 +518,7 @@ func (c *client) loop() (reason string) {
 			timer.Reset(wait)
 			continue
 		}
-		if wait := c.s.echo.keyHeld(); wait > 0 && !urgent {
+		if wait := c.s.sched.KeyHeld(); wait > 0 && !urgent {
 			// A key awaits its echo: a frame begun now would hold the echo
 			// back for as long as it takes to draw.
 			timer.Reset(wait)
@@ -540,7 +539,7 @@ func (c *client) loop() (reason string) {
 			settle.Reset(next + time.Millisecond)
 		}
 		if drewEcho {
-			c.s.echo.end() // the answer is out: the other panes go on
+			c.s.sched.Answered() // the answer is out: the other panes go on
 		}
 		if stale {
 			// The echo's frame showed the other panes as they were drawn
@@ -559,10 +558,10 @@ func (c *client) loop() (reason string) {
 // draw renders one frame, with only pane fresh's screen taken anew when it
 // is not 0 (see sceneFresh), and returns when the scene changes by itself
 // next and whether a pane has more to show than was drawn. The panes'
-// readers wait while it draws (echoFirst).
+// readers wait while it draws (sched.BeginFrame).
 func (c *client) draw(fresh int) (next time.Duration, stale bool) {
-	c.s.echo.beginFrame()
-	defer c.s.echo.endFrame()
+	c.s.sched.BeginFrame()
+	defer c.s.sched.EndFrame()
 	c.rebind()
 	sc, next, stale := c.s.sceneFresh(c, fresh)
 	c.tty.fit(sc.Cols, sc.Rows)
@@ -601,7 +600,7 @@ func (c *client) do(a ui.Action) {
 		if e, err := s.lookup(a.Pane); err == nil {
 			c.typedPane.Store(int64(a.Pane))
 			c.typedAt.Store(time.Now().UnixNano())
-			s.echo.begin(a.Pane)
+			s.sched.KeyTo(a.Pane)
 			if err := e.p.Type(a.Bytes); err != nil {
 				c.say("pane %d: %v", a.Pane, err)
 			}

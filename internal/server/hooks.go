@@ -47,8 +47,10 @@ func runHook(h *atomic.Pointer[func()]) {
 type tuning struct {
 	maxResult  int           // maxResult
 	slowClient time.Duration // slowClientLimit
-	// pause is time.Sleep; a test records the pauses asked for.
-	pause func(time.Duration)
+	// echoHold bounds a key's hold (sched.Config.EchoHold); 0 = the
+	// real one. Tests lengthen it, so that a lapse under load is never
+	// taken for a release.
+	echoHold time.Duration
 	// deliverEcho, deliverReact and deliverPause (deliver.go).
 	deliverEcho, deliverReact, deliverPause time.Duration
 	// keepUmask: Listen binds its socket under the process's umask, not
@@ -65,9 +67,6 @@ func (t tuning) orDefaults() tuning {
 	}
 	if t.slowClient == 0 {
 		t.slowClient = slowClientLimit
-	}
-	if t.pause == nil {
-		t.pause = time.Sleep
 	}
 	if t.deliverEcho == 0 {
 		t.deliverEcho = deliverEcho

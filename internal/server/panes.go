@@ -238,7 +238,7 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 			outputs.note()
 			s.paneOutput(id)
 		},
-		Feed: func(apply func()) { s.feed(id, apply) },
+		Feed: func(apply func()) { s.sched.Feed(id, apply) },
 		OnExit: func() {
 			s.paneExited(id)
 			close(exitDone)

@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/server/sched"
 	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/layout"
 	"github.com/melmux/melmux/pane"
@@ -71,7 +71,7 @@ type Config struct {
 	// of state are notified.
 	Agents AgentsConfig
 	// SpareProc: the server owns the process's GOMAXPROCS and runs one P
-	// more than it had at New while a client is attached (see spareProc).
+	// more than it had at New while a client is attached (sched.Attached).
 	// Only for a process that runs one server, as the daemon does.
 	SpareProc bool
 	// tune is what this package's tests shorten or watch (hooks.go).
@@ -110,11 +110,10 @@ type Server struct {
 	// notifySlots bounds the notify_commands running at once.
 	notifySlots chan struct{}
 
-	clientList    atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
-	echo          echoFirst                 // holds other panes' output back while a typed key's echo is on its way
-	feedSlots     chan struct{}             // one per pane reader feeding its emulator (see feed)
-	typingReserve typingReserve             // one of feedSlots kept from the floods while a person types
-	typedUntil    atomic.Int64              // unix nanoseconds: a person typed within typingWindow before this (see feed)
+	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
+	// sched holds other panes' output back while a typed key's echo is on
+	// its way, and owns the feed slots and the spare P (package sched).
+	sched *sched.Sched
 
 	ln       net.Listener
 	done     chan struct{} // closed when the session ends
@@ -130,8 +129,6 @@ type Server struct {
 	counts     sync.WaitGroup
 	countsCtx  context.Context
 	stopCounts context.CancelFunc
-
-	procs int // GOMAXPROCS at New with SpareProc, 0 without: see spareProc
 
 	mu     sync.Mutex // guards everything below
 	panes  map[int]*paneEntry
@@ -257,7 +254,6 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{
 		tune:        cfg.tune.orDefaults(),
-		feedSlots:   make(chan struct{}, feedSlots(cfg.SpareProc)),
 		name:        cfg.Name,
 		sock:        cfg.SocketPath,
 		log:         cfg.Log,
@@ -282,9 +278,7 @@ func New(cfg Config) *Server {
 	s.conf.Store(&liveConfig{ui: cfg.UI, scroll: cfg.Scrollback, readWait: cfg.AgentReadWait,
 		prices: cfg.Prices, agents: cfg.Agents, problem: cfg.ConfigProblem})
 	s.quiet = newQuietRelease(s.afterOutput)
-	if cfg.SpareProc {
-		s.procs = runtime.GOMAXPROCS(0)
-	}
+	s.sched = sched.New(sched.Config{SpareProc: cfg.SpareProc, EchoHold: s.tune.echoHold})
 	s.countsCtx, s.stopCounts = context.WithCancel(context.Background())
 	return s
 }

@@ -1,7 +1,7 @@
-package server
+package sched
 
 import (
-	"runtime"
+	"cmp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,8 +36,9 @@ const frameHold = 10 * time.Millisecond
 // frames"); so while a frame is drawn (at most frameHold) the readers wait
 // too.
 type echoFirst struct {
-	active atomic.Bool  // a hold is on: the readers' cheap test
-	parked atomic.Int32 // readers waiting in wait now: what tests count to see a hold hold
+	active atomic.Bool   // a hold is on: the readers' cheap test
+	parked atomic.Int32  // readers waiting in wait now: what tests count to see a hold hold
+	hold   time.Duration // a key's hold at most; 0 = echoHold (tests lengthen it)
 
 	mu       sync.Mutex    // guards the fields below
 	pane     int           // the pane whose answer is awaited; 0 while not known
@@ -59,7 +60,7 @@ func (h *echoFirst) begin(pane int) {
 		h.free = nil
 	}
 	h.pane = pane
-	h.until = time.Now().Add(echoHold)
+	h.until = time.Now().Add(cmp.Or(h.hold, echoHold))
 	h.onLocked()
 }
 
@@ -182,139 +183,5 @@ func (h *echoFirst) wait(id int) {
 		}
 		h.parked.Add(-1)
 		t.Stop()
-	}
-}
-
-// feed applies a chunk of pane id's output to its emulator: after any hold
-// for a typed key's echo in another pane or for a frame, and in one of the
-// feed slots. The answer a key awaits takes no slot: the slots keep a P free
-// for the key's way through the server, and the answer is on that way; in a
-// slot it would queue behind the readers of floods already waiting for one.
-//
-// While a person types, the pane typed into last takes no slot either (it
-// is what the person looks at), and every other pane keeps its slot, idle,
-// for as long again as it parsed: the floods then parse at most half the
-// time of the slots left to them. tmux parses them
-// on one thread three times slower than melmux; parsed at full speed, the
-// flooding programs never block on their PTYs, and with them and the
-// parsers all runnable, each hop of a key's way (the server's reader of
-// the terminal, the program echoing, the server again, the terminal) queued
-// for a CPU, and a key's echo took longer than tmux's (docs/benchmarks.md,
-// "The key behind the client's frames").
-func (s *Server) feed(id int, apply func()) {
-	s.echo.wait(id)
-	typing := s.typingNow()
-	if s.echo.answer(id) || typing && s.echo.typedInto(id) {
-		apply()
-		return
-	}
-	s.feedSlots <- struct{}{}
-	defer func() { <-s.feedSlots }()
-	if !typing {
-		apply()
-		return
-	}
-	start := time.Now()
-	apply()
-	s.tune.pause(time.Since(start))
-}
-
-// typingWindow is how long after a person's last key the floods keep to one
-// feed slot fewer.
-const typingWindow = time.Second
-
-// typingNow reports whether a person typed within typingWindow.
-func (s *Server) typingNow() bool {
-	return time.Now().UnixNano() < s.typedUntil.Load()
-}
-
-// typingReserve keeps one feed slot from the floods while a person types, so
-// that on a machine of few CPUs one of them is left to the key's way: the
-// server's input and loop (and a proxy client's process), the program echoing and the
-// terminal. Flooding on every CPU, the parsers made each of those wait for a
-// CPU in turn (docs/benchmarks.md, "A CPU for the typist").
-// Only where there are two slots or more: one must stay for the floods.
-type typingReserve struct {
-	mu     sync.Mutex  // guards timer and taken
-	timer  *time.Timer // gives the slot back typingWindow after the last key; nil while none is kept
-	taken  bool        // the slot is held (taking it waits for a parse to end)
-	window time.Duration
-}
-
-// typing is called for each piece of a client's input: it keeps a feed slot
-// from the floods until typingWindow after the last key.
-func (s *Server) typing() {
-	s.typedUntil.Store(time.Now().Add(typingWindow).UnixNano())
-	if cap(s.feedSlots) < 2 {
-		return
-	}
-	r := &s.typingReserve
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.window == 0 {
-		r.window = typingWindow
-	}
-	if r.timer != nil {
-		r.timer.Reset(r.window)
-		return
-	}
-	var timer *time.Timer
-	timer = time.AfterFunc(r.window, func() {
-		r.mu.Lock()
-		if r.timer != timer {
-			r.mu.Unlock()
-			return
-		}
-		r.timer = nil
-		taken := r.taken
-		r.taken = false
-		r.mu.Unlock()
-		if taken {
-			<-s.feedSlots
-		}
-	})
-	r.timer = timer
-	go func() {
-		s.feedSlots <- struct{}{}
-		r.mu.Lock()
-		if r.timer == timer {
-			r.taken = true
-			r.mu.Unlock()
-			return
-		}
-		r.mu.Unlock()
-		<-s.feedSlots // the typing ended before a slot came free
-	}()
-}
-
-// feedSlots is how many panes may parse their output at once: one per P the
-// process has without a client (with spare, the CPUs: see spareProc), else
-// one fewer than the runtime's Ps, at least one. While a client is attached
-// the daemon runs one P more than that, so floods still parse on every CPU
-// while one P is always free to take a typed key, its echo and the frame
-// that shows it at once. With every P parsing, the runtime would look at the
-// network (the client's terminal or socket, the pane's PTY) only every 10 ms or so, once
-// per hop of the key's way through the server.
-func feedSlots(spare bool) int {
-	if spare {
-		return max(1, runtime.GOMAXPROCS(0))
-	}
-	return max(1, runtime.GOMAXPROCS(0)-1)
-}
-
-// spareProcLocked sets the process's Ps for the clients attached now: the
-// spare P is for a person's keys, so a server nobody is attached to runs
-// without it and without what a P keeps (its cache of spans, about 150-250
-// KB of memory). A no-op unless the server owns GOMAXPROCS (SpareProc).
-func (s *Server) spareProcLocked() {
-	if s.procs == 0 {
-		return
-	}
-	want := s.procs
-	if len(s.clients) > 0 {
-		want++
-	}
-	if runtime.GOMAXPROCS(0) != want {
-		runtime.GOMAXPROCS(want)
 	}
 }
