@@ -33,6 +33,39 @@ func init() {
 		Summary: "serve a pane of this host's SESSION on stdio to a melmux __remote (run over ssh)",
 		Run:     runBridge,
 	})
+	cli.Register(&cli.Verb{
+		Name:    "__worker",
+		Usage:   "SESSION -- CMD...",
+		Summary: "run CMD, a worker agent of another host's session, carrying its control connections across ssh channels (run by __bridge)",
+		Run:     runWorker,
+	})
+}
+
+func runWorker(g *cli.Globals, args []string) error {
+	fs := cli.NewFlags(g, "__worker")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return cli.Usagef("__worker: give the session and the worker's command")
+	}
+	session, argv := fs.Arg(0), fs.Args()[1:]
+	if argv[0] == "--" {
+		argv = argv[1:]
+	}
+	st, err := remote.Worker(session, argv)
+	if err != nil {
+		return fmt.Errorf("__worker: %w", err)
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		// The pane ends as the worker did.
+		signal.Reset(ws.Signal())
+		_ = syscall.Kill(os.Getpid(), ws.Signal())
+	}
+	if code := st.ExitCode(); code != 0 {
+		return &cli.ExitError{Code: max(code, 1)}
+	}
+	return nil
 }
 
 func runRemote(g *cli.Globals, args []string) error {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"sort"
@@ -59,18 +58,9 @@ func Bridge(o BridgeOptions, in io.Reader, out io.Writer) error {
 		_ = fw.write(frameError, b) // best effort: the link may be what failed
 		return f
 	}
-	var ln *net.UnixListener
-	if o.Agent {
-		// Listening before the worker starts: it connects as it starts.
-		var err error
-		if ln, err = listenForward(ForwardSocket(o.Session)); err != nil {
-			return fail(failure{Message: fmt.Sprintf("the worker's socket on this host: %v", err)})
-		}
-		defer ln.Close()
-		if o.New {
-			if err := o.setUpAgent(in); err != nil {
-				return fail(failure{Message: err.Error()})
-			}
+	if o.Agent && o.New {
+		if err := o.setUpAgent(in); err != nil {
+			return fail(failure{Message: err.Error()})
 		}
 	}
 	if o.New {
@@ -98,16 +88,16 @@ func Bridge(o BridgeOptions, in io.Reader, out io.Writer) error {
 	if err := fw.write(frameHello, hb); err != nil {
 		return err
 	}
-	m := newMux(fw)
-	defer m.closeAll()
-	if ln != nil {
+	var rel *bridgeRelay
+	if o.Agent {
 		// After the hello: the local side reads nothing before it.
-		go serveForward(ln, m)
+		rel = &bridgeRelay{sock: RelaySocket(o.Session), fw: fw}
+		go rel.run(ctx)
 	}
 	outDone := make(chan error, 1)
 	go func() { outDone <- streamOut(ctx, c, fw, id, o.From) }()
 	inDone := make(chan error, 1)
-	go func() { inDone <- takeIn(ctx, c, fw, m, id, o.Stream, in) }()
+	go func() { inDone <- takeIn(ctx, c, fw, rel, id, o.Stream, in) }()
 	select {
 	case err := <-inDone:
 		return err // the channel closed (the link, or the local side, went) or kill
@@ -138,10 +128,11 @@ func failureOf(c *client.Client, err error) failure {
 
 // setUpAgent reads the worker's agentSetup, the local side's first frame,
 // straight from in (unbuffered: the frames after it are takeIn's), and
-// makes the program this melmux's worker reaching the local session
-// through the forwarded socket. The pane's own MELMUX_ variables, which the
-// host's session sets, are overridden on the command line (they hold no
-// secret); the task and the key go in the session's environment.
+// makes the program this melmux's worker, under `melmux __worker`, which
+// carries its connections to the local session (forward.go). The pane's
+// own MELMUX_ variables, which the host's session sets, are overridden on
+// the command line (they hold no secret); the task and the key go in the
+// session's environment.
 func (o *BridgeOptions) setUpAgent(in io.Reader) error {
 	typ, p, err := proto.ReadFrame(in, nil)
 	if err != nil {
@@ -152,8 +143,8 @@ func (o *BridgeOptions) setUpAgent(in io.Reader) error {
 		return fmt.Errorf("the worker's setup: frame %q is not one", typ)
 	}
 	o.env = s.Env
-	o.Argv = append([]string{"env", "MELMUX_SOCKET=" + ForwardSocket(o.Session), "MELMUX_PANE=" + strconv.Itoa(s.Pane),
-		"MELMUX_SESSION=" + s.Session, o.Self}, o.Argv...)
+	o.Argv = append([]string{o.Self, "__worker", o.Session, "--", "env", "MELMUX_SOCKET=" + ForwardSocket(o.Session),
+		"MELMUX_PANE=" + strconv.Itoa(s.Pane), "MELMUX_SESSION=" + s.Session, o.Self}, o.Argv...)
 	return nil
 }
 
@@ -229,8 +220,9 @@ func streamOut(ctx context.Context, c *client.Client, fw *frameWriter, id int, f
 }
 
 // takeIn types what the local side sends, acknowledging each frame, and
-// resizes; it returns when the channel closes or the session is killed.
-func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, m *mux, id int, stream string, in io.Reader) error {
+// resizes, and passes the relay's frames on to the worker's parent; it
+// returns when the channel closes or the session is killed.
+func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, rel *bridgeRelay, id int, stream string, in io.Reader) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	var size string
@@ -269,10 +261,10 @@ func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, m *mux, id i
 		case frameKill:
 			_ = c.Call(ctx, "kill_server", proto.KillServerParams{}, nil)
 			return nil
-		case frameConnData:
-			m.data(p)
-		case frameConnClose:
-			m.closeFrame(p)
+		case frameResume, frameMsg, frameMsgAck:
+			if rel != nil {
+				rel.fromLocal(typ, p)
+			}
 		}
 	}
 }

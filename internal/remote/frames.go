@@ -39,9 +39,9 @@ const (
 	frameSetup  byte = 'S' // JSON agentSetup, first of all with --agent --new
 
 	// both ways: a worker agent's control connections (forward.go)
-	frameConnOpen  byte = 'c' // 4-byte connection id: the host's worker connected
-	frameConnData  byte = 'd' // 4-byte connection id, then bytes
-	frameConnClose byte = 'z' // 4-byte connection id: that end closed
+	frameResume byte = 'r' // JSON resume: how far this end of the relay read
+	frameMsg    byte = 'm' // a relayed message: 8-byte number, kind, 4-byte connection id, bytes
+	frameMsgAck byte = 'k' // 8 bytes: the last relayed message taken
 )
 
 // hello opens the stream from the host.

@@ -80,6 +80,11 @@ func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
 		o.SSH = []string{"ssh"}
 	}
 	l := &link{o: o, from: -1, stream: randomID(), in: make(chan struct{}, 1), resized: make(chan struct{}, 1), fgCh: make(chan struct{}, 1)}
+	if o.Agent != nil {
+		// The worker's connections outlive each ssh channel (forward.go).
+		l.rel = newRelay(func() (net.Conn, error) { return net.Dial("unix", o.Sock) })
+		defer l.rel.close()
+	}
 	go l.tellForeground()
 	if fd := int(o.In.Fd()); term.IsTerminal(fd) {
 		if old, err := term.MakeRaw(fd); err == nil {
@@ -139,6 +144,7 @@ type link struct {
 	dir     string // the host's melmux directory, a shell word
 	session string
 	stream  string
+	rel     *relay // a worker's control connections; nil for other programs
 
 	mu   sync.Mutex
 	from int64 // the output offset drawn so far; -1 before the first
@@ -339,8 +345,11 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 	poke(l.in)
 	poke(l.resized)
 
-	m := newMux(fw)
-	defer m.closeAll() // the worker's connections end with the channel
+	var rch *relChannel
+	if l.rel != nil {
+		rch = l.rel.attach(fw)
+		defer l.rel.detach(rch)
+	}
 	sendErr := make(chan error, 1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -379,23 +388,10 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 				return &x, true, nil
 			case frameError:
 				return nil, true, decodeFailure(f.p)
-			case frameConnOpen:
-				id, _, err := splitConnID(f.p)
-				if err != nil {
-					return nil, true, err
+			case frameResume, frameMsg, frameMsgAck:
+				if l.rel != nil {
+					relayFrame(l.rel, rch, f.typ, f.p)
 				}
-				if c, err := net.Dial("unix", l.o.Sock); err == nil && l.o.Agent != nil {
-					m.add(id, c, false)
-				} else {
-					if c != nil {
-						_ = c.Close()
-					}
-					_ = fw.write(frameConnClose, connID(id, nil))
-				}
-			case frameConnData:
-				m.data(f.p)
-			case frameConnClose:
-				m.closeFrame(f.p)
 			case frameFore:
 				var fg proto.RemoteForeground
 				if json.Unmarshal(f.p, &fg) == nil {

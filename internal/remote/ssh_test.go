@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,11 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/melmux/melmux/internal/modeltest"
 	"github.com/melmux/melmux/internal/proto"
@@ -605,4 +609,206 @@ func TestRemoteWorkerAgent(t *testing.T) {
 	}
 	l.must("kill-pane", "-t", id)
 	eventually(t, "the host's session ending with the worker's pane", time.Minute, func() bool { return len(h.hostSessions()) == 0 })
+}
+
+// gatedProxy serves a TCP address inside the host's network namespace (its
+// loopback, as a model's endpoint on the host itself would be) that leads
+// to addr here, so that the host reaches it with the link down; hold keeps
+// the answers of the connections made after it until it is released.
+type gatedProxy struct {
+	addr string
+	mu   sync.Mutex // guards gate
+	gate chan struct{}
+}
+
+func (h *sshHost) insideProxy(addr string) *gatedProxy {
+	h.t.Helper()
+	type made struct {
+		ln  net.Listener
+		err error
+	}
+	done := make(chan made, 1)
+	go func() {
+		// A socket belongs to the namespace of the thread that made it.
+		runtime.LockOSThread()
+		self, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			done <- made{nil, err}
+			return // the thread ends with the goroutine, locked
+		}
+		defer self.Close()
+		target, err := os.Open(fmt.Sprintf("/proc/%d/ns/net", h.netns.Process.Pid))
+		if err != nil {
+			done <- made{nil, err}
+			return
+		}
+		defer target.Close()
+		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+			done <- made{nil, err}
+			return
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if unix.Setns(int(self.Fd()), unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread()
+		}
+		done <- made{ln, err}
+	}()
+	m := <-done
+	if m.err != nil {
+		h.t.Fatalf("listening in the host's namespace: %v", m.err)
+	}
+	h.t.Cleanup(func() { m.ln.Close() })
+	p := &gatedProxy{addr: m.ln.Addr().String()}
+	go func() {
+		for {
+			c, err := m.ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			gate := p.gate
+			p.mu.Unlock()
+			go func() {
+				defer c.Close()
+				up, err := net.Dial("tcp", addr)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go func() { _, _ = io.Copy(up, c); up.(*net.TCPConn).CloseWrite() }()
+				if gate != nil {
+					<-gate
+				}
+				_, _ = io.Copy(c, up)
+			}()
+		}
+	}()
+	return p
+}
+
+// hold keeps the answers of connections made from now on; the function it
+// returns lets them go.
+func (p *gatedProxy) hold() func() {
+	gate := make(chan struct{})
+	p.mu.Lock()
+	p.gate = gate
+	p.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			p.gate = nil
+			p.mu.Unlock()
+			close(gate)
+		})
+	}
+}
+
+// A remote worker survives a dropped link: cut mid-turn, it finishes the
+// turn on the host meanwhile (its model is reached there without the link),
+// a lead's read-agent waiting on that turn gets its reply once the link is
+// back, a send-agent while the link is down is refused saying so (and never
+// reaches the worker), and the worker, still registered here, takes a next
+// turn.
+func TestRemoteWorkerSurvivesTheNetwork(t *testing.T) {
+	h := newSSHHost(t)
+	model := modeltest.New(t, modeltest.Relay, []modeltest.Leg{
+		{Expect: []string{"first task"}, Text: "first reply"},
+		{Expect: []string{"the long turn"}, Text: "made while the link was down"},
+		{Expect: []string{"after the link"}, Text: "third reply"},
+	})
+	u, err := url.Parse(model.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := h.insideProxy(u.Host)
+	l := newLocalSession(t, h)
+	l.env = append(l.env, "MELMUX_AGENT_PROVIDER=relay", "MELMUX_RELAY_URL=http://"+proxy.addr+"/relay", "MELMUX_RELAY_TOKEN="+modeltest.Key)
+
+	var res proto.SpawnAgentResult
+	if err := json.Unmarshal([]byte(l.must("spawn-agent", "--host", "h1", "--json", "--task", "first task")), &res); err != nil {
+		t.Fatal(err)
+	}
+	id := fmt.Sprint(res.ID)
+	var r proto.ReadAgentResult
+	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", id, "--wait", "2m", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.TurnDone || r.Reply != "first reply" {
+		t.Fatalf("read-agent after the task: %+v", r)
+	}
+
+	release := proxy.hold()
+	defer release()
+	l.must("send-agent", "-t", id, "the long turn")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := model.Wait(ctx, 2); err != nil {
+		t.Fatalf("the second turn's request: %v", err)
+	}
+	// A lead waiting on the turn, from before the cut.
+	wait := exec.Command(filepath.Join(binaries(t), "melmux"), "read-agent", "-t", id, "--wait", "4m", "--json")
+	wait.Env = l.env
+	var waitOut, waitErr bytes.Buffer
+	wait.Stdout, wait.Stderr = &waitOut, &waitErr
+	if err := wait.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- wait.Wait() }()
+
+	h.must("ip", "link", "set", h.veth, "down")
+	defer h.must("ip", "link", "set", h.veth, "up")
+	eventually(t, "hosts saying h1 is disconnected", time.Minute, func() bool { return l.hostState("h1") == proto.LinkDisconnected })
+	_, errOut, err := l.run("send-agent", "-t", id, "a lost message")
+	if err == nil || !strings.Contains(errOut, "disconnected since") || !strings.Contains(errOut, "not queued") {
+		t.Fatalf("send-agent while disconnected: err %v, stderr %q", err, errOut)
+	}
+
+	// The turn ends on the host with the link still down.
+	release()
+	sessions := h.hostSessions()
+	if len(sessions) != 1 {
+		t.Fatalf("the host's sessions: %v", sessions)
+	}
+	eventually(t, "the worker on the host finishing its turn", 2*time.Minute, func() bool {
+		out, _ := h.hostMelmux("read-pane", "-s", sessions[0], "-t", "1", "--all")
+		return strings.Contains(out, "made while the link was down")
+	})
+	select {
+	case err := <-waited:
+		t.Fatalf("read-agent ended with the link down: %v: %s %s", err, waitOut.String(), waitErr.String())
+	default:
+	}
+
+	h.must("ip", "link", "set", h.veth, "up")
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatalf("read-agent waiting on the turn across the cut: %v: %s", err, waitErr.String())
+		}
+	case <-time.After(3 * time.Minute):
+		t.Fatal("read-agent still waiting 3 minutes after the link came back")
+	}
+	if err := json.Unmarshal(waitOut.Bytes(), &r); err != nil {
+		t.Fatalf("read-agent --json: %v: %s", err, waitOut.String())
+	}
+	if !r.TurnDone || r.Agent == nil || r.Agent.Turn != 2 || r.Reply != "made while the link was down" {
+		t.Fatalf("read-agent across the cut: %+v", r)
+	}
+
+	l.must("send-agent", "-t", id, "after the link")
+	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", id, "--wait", "2m", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.TurnDone || r.Agent == nil || r.Agent.Turn != 3 || r.Reply != "third reply" {
+		t.Fatalf("the turn after the link came back: %+v", r)
+	}
+	for _, q := range model.Requests() {
+		for _, m := range q.Messages {
+			if strings.Contains(m.Content, "a lost message") {
+				t.Fatalf("the message refused while disconnected reached the worker: %+v", q)
+			}
+		}
+	}
 }

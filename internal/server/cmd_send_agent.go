@@ -47,6 +47,9 @@ func init() {
 			a := e.melLocked()
 			switch {
 			case a != nil && a.live:
+				if err := remoteAgentRefusalLocked(p.Pane, e); err != nil {
+					return err
+				}
 				m, ahead, err := a.enqueueLocked(p.Text, from)
 				if err != nil {
 					return errorf(proto.CodeFailed, "send_agent to pane %d: %v", p.Pane, err)

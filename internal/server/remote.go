@@ -110,6 +110,27 @@ func linkRefusal(id int, l *paneLink) error {
 	return fmt.Errorf("pane %d is still connecting to %s: nothing typed was sent", id, l.host)
 }
 
+// remoteAgentRefusalLocked is why a message for the melmux worker of pane
+// id, on a host whose link is not up, is refused rather than queued: it
+// would wait unseen for as long as the link is down, and a lead is better
+// told, to send it again or elsewhere.
+func remoteAgentRefusalLocked(id int, e *paneEntry) error {
+	l := e.link
+	if l == nil || l.host == "" {
+		return nil
+	}
+	switch l.state {
+	case proto.LinkConnected:
+		return nil
+	case proto.LinkDisconnected:
+		return errorf(proto.CodeFailed, "send_agent: the worker in pane %d runs on %s, disconnected since %s (%s): melmux is reconnecting, and the worker goes on with what it had; the message was not queued: send it again once `melmux hosts` says %s is connected",
+			id, l.host, clock(l.since), or(l.err, "the link dropped"), l.host)
+	case proto.LinkFailed:
+		return errorf(proto.CodeFailed, "send_agent: the worker in pane %d runs on %s, which melmux cannot reach (%s): the message was not queued", id, l.host, or(l.err, "the link failed"))
+	}
+	return errorf(proto.CodeFailed, "send_agent: the worker in pane %d is still connecting to %s: the message was not queued", id, l.host)
+}
+
 // repaint draws scr from nothing on a terminal that shows something else:
 // the screen a mirror shows when the bytes it missed are no longer kept.
 func repaint(scr *term.Screen) []byte {
