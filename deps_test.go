@@ -33,9 +33,14 @@ var forbidden = map[string][]string{
 	"internal/cli":          {mod + "toolexec", mod + "orchestrator", mod + "internal/mcpserver", mod + "internal/server", mod + "pane"},
 	"worktree":              {"*"},
 	"internal/testreq":      {"*"},
-	"internal/web":          {mod + "internal/server", mod + "internal/ui", mod + "internal/client", mod + "toolexec", mod + "orchestrator", "github.com/gdamore/tcell"},
-	"internal/webtoken":     {"*"},
-	"internal/remote":       {mod + "internal/server", mod + "pane", mod + "layout", mod + "internal/ui", "github.com/gdamore/tcell"},
+	// The web server gets a pane's rows encoded by the session: it links
+	// neither the emulator nor the session (melmux-web is its own process).
+	"internal/web": {mod + "internal/server", mod + "internal/ui", mod + "internal/client", mod + "toolexec", mod + "orchestrator",
+		"github.com/gdamore/tcell", mod + "pane", mod + "layout", "github.com/hinshun/vt10x"},
+	// The wire between the session and melmux-web: both link it.
+	"internal/webwire":  {mod + "internal/server", mod + "internal/web", mod + "pane", "net/http", "crypto/tls", "github.com/coder/websocket"},
+	"internal/webtoken": {"*"},
+	"internal/remote":   {mod + "internal/server", mod + "pane", mod + "layout", mod + "internal/ui", "github.com/gdamore/tcell"},
 	// melmux-agent reads the config for [agent]: it must not bring the UI,
 	// tcell's terminfo tables or the emulator with it.
 	"internal/config":          {mod + "internal/server", mod + "internal/ui", mod + "pane/term=", "github.com/gdamore/tcell", "github.com/hinshun/vt10x"},
@@ -161,7 +166,6 @@ var serverOnly = []string{
 	mod + "internal/server", mod + "internal/serveverb", mod + "internal/ui", mod + "internal/config",
 	mod + "pane=", mod + "pane/term", mod + "layout", "github.com/gdamore/tcell/", "github.com/gdamore/encoding",
 	"github.com/hinshun/vt10x", "github.com/BurntSushi/toml", "runtime/metrics",
-	mod + "internal/web", "github.com/coder/websocket",
 }
 
 func TestMelmuxLeavesTheDaemonToMelmuxServer(t *testing.T) {
@@ -176,11 +180,43 @@ func TestMelmuxLeavesTheDaemonToMelmuxServer(t *testing.T) {
 var screenOnly = []string{
 	mod + "internal/server", mod + "internal/serveverb", mod + "internal/ui", mod + "pane=", mod + "pane/term=",
 	mod + "layout", "github.com/gdamore/tcell/", "github.com/gdamore/encoding", "github.com/hinshun/vt10x",
-	"runtime/metrics", mod + "internal/web", "github.com/coder/websocket",
+	"runtime/metrics",
 }
 
 func TestMelmuxAgentLeavesTheScreenToMelmuxServer(t *testing.T) {
 	leavesTo(t, "./cmd/melmux-agent", "./cmd/melmux-server", "the session daemon, __serve", "screenOnly", screenOnly)
+}
+
+// webOnly are the web server's packages, which melmux-web alone links: the
+// HTTP server, TLS and its certificates, the WebSocket library. An idle
+// session's server paid 2.1 MiB of pages for their package inits when it
+// linked them (docs/benchmarks.md, "Session start and an idle server"),
+// and every CLI call would pay their inits.
+var webOnly = []string{
+	mod + "internal/web", "github.com/coder/websocket", "net/http", "crypto/tls", "crypto/x509",
+}
+
+func TestMelmuxServerLeavesTheWebToMelmuxWeb(t *testing.T) {
+	leavesTo(t, "./cmd/melmux-server", "./cmd/melmux-web", "the web server of `melmux web`", "webOnly", webOnly)
+}
+
+func TestMelmuxLeavesTheWebToMelmuxWeb(t *testing.T) {
+	leavesTo(t, "./cmd/melmux", "./cmd/melmux-web", "the web server of `melmux web`", "webOnly", webOnly)
+}
+
+// webPage is what of the web melmux-agent must not link either; it needs
+// net/http and TLS itself, for the models' APIs.
+var webPage = []string{mod + "internal/web", "github.com/coder/websocket"}
+
+func TestMelmuxAgentLeavesTheWebToMelmuxWeb(t *testing.T) {
+	leavesTo(t, "./cmd/melmux-agent", "./cmd/melmux-web", "the web server of `melmux web`", "webPage", webPage)
+}
+
+// melmux-web links none of the session (the server, the emulator, the UI,
+// tcell) nor the agent's packages: it serves what the session sends it.
+func TestMelmuxWebLeavesTheSessionToMelmuxServer(t *testing.T) {
+	leavesTo(t, "./cmd/melmux-web", "./cmd/melmux-server", "the session daemon, __serve", "screenOnly", screenOnly)
+	leavesTo(t, "./cmd/melmux-web", "./cmd/melmux-agent", "the verbs agent, tool, tools, mcp", "agentOnly", agentOnly)
 }
 
 // linksAs says dep is the package ban names, or one under it; a ban ending

@@ -24,8 +24,9 @@
 // of its requests' encoded lengths (headers included).
 //
 // Everything runs under a temporary XDG_RUNTIME_DIR and XDG_STATE_HOME,
-// with melmux and melmux-server built from this checkout unless -melmux
-// names a directory that holds them; every session it started is killed at the end.
+// with melmux, melmux-server and melmux-web built from this checkout unless
+// -melmux names a directory that holds them (melmux-web from its split out
+// of melmux-server on); every session it started is killed at the end.
 package main
 
 import (
@@ -62,7 +63,7 @@ type config struct {
 
 func main() {
 	var c config
-	flag.StringVar(&c.bins, "melmux", "", "`DIR` holding melmux and melmux-server (default: build them from this checkout)")
+	flag.StringVar(&c.bins, "melmux", "", "`DIR` holding melmux, melmux-server and melmux-web (default: build them from this checkout)")
 	flag.StringVar(&c.chromium, "chromium", "", "Chromium `PATH` (default: chromium, chromium-browser, google-chrome on $PATH)")
 	flag.StringVar(&c.shots, "screenshots", "", "take the screenshots into `DIR` instead of measuring")
 	flag.IntVar(&c.keys, "n", 50, "keys measured per pane")
@@ -150,8 +151,8 @@ func newEnv(c config) (*env, error) {
 	if e.bins == "" {
 		e.bins = filepath.Join(dir, "bin")
 		// melmux-agent is not needed: nothing here runs an agent verb.
-		fmt.Fprintln(os.Stderr, "building ./cmd/melmux and ./cmd/melmux-server ...")
-		b := exec.Command("go", "build", "-o", e.bins+"/", "./cmd/melmux", "./cmd/melmux-server")
+		fmt.Fprintln(os.Stderr, "building ./cmd/melmux, ./cmd/melmux-server and ./cmd/melmux-web ...")
+		b := exec.Command("go", "build", "-o", e.bins+"/", "./cmd/melmux", "./cmd/melmux-server", "./cmd/melmux-web")
 		b.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := b.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("go build: %v\n%s", err, out)

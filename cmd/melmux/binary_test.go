@@ -18,8 +18,8 @@ var (
 
 // melmuxBinary builds the real melmux binary once for the Go end-to-end tests
 // (the testscript suite runs the test binary as melmux instead), with
-// melmux-agent and melmux-server beside it for the verbs melmux hands over
-// and the session daemon.
+// melmux-agent, melmux-server and melmux-web beside it for the verbs melmux
+// hands over, the session daemon and its web server.
 func melmuxBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -29,7 +29,7 @@ func melmuxBinary(t *testing.T) string {
 			return
 		}
 		builtPath = filepath.Join(dir, "melmux")
-		out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../melmux-agent", "../melmux-server").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../melmux-agent", "../melmux-server", "../melmux-web").CombinedOutput()
 		if err != nil {
 			buildErr = err
 			builtPath = string(out)

@@ -16,6 +16,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/melmux/melmux/internal/testreq"
+	// The test binary is melmux-web too: the session's server runs it as
+	// `melmux __web` for `melmux web`.
+	_ "github.com/melmux/melmux/internal/web"
 )
 
 // chromium returns the path of a Chromium-family browser, or skips (fails

@@ -8,13 +8,17 @@ import (
 	"strings"
 )
 
-// melmux is three programs built together (`go build ./cmd/...`): Binary,
+// melmux is four programs built together (`go build ./cmd/...`): Binary,
 // the command line; AgentBinary, the agent verbs; ServerBinary, the session
-// daemon. Each links only what its part needs, so that a CLI process does not
-// pay the package inits and pages of the others.
+// daemon; WebBinary, the web server a session starts on `melmux web` (as
+// `melmux-web __web`, WebVerb). Each links only what its part needs, so that
+// a CLI process does not pay the package inits and pages of the others, nor
+// an idle session's server those of the web.
 const (
 	Binary       = "melmux"
 	ServerBinary = "melmux-server"
+	WebBinary    = "melmux-web"
+	WebVerb      = "__web"
 )
 
 // ServeVerb is the session daemon's verb, run by run; standIn says it is

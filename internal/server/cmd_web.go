@@ -4,15 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"time"
 
 	"github.com/melmux/melmux/internal/proto"
-	"github.com/melmux/melmux/internal/web"
 	"github.com/melmux/melmux/internal/webtoken"
+	"github.com/melmux/melmux/internal/webwire"
 )
 
-// web serves the session over HTTP until the session ends or web is asked
-// to stop; asked again while it serves, it answers with a new one-time
-// login code. Status and Stop start nothing.
+// webAskWait bounds a question to the web server's process (a new code,
+// its status, its stop): it answers at once unless it is stuck.
+const webAskWait = 10 * time.Second
+
+// web serves the session over HTTP, from a process of its own (webHub),
+// until the session ends or web is asked to stop; asked again while it
+// serves, it answers with a new one-time login code. Status and Stop start
+// nothing.
 func init() {
 	register(&Command{Name: "web", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.WebParams
@@ -26,58 +32,59 @@ func init() {
 		h := &s.web
 		h.run.Lock()
 		defer h.run.Unlock()
-		srv := h.srv
+		w := h.proc
+		ask := func(method string) (webwire.StatusResult, error) {
+			var st webwire.StatusResult
+			actx, cancel := context.WithTimeout(ctx, webAskWait)
+			defer cancel()
+			err := w.peer.Call(actx, method, struct{}{}, &st)
+			return st, err
+		}
 		switch {
 		case p.Status:
-			if srv == nil {
+			if w == nil {
 				return proto.WebResult{Session: s.name}, nil
 			}
-			return proto.WebResult{Session: s.name, Running: true, Addr: srv.Addr(), TLS: srv.TLS(), Browsers: srv.Browsers()}, nil
+			st, err := ask(webwire.Status)
+			if err != nil {
+				return nil, errorf(proto.CodeFailed, "web: the web server did not answer: %v", err)
+			}
+			return proto.WebResult{Session: s.name, Running: true, Addr: st.Addr, TLS: st.TLS, Browsers: st.Browsers}, nil
 		case p.Stop:
-			if srv == nil {
+			if w == nil {
 				return proto.WebResult{Session: s.name}, nil
 			}
-			h.srv = nil
-			n := srv.Browsers()
-			srv.Close()
-			s.log.Info("web: stopped", "addr", srv.Addr())
-			return proto.WebResult{Session: s.name, Stopped: true, Browsers: n}, nil
-		}
-		if srv != nil {
-			if p.Listen != "" && !sameListen(p.Listen, srv.Addr()) || p.TLSCert != "" {
-				return nil, errorf(proto.CodeFailed, "web: the session is served on %s already: melmux web --stop first to serve it elsewhere", srv.Addr())
-			}
-		} else {
-			path, err := webtoken.Path()
+			h.proc = nil
+			st, err := ask(webwire.Stop)
+			w.end()
 			if err != nil {
-				return nil, errorf(proto.CodeFailed, "%v", err)
+				s.log.Warn("web: the web server did not answer its stop; ended it", "err", err)
 			}
-			srv, err = web.Start(web.Config{Listen: p.Listen, CertFile: p.TLSCert, KeyFile: p.TLSKey,
-				Tokens: webtoken.Open(path), Log: s.log, Backend: webBackend{s}})
-			if err != nil {
-				return nil, errorf(proto.CodeFailed, "%v", err)
-			}
-			h.srv = srv
-			s.log.Info("web: serving", "addr", srv.Addr(), "tls", srv.TLS())
-			go s.stopWebAtEnd(srv)
+			s.log.Info("web: stopped", "addr", w.addr)
+			return proto.WebResult{Session: s.name, Stopped: true, Browsers: st.Browsers}, nil
 		}
-		code := srv.NewCode()
-		return proto.WebResult{Session: s.name, Running: true, Addr: srv.Addr(), TLS: srv.TLS(), URL: srv.URL(code), Code: code, Browsers: srv.Browsers()}, nil
+		if w != nil {
+			if p.Listen != "" && !sameListen(p.Listen, w.addr) || p.TLSCert != "" {
+				return nil, errorf(proto.CodeFailed, "web: the session is served on %s already: melmux web --stop first to serve it elsewhere", w.addr)
+			}
+			st, err := ask(webwire.Code)
+			if err != nil {
+				return nil, errorf(proto.CodeFailed, "web: the web server did not answer: %v", err)
+			}
+			return proto.WebResult{Session: s.name, Running: true, Addr: st.Addr, TLS: st.TLS, URL: st.URL, Code: st.Code, Browsers: st.Browsers}, nil
+		}
+		path, err := webtoken.Path()
+		if err != nil {
+			return nil, errorf(proto.CodeFailed, "%v", err)
+		}
+		w, st, err := s.startWeb(ctx, p, path)
+		if err != nil {
+			return nil, errorf(proto.CodeFailed, "%v", err)
+		}
+		h.proc = w
+		s.log.Info("web: serving", "addr", st.Addr, "tls", st.TLS, "pid", w.cmd.Process.Pid)
+		return proto.WebResult{Session: s.name, Running: true, Addr: st.Addr, TLS: st.TLS, URL: st.URL, Code: st.Code, Browsers: st.Browsers}, nil
 	}})
-}
-
-// stopWebAtEnd ends srv with the session: nothing is served of a session
-// that is gone.
-func (s *Server) stopWebAtEnd(srv *web.Server) {
-	defer s.recovered("web", nil)
-	<-s.done
-	h := &s.web
-	h.run.Lock()
-	if h.srv == srv {
-		h.srv = nil
-	}
-	h.run.Unlock()
-	srv.Close()
 }
 
 // sameListen says asked (ADDR:PORT, port 0 for any) names the address

@@ -58,6 +58,9 @@ type tuning struct {
 	// that run in parallel write files (a stand-in agent, 0755) and start
 	// panes meanwhile, which would take 0177 too.
 	keepUmask bool
+	// web is the web server's command line (web.go's webCommand): this
+	// package's test binary plays melmux-web.
+	web func() []string
 }
 
 // orDefaults is t with the real value in each zero field.

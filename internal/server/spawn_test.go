@@ -22,6 +22,7 @@ import (
 const fakeWorkerEnv = "MELMUX_TEST_FAKE_WORKER"
 
 func TestMain(m *testing.M) {
+	playWeb()
 	if mode := os.Getenv(fakeWorkerEnv); mode != "" {
 		os.Exit(fakeWorker(mode, os.Args[1:]))
 	}

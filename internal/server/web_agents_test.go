@@ -19,7 +19,7 @@ import (
 // agent changed or once a second, not for every frame.
 func TestFloodingPaneDoesNotRebuildTheAgents(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	s, c := startServer(t)
+	s, c := startServer(t, withWeb)
 	call(t, c, "new", proto.NewParams{Command: []string{"/bin/sh", "-c", "i=0; while :; do i=$((i+1)); echo line $i; done"}}, nil)
 	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Command: "sleep 600", NoWait: true}, nil)
 	var res proto.WebResult

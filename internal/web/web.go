@@ -33,17 +33,19 @@ import (
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/webtoken"
-	"github.com/melmux/melmux/pane/term"
+	"github.com/melmux/melmux/internal/webwire"
 )
 
-// Backend is the session as the page sees it.
+// Backend is the session as the page sees it. In melmux-web it is the
+// session's server at the other end of a socket pair (process.go).
 type Backend interface {
 	// Changed returns a channel closed at the next change of any pane's
-	// screen, the layout or an agent.
+	// screen, the layout or an agent after the call.
 	Changed() <-chan struct{}
 	State() State
-	// Screen is a copy of pane id's screen; nil when there is no such pane.
-	Screen(id int) *term.Screen
+	// Screen is pane id's screen as the page's rows; nil when there is no
+	// such pane.
+	Screen(id int) *webwire.ScreenResult
 	// Type writes into pane id: text as it is, or (keys) in send_keys'
 	// key notation ("<Up>", "<C-c>"), encoded for the pane's modes.
 	Type(ctx context.Context, id int, text string, keys bool) error
@@ -53,32 +55,13 @@ type Backend interface {
 
 // State is the session's shape: its tabs with their panes placed in the
 // pane area, and its agents.
-type State struct {
-	Session string           `json:"session"`
-	Cols    int              `json:"cols"`
-	Rows    int              `json:"rows"`
-	Active  int              `json:"active"`
-	Focused int              `json:"focused"`
-	Tabs    []Tab            `json:"tabs"`
-	Agents  []proto.AgentRow `json:"agents"`
-}
+type State = webwire.StateResult
 
 // Tab is one tab of the layout.
-type Tab struct {
-	Name  string     `json:"name"`
-	Panes []PaneInfo `json:"panes"`
-}
+type Tab = webwire.Tab
 
 // PaneInfo is a pane and where its content lies in the pane area.
-type PaneInfo struct {
-	ID    int    `json:"id"`
-	Title string `json:"title"`
-	State string `json:"state,omitempty"` // its agent's state, when it runs one
-	X     int    `json:"x"`
-	Y     int    `json:"y"`
-	W     int    `json:"w"`
-	H     int    `json:"h"`
-}
+type PaneInfo = webwire.PaneInfo
 
 // Config is what Start needs.
 type Config struct {

@@ -29,7 +29,7 @@ import (
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/webtoken"
-	"github.com/melmux/melmux/pane/term"
+	"github.com/melmux/melmux/internal/webwire"
 )
 
 // fake is a session of one pane whose screen the test writes.
@@ -72,22 +72,22 @@ func (f *fake) cols() int {
 	return n
 }
 
-func (f *fake) Screen(id int) *term.Screen {
+// Screen encodes each row as the session does: one run of default
+// colours, none for a blank row.
+func (f *fake) Screen(id int) *webwire.ScreenResult {
 	if id != 1 {
 		return nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := &term.Screen{Cols: f.cols(), Rows: len(f.rows)}
+	s := &webwire.ScreenResult{Cols: f.cols(), Rows: len(f.rows)}
 	for _, r := range f.rows {
-		cells := make([]term.Cell, s.Cols)
-		for i := range cells {
-			cells[i] = term.Cell{Rune: ' ', Width: 1}
+		enc := json.RawMessage("[]")
+		if r != "" {
+			b, _ := json.Marshal([][]string{{r}})
+			enc = b
 		}
-		for i, c := range []rune(r) {
-			cells[i].Rune = c
-		}
-		s.Cells = append(s.Cells, cells)
+		s.Lines = append(s.Lines, enc)
 	}
 	return s
 }

@@ -429,20 +429,13 @@ func (c *conn) screenDiff(id int) *screenMsg {
 		c.sent[id] = &sentPane{gone: true}
 		return &screenMsg{T: "screen", Pane: id, Gone: true}
 	}
-	full := prev == nil || prev.gone || prev.cols != scr.Cols || prev.rows != scr.Rows
+	full := prev == nil || prev.gone || prev.cols != scr.Cols || prev.rows != scr.Rows || len(prev.lines) != len(scr.Lines)
 	if full {
-		prev = &sentPane{cols: scr.Cols, rows: scr.Rows, lines: make([]string, scr.Rows)}
+		prev = &sentPane{cols: scr.Cols, rows: scr.Rows, lines: make([]string, len(scr.Lines))}
 		c.sent[id] = prev
 	}
-	cur := scr.Cursor
-	m := &screenMsg{T: "screen", Pane: id, Cols: scr.Cols, Rows: scr.Rows, Full: full, Title: scr.Title,
-		Cursor: [3]int{cur.X, cur.Y, b2i(cur.Visible)}}
-	for y, cells := range scr.Cells {
-		cx := -1
-		if cur.Visible && cur.Y == y {
-			cx = cur.X
-		}
-		enc := encodeRow(cells, cx)
+	m := &screenMsg{T: "screen", Pane: id, Cols: scr.Cols, Rows: scr.Rows, Full: full, Title: scr.Title, Cursor: scr.Cursor}
+	for y, enc := range scr.Lines {
 		if !full && prev.lines[y] == string(enc) {
 			continue
 		}
@@ -453,11 +446,4 @@ func (c *conn) screenDiff(id int) *screenMsg {
 		return nil
 	}
 	return m
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
