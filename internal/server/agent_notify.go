@@ -261,7 +261,7 @@ func (s *Server) attendLocked(e *paneEntry, ev agentEvent, hush bool) {
 // lookedAtLocked says a person is looking at pane id: it is the focused
 // pane and a client is attached. Caller holds Server.mu.
 func (s *Server) lookedAtLocked(id int) bool {
-	return len(s.clients) > 0 && s.layout.Focused() == id
+	return s.clients.count() > 0 && s.layout.Focused() == id
 }
 
 // hushLocked hushes a pane restore started (see notifyGate.hushed);
@@ -375,7 +375,7 @@ func (s *Server) tellLocked(ev agentEvent) {
 		note = append(note, "\x1b]9;"+clipRunes(ev.summary(), maxNoteMessage)+"\x1b\\"...)
 	}
 	if len(note) > 0 {
-		for c := range s.clients {
+		for _, c := range s.clients.walk() {
 			c.addNote(note)
 		}
 	}

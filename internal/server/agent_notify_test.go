@@ -42,8 +42,7 @@ func TestFlappingPaneIsNotifiedOncePerSecond(t *testing.T) {
 		cfg.Agents = AgentsConfig{Bell: true, OSC9: true, NotifyCommand: `echo "$MELMUX_AGENT_STATE $MELMUX_AGENT_MERGED" >> ` + out}
 	})
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
-	s.withLock(func() { s.clients[viewer] = struct{}{} })
-	t.Cleanup(func() { s.withLock(func() { delete(s.clients, viewer) }) })
+	attachViewer(t, s, viewer)
 	// It flaps once the person looks at another pane: nothing is told of
 	// the pane they look at.
 	newPane(t, c, "sh", "-c", `read go
@@ -201,11 +200,8 @@ func TestAttentionKinds(t *testing.T) {
 	open("sleep", "600")                         // 3: a melmux agent
 	open("sh", "-c", "read x; exit 3")           // 4: fails
 	open("sh", "-c", "read x; echo built; exit") // 5: ends well
-	s.withLock(func() {
-		_ = s.layout.Focus(1)
-		s.clients[viewer] = struct{}{}
-	})
-	t.Cleanup(func() { s.withLock(func() { delete(s.clients, viewer) }) })
+	s.withLock(func() { _ = s.layout.Focus(1) })
+	attachViewer(t, s, viewer)
 	marks(s, viewer) // the person sees tab 0
 
 	// A question needs you.
@@ -276,11 +272,8 @@ func TestAttentionForWhatThePersonLooksAt(t *testing.T) {
 	newPane(t, c, "sleep", "600")                                                                                                // 1, tab 0
 	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Target: 1, Argv: []string{"sleep", "600"}, NoWait: true}, nil) // 2, tab 0
 	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "tab", Argv: []string{"sleep", "600"}, NoWait: true}, nil)              // 3, tab 1
-	s.withLock(func() {
-		_ = s.layout.Focus(1)
-		s.clients[viewer] = struct{}{}
-	})
-	t.Cleanup(func() { s.withLock(func() { delete(s.clients, viewer) }) })
+	s.withLock(func() { _ = s.layout.Focus(1) })
+	attachViewer(t, s, viewer)
 	marks(s, viewer)
 	ask := func(pane int) {
 		t.Helper()
@@ -315,7 +308,7 @@ func TestAttentionForWhatThePersonLooksAt(t *testing.T) {
 		t.Errorf("tab 1 visited: %q, want no mark", m)
 	}
 	// With no client attached, the focused pane is nobody's to look at.
-	s.withLock(func() { delete(s.clients, viewer) })
+	s.clients.leave(viewer)
 	notify(t, c, proto.NotifyParams{Pane: 3, State: "idle", Message: "done", Kind: "claude"})
 	waitMarks(t, s, "", "+")
 }
@@ -352,8 +345,7 @@ func TestRestoreNotifiesNobody(t *testing.T) {
 		cfg.Agents = AgentsConfig{Bell: true, OSC9: true, NotifyCommand: `echo "$MELMUX_PANE $MELMUX_ATTENTION" >> ` + out}
 	})
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
-	s.withLock(func() { s.clients[viewer] = struct{}{} })
-	t.Cleanup(func() { s.withLock(func() { delete(s.clients, viewer) }) })
+	attachViewer(t, s, viewer)
 	env := append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "PS1=$ ")
 	var res proto.RestoreResult
 	call(t, c, "restore", proto.RestoreParams{Env: env}, &res)

@@ -184,14 +184,7 @@ func TestStateChangesAreNotified(t *testing.T) {
 			NotifyCommand: `echo "$MELMUX_PANE $MELMUX_AGENT_KIND $MELMUX_AGENT_PREVIOUS>$MELMUX_AGENT_STATE $MELMUX_AGENT_MESSAGE" >> ` + out}
 	})
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
-	s.mu.Lock()
-	s.clients[viewer] = struct{}{}
-	s.mu.Unlock()
-	t.Cleanup(func() {
-		s.mu.Lock()
-		delete(s.clients, viewer)
-		s.mu.Unlock()
-	})
+	attachViewer(t, s, viewer)
 	newPane(t, c, "sleep", "600")
 	lookElsewhere(t, s, c) // nothing is told of the pane the person looks at
 	notify(t, c, proto.NotifyParams{Pane: 1, State: "working", Kind: "codex"})

@@ -56,10 +56,8 @@ type client struct {
 // takes no lock: pane readers call it for every chunk of output.
 func (s *Server) invalidate() {
 	s.web.note()
-	if list := s.clientList.Load(); list != nil {
-		for _, c := range *list {
-			c.invalidate()
-		}
+	for _, c := range s.clients.walk() {
+		c.invalidate()
 	}
 }
 
@@ -76,17 +74,15 @@ func (s *Server) paneOutput(id int) {
 	s.stateOutput()
 	s.quiet.note()
 	s.web.note()
-	if list := s.clientList.Load(); list != nil {
-		for _, c := range *list {
-			if at := c.typedAt.Load(); at != 0 && c.typedPane.Load() == int64(id) && time.Since(time.Unix(0, at)) < 250*time.Millisecond {
-				select {
-				case c.urgent <- struct{}{}:
-				default:
-				}
-				continue
+	for _, c := range s.clients.walk() {
+		if at := c.typedAt.Load(); at != 0 && c.typedPane.Load() == int64(id) && time.Since(time.Unix(0, at)) < 250*time.Millisecond {
+			select {
+			case c.urgent <- struct{}{}:
+			default:
 			}
-			c.invalidate()
+			continue
 		}
+		c.invalidate()
 	}
 }
 
@@ -112,36 +108,21 @@ func (c *client) exit(reason string) {
 	_ = c.conn.SetWriteDeadline(time.Now().Add(time.Second))
 }
 
-// publishClientsLocked refreshes the lock-free list invalidate walks.
-func (s *Server) publishClientsLocked() {
-	list := make([]*client, 0, len(s.clients))
-	for c := range s.clients {
-		list = append(list, c)
-	}
-	s.clientList.Store(&list)
-}
-
-// releaseMemoryLocked returns what departed clients held to the system a
-// second after the last of them left. Left alone, an idle server runs no
-// collection for minutes and keeps a few hundred bytes a cell of every
-// client that ever attached.
-func (s *Server) releaseMemoryLocked() {
-	if s.release == nil {
-		s.release = time.AfterFunc(time.Second, debug.FreeOSMemory)
-		return
-	}
-	s.release.Reset(time.Second)
-}
-
 // resizeToClientsLocked makes the session the size of its smallest client,
 // as tmux does, and re-lays the panes.
+//
+// Clients join and leave under their own lock (clients.go), and each then
+// calls this under Server.mu: it reads the clients as published last, so
+// the last call is for the clients attached now. Once the session is
+// ending its panes are being closed: nothing is laid out.
 func (s *Server) resizeToClientsLocked() {
-	if len(s.clients) == 0 {
+	clients := s.clients.walk()
+	if len(clients) == 0 || s.shutdown {
 		return
 	}
 	s.sizeByResize = false
 	cols, rows := 0, 0
-	for c := range s.clients {
+	for _, c := range clients {
 		w, h := c.tty.size()
 		if cols == 0 || w < cols {
 			cols = w
@@ -168,22 +149,14 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	}
 	// Each client costs memory in proportion to its screen: refuse one over
 	// the cap before anything is allocated for it.
-	full := 0
-	s.withLock(func() {
-		if n := len(s.clients) + s.joining; n >= s.maxClients {
-			full = n
-			return
-		}
-		s.joining++
-	})
-	if full > 0 {
+	if full, ok := s.clients.reserve(); !ok {
 		fail("attach: session %q already has %d clients attached, the most it takes (max_clients in config.toml)", s.name, full)
 		return
 	}
 	joined := false
 	defer func() {
 		if !joined {
-			s.withLock(func() { s.joining-- })
+			s.clients.unreserve()
 		}
 	}()
 	termName := hello.Term
@@ -246,7 +219,7 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	// smallest client's size; this one's when it is the first), so its
 	// buffer is never allocated at a larger size.
 	s.withLock(func() {
-		if len(s.clients) > 0 {
+		if s.clients.count() > 0 {
 			c.tty.fit(s.cols, s.rows)
 		}
 	})
@@ -263,23 +236,12 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	screen.EnableMouse()
 	screen.EnablePaste()
 
-	s.withLock(func() {
-		if s.shutdown {
-			return
-		}
-		s.clients[c] = struct{}{}
-		s.joining--
-		joined = true
-		s.used = time.Now()
-		s.sched.Attached(len(s.clients))
-		s.publishClientsLocked()
-		s.resizeToClientsLocked()
-	})
-	if !joined {
+	if joined = s.clients.join(c); !joined {
 		screen.Fini()
 		_ = proto.WriteFrame(conn, proto.FrameExit, []byte("server exited"))
 		return
 	}
+	s.withLock(s.resizeToClientsLocked)
 	_, direct := c.tty.(*termTty)
 	s.log.Info("client attached", "term", termName, "cols", hello.Cols, "rows", hello.Rows, "terminal_handed_over", direct)
 
@@ -290,16 +252,8 @@ func (s *Server) serveAttach(conn net.Conn, lr *proto.LineReader, hello proto.He
 	// A frame reader holding typing back is woken by Fini (Drain).
 	reason := c.loop()
 
-	s.withLock(func() {
-		delete(s.clients, c)
-		s.used = time.Now()
-		s.sched.Attached(len(s.clients))
-		s.publishClientsLocked()
-		if !s.shutdown { // the panes are being closed: nothing to lay out
-			s.resizeToClientsLocked()
-		}
-		s.releaseMemoryLocked()
-	})
+	s.clients.leave(c)
+	s.withLock(s.resizeToClientsLocked)
 	screen.Fini()
 	c.sendExit(reason)
 	s.log.Info("client left", "reason", reason)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,14 +89,19 @@ func TestAttachedClientsAreCapped(t *testing.T) {
 }
 
 // clientsOf lists the attached clients.
-func clientsOf(s *Server) []*client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var list []*client
-	for c := range s.clients {
-		list = append(list, c)
+func clientsOf(s *Server) []*client { return s.clients.walk() }
+
+// attachViewer makes c one of s's attached clients, as an attach does
+// once its screen is up, until the test ends.
+func attachViewer(t *testing.T, s *Server, c *client) {
+	t.Helper()
+	if _, ok := s.clients.reserve(); !ok {
+		t.Fatal("no place for a client")
 	}
-	return list
+	if !s.clients.join(c) {
+		t.Fatal("the session refused a client")
+	}
+	t.Cleanup(func() { s.clients.leave(c) })
 }
 
 // waitScreen waits until client c's tcell screen is cols x rows.
@@ -307,5 +313,35 @@ func TestSlowClientIsToldWhyItWasDropped(t *testing.T) {
 	var panes []proto.PaneInfo
 	if err := c.Call(context.Background(), "list_panes", nil, &panes); err != nil || len(panes) != 1 || panes[0].Status != "running" {
 		t.Fatalf("the session after a slow client: %v %+v", err, panes)
+	}
+}
+
+// The client set has a lock of its own: clients come and go, and the
+// session's size follows them, while a command holds Server.mu; only the
+// resize waits for it.
+func TestClientsComeAndGoWithoutServerMu(t *testing.T) {
+	t.Parallel()
+	s, _ := startServer(t)
+	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
+	done := make(chan struct{})
+	s.withLock(func() {
+		go func() {
+			defer close(done)
+			if _, ok := s.clients.reserve(); !ok || !s.clients.join(viewer) {
+				t.Error("the client could not join")
+			}
+			if n := s.clients.count(); n != 1 {
+				t.Errorf("%d clients attached, want 1", n)
+			}
+			s.clients.leave(viewer)
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("a client's join and leave waited for Server.mu")
+		}
+	})
+	if n := s.clients.count(); n != 0 {
+		t.Errorf("%d clients attached after the leave, want 0", n)
 	}
 }

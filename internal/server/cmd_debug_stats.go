@@ -31,7 +31,8 @@ func init() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		st.HeapBytes = ms.HeapInuse
-		s.withLock(func() { st.Panes, st.Clients = len(s.panes), len(s.clients) })
+		s.withLock(func() { st.Panes = len(s.panes) })
+		st.Clients = s.clients.count()
 		return st, nil
 	}})
 }

@@ -14,12 +14,7 @@ func init() {
 		if err := decodeParams("detach", raw, &p); err != nil {
 			return nil, err
 		}
-		var clients []*client
-		s.withLock(func() {
-			for c := range s.clients {
-				clients = append(clients, c)
-			}
-		})
+		clients := s.clients.walk()
 		for _, c := range clients {
 			c.exit("detached (from session " + s.name + ")")
 		}

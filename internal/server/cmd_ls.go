@@ -20,8 +20,8 @@ func init() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return proto.SessionInfo{
-			Name: s.name, Panes: len(s.panes), Clients: len(s.clients),
-			Created: s.created.Format(time.RFC3339), Used: s.usedLocked().Format(time.RFC3339Nano), PID: os.Getpid(),
+			Name: s.name, Panes: len(s.panes), Clients: s.clients.count(),
+			Created: s.created.Format(time.RFC3339), Used: s.clients.usedAt(s.created).Format(time.RFC3339Nano), PID: os.Getpid(),
 			Cols: s.cols, Rows: s.rows, Socket: s.sock,
 		}, nil
 	}})

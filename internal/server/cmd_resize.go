@@ -23,7 +23,7 @@ func init() {
 		s.cols, s.rows = p.Cols, p.Rows
 		s.sizeByResize = true
 		s.relayoutLocked()
-		return proto.ResizeResult{Cols: p.Cols, Rows: p.Rows, Clients: len(s.clients)}, nil
+		return proto.ResizeResult{Cols: p.Cols, Rows: p.Rows, Clients: s.clients.count()}, nil
 	}})
 }
 

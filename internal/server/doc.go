@@ -10,4 +10,35 @@
 // goroutine under recover: a panic becomes an "internal" error value for that
 // request and the server goes on. The server ends when its last pane is
 // killed or on kill-server, ending its panes' processes.
+//
+// # Parts and their locks
+//
+// The server is in parts, each owning its state behind its own lock:
+//
+//   - The pane table and commands (Server.mu): the panes and what the server
+//     keeps of each (paneEntry, agents' state included), the layout, the
+//     session size, the paste buffer. Server.mu is taken only through
+//     withLock and withFresh (lock.go).
+//   - The clients (clientSet, clients.go; clientSet.mu): who is attached and
+//     who is joining against max_clients, when the session was last used,
+//     the release of departed clients' memory; a lock-free copy of the list
+//     for the pane readers' invalidate. Each client's own state (terminal,
+//     screen, input, scene) belongs to its loop goroutine (attach.go), its
+//     messages to client.msgMu, its terminal's size to ttyArea.mu.
+//   - The scheduling for a person's keys (package sched; its own locks): the
+//     echo hold, the feed slots, the typing reserve, the spare P.
+//
+// Lock order: a lock may be taken while holding the locks above it in this
+// list, never one above while holding one below.
+//
+//  1. Server.mu
+//  2. clientSet.mu
+//  3. a client's msgMu and its terminal's locks (ttyArea.mu, the write lock)
+//  4. the Sched's locks (it calls nothing of the server's)
+//  5. a pane's own locks (its emulator, its input queue; package pane)
+//
+// So a client joins or leaves under clientSet.mu alone, and then lays the
+// session out under Server.mu (resizeToClientsLocked reads the published
+// list); commands and notifications that read the clients under Server.mu
+// take clientSet.mu inside it or read the published list.
 package server

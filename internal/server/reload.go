@@ -64,7 +64,7 @@ func (s *Server) reload(cfg config.Config, problem string) (notes []string) {
 		if cfg.Shell != "" && cfg.Shell != s.shell {
 			notes = append(notes, "shell "+cfg.Shell+": for sessions started from now on (this one starts "+s.shell+")")
 		}
-		if cfg.MaxClients != s.maxClients {
+		if cfg.MaxClients != s.clients.max {
 			notes = append(notes, "max_clients: for sessions started from now on")
 		}
 		if cfg.RemainOnExit != s.remain {

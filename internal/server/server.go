@@ -102,7 +102,6 @@ type Server struct {
 	tune       tuning
 	configFile string
 	history    ui.History  // the ":" prompt's, shared by every client for the server's life
-	maxClients int         // attached clients at once
 	remain     string      // remain_on_exit
 	saver      *stateSaver // nil when no state file is kept
 	res        resources   // the panes' CPU and memory, sampled when asked
@@ -110,7 +109,9 @@ type Server struct {
 	// notifySlots bounds the notify_commands running at once.
 	notifySlots chan struct{}
 
-	clientList atomic.Pointer[[]*client] // copy of clients for lock-free invalidate
+	// clients are the attached clients, under a lock of their own
+	// (clients.go).
+	clients *clientSet
 	// sched holds other panes' output back while a typed key's echo is on
 	// its way, and owns the feed slots and the spare P (package sched).
 	sched *sched.Sched
@@ -141,13 +142,9 @@ type Server struct {
 	// smallest client: the status line says so, and the next client event
 	// (an attach, a terminal's new size) takes the size back.
 	sizeByResize bool
-	clients      map[*client]struct{}
-	joining      int         // attach connections past the cap check, not yet in clients
-	release      *time.Timer // returns departed clients' memory to the system
-	buffer       string      // the paste buffer (copy mode, paste-buffer)
-	started      bool        // a first pane has existed: the end of the last pane ends the session
+	buffer       string // the paste buffer (copy mode, paste-buffer)
+	started      bool   // a first pane has existed: the end of the last pane ends the session
 	shutdown     bool
-	used         time.Time // a client last attached or left; zero for never (usedLocked)
 	// seen is the tab the clients' last frame showed (agent_notify.go).
 	seen attnSeen
 }
@@ -262,7 +259,6 @@ func New(cfg Config) *Server {
 		env:         cfg.Env,
 		self:        cfg.Self,
 		configFile:  cfg.ConfigFile,
-		maxClients:  cfg.MaxClients,
 		remain:      cfg.RemainOnExit,
 		saver:       newStateSaver(cfg.StateFile),
 		audit:       openAudit(cfg.Agents.Audit),
@@ -273,12 +269,12 @@ func New(cfg Config) *Server {
 		nextID:      1,
 		cols:        cfg.Cols,
 		rows:        cfg.Rows,
-		clients:     map[*client]struct{}{},
 	}
 	s.conf.Store(&liveConfig{ui: cfg.UI, scroll: cfg.Scrollback, readWait: cfg.AgentReadWait,
 		prices: cfg.Prices, agents: cfg.Agents, problem: cfg.ConfigProblem})
 	s.quiet = newQuietRelease(s.afterOutput)
 	s.sched = sched.New(sched.Config{SpareProc: cfg.SpareProc, EchoHold: s.tune.echoHold})
+	s.clients = newClientSet(cfg.MaxClients, s.sched)
 	s.countsCtx, s.stopCounts = context.WithCancel(context.Background())
 	return s
 }
@@ -446,7 +442,13 @@ func (s *Server) lastPaneGone(reason string) { s.endSession(reason, "exited", fa
 // shutting down) and never ended.
 func (s *Server) endSession(reason, clientMsg string, keep bool) {
 	first := false
-	s.withLock(func() { first, s.shutdown = !s.shutdown, true })
+	var clients []*client
+	s.withLock(func() {
+		first, s.shutdown = !s.shutdown, true
+		if first {
+			clients = s.clients.close() // none joins from now on
+		}
+	})
 	if !first {
 		return
 	}
@@ -454,13 +456,9 @@ func (s *Server) endSession(reason, clientMsg string, keep bool) {
 	// Before the panes close, which would change the state.
 	s.endStep("the state file's end", func() { s.finishState(keep) })
 	var entries []*paneEntry
-	var clients []*client
 	s.withLock(func() {
 		for _, e := range s.panes {
 			entries = append(entries, e)
-		}
-		for c := range s.clients {
-			clients = append(clients, c)
 		}
 	})
 	s.log.Info("session ending", "reason", reason)

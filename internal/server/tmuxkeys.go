@@ -166,7 +166,8 @@ func (c *client) chooseSession() {
 	wg.Wait()
 	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
 	var panes, clients int
-	c.s.withLock(func() { panes, clients = len(c.s.panes), len(c.s.clients) })
+	c.s.withLock(func() { panes = len(c.s.panes) })
+	clients = c.s.clients.count()
 	items := []ui.ChooserItem{{Label: sessionLabel(proto.SessionInfo{Name: c.s.name, Panes: panes, Clients: clients}) + " *",
 		Do: ui.Command{Name: "switch-session", Args: []string{c.s.name}}}}
 	for _, info := range infos {
@@ -201,14 +202,4 @@ func (c *client) takeChooser() {
 	if items != nil {
 		c.input.ShowChooser("sessions", items, 0)
 	}
-}
-
-// usedLocked is when the session was last used, for `melmux attach` with
-// no name: when a client last attached to it or left it, else when it was
-// created.
-func (s *Server) usedLocked() time.Time {
-	if s.used.IsZero() {
-		return s.created
-	}
-	return s.used
 }

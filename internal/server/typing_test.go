@@ -146,12 +146,9 @@ func onlyClient(t *testing.T, s *Server) *client {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		s.mu.Lock()
-		for c := range s.clients {
-			s.mu.Unlock()
+		for _, c := range s.clients.walk() {
 			return c
 		}
-		s.mu.Unlock()
 		if time.Now().After(deadline) {
 			t.Fatal("no client attached")
 		}
