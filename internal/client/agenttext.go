@@ -17,6 +17,7 @@ import (
 func SpawnText(r proto.SpawnAgentResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "spawned worker agent %s in pane %d (layout %s, tab %d, %dx%d)", r.AgentID, r.ID, r.Layout, r.Tab, r.Cols, r.Rows)
+	writeHost(&b, r.Host)
 	if r.Note != "" {
 		fmt.Fprintf(&b, "; note: %s", r.Note)
 	}
@@ -26,6 +27,17 @@ func SpawnText(r proto.SpawnAgentResult) string {
 	fmt.Fprintf(&b, "\nits task is turn 1; read_agent(%d) waits for its reply, send_agent(%d) gives it more\n", r.ID, r.ID)
 	writeScreen(&b, r.Lines)
 	return Visible(b.String())
+}
+
+// writeHost says where a new pane runs, when the result names a host.
+func writeHost(b *strings.Builder, host string) {
+	switch host {
+	case "":
+	case "local":
+		b.WriteString(" on this machine")
+	default:
+		fmt.Fprintf(b, " on host %s", host)
+	}
 }
 
 // SendAgentText renders a send_agent result.

@@ -72,11 +72,12 @@ func (pt *PaneTools) call(ctx context.Context, name string, args json.RawMessage
 			return "", err
 		}
 		var r proto.OpenPaneResult
-		if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: a.Layout, Command: a.Command, Target: pt.Target, Cwd: pt.Cwd}, &r); err != nil {
+		if err := c.Call(ctx, "open_pane", proto.OpenPaneParams{Layout: a.Layout, Command: a.Command, Target: pt.Target, Cwd: pt.Cwd, Place: true}, &r); err != nil {
 			return "", err
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "opened pane %d (layout %s, tab %d, %dx%d)", r.ID, r.Layout, r.Tab, r.Cols, r.Rows)
+		writeHost(&b, r.Host)
 		if r.Note != "" {
 			fmt.Fprintf(&b, "; note: %s", r.Note)
 		}
@@ -95,6 +96,7 @@ func (pt *PaneTools) call(ctx context.Context, name string, args json.RawMessage
 		p := pt.Spawn
 		p.Env = append([]string(nil), pt.Spawn.Env...)
 		p.Layout, p.Task, p.Target, p.Cwd = a.Layout, a.Task, pt.Target, pt.Cwd
+		p.Place = true // where is the session's config's to say (docs/remote.md)
 		if a.Model != "" {
 			p.Model = a.Model
 		}

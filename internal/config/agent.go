@@ -11,7 +11,7 @@ import (
 	"github.com/melmux/melmux/internal/config/agentcfg"
 )
 
-const agentKeyList = "provider, model, base_url, api_key_env, max_legs, read_wait, worktrees, max_calls, max_leg_time, max_reply_bytes, max_args_bytes"
+const agentKeyList = "provider, model, base_url, api_key_env, max_legs, read_wait, worktrees, max_calls, max_leg_time, max_reply_bytes, max_args_bytes, spawn_hosts"
 
 // parseAgent reads the [agent] table into a, reporting each bad key through
 // bad (key, message).

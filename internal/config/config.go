@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -59,6 +60,15 @@ type Config struct {
 	// Prices is the [prices] table: model name → price per million
 	// tokens, for what melmux agents cost.
 	Prices map[string]Price
+	// Hosts is the [hosts] table: the limits of the hosts panes may run
+	// on (docs/remote.md), by name.
+	Hosts map[string]Host
+	// SpawnHosts is [agent] spawn_hosts: the hosts a lead's spawn_agent,
+	// and its open_pane of an agent CLI, are placed on ("local" for this
+	// machine), the one with the fewest agents running that has room
+	// under its [hosts] limit. None places everything here. It is not in
+	// Agent, which the orchestrator takes: placement is the session's.
+	SpawnHosts []string
 }
 
 // The values of remain_on_exit. Under RemainAuto a pane started with no
@@ -97,6 +107,7 @@ func Defaults() Config {
 		RemainOnExit: RemainAuto,
 		Agent:        Agent{MaxLegs: DefaultMaxLegs, ReadWait: DefaultReadWait},
 		Prices:       map[string]Price{},
+		Hosts:        map[string]Host{},
 		Agents:       defaultAgents(),
 	}
 }
@@ -354,10 +365,24 @@ func Parse(data []byte, name string) (Config, error) {
 			if !ok {
 				continue
 			}
+			if v, ok := m["spawn_hosts"]; ok {
+				hosts, msg := parseSpawnHosts(v)
+				if msg != "" {
+					bad([]string{"agent", "spawn_hosts"}, "%s", msg)
+				} else {
+					cfg.SpawnHosts = hosts
+				}
+				m = maps.Clone(m)
+				delete(m, "spawn_hosts")
+			}
 			parseAgent(m, &cfg.Agent, func(k string, format string, args ...any) { bad([]string{"agent", k}, format, args...) })
 		case "prices":
 			if m, ok := table(key, v); ok {
 				parsePrices(m, cfg.Prices, bad)
+			}
+		case "hosts":
+			if m, ok := table(key, v); ok {
+				parseHosts(m, cfg.Hosts, bad)
 			}
 		case "agents":
 			m, ok := table(key, v)
@@ -368,7 +393,7 @@ func Parse(data []byte, name string) (Config, error) {
 				bad(append([]string{"agents"}, k...), format, args...)
 			})
 		default:
-			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, remain_on_exit, [status] %s, [bindings], [agent], [agents], [prices])", statusKeyList)
+			bad(key, "unknown key (known: prefix, shell, scrollback, max_clients, remain_on_exit, [status] %s, [bindings], [agent], [agents], [prices], [hosts])", statusKeyList)
 		}
 	}
 	if len(probs) > 0 {

@@ -196,7 +196,7 @@ func TestAgentTableErrors(t *testing.T) {
 		`c.toml:4: agent.api_key_env: "sk-abc def" must be the name of an environment variable`,
 		`c.toml:5: agent.max_legs: 0 is out of range (1 to 10000)`,
 		`c.toml:6: agent.read_wait: "soon" must be a duration`,
-		`c.toml:7: agent.colour: unknown key (known: provider, model, base_url, api_key_env, max_legs, read_wait, worktrees, max_calls, max_leg_time, max_reply_bytes, max_args_bytes)`,
+		`c.toml:7: agent.colour: unknown key (known: provider, model, base_url, api_key_env, max_legs, read_wait, worktrees, max_calls, max_leg_time, max_reply_bytes, max_args_bytes, spawn_hosts)`,
 		`c.toml:8: agent.worktrees: must be true or false, not a string`,
 	} {
 		if !strings.Contains(err.Error(), want) {

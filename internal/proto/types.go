@@ -35,6 +35,9 @@ type OpenPaneParams struct {
 	Focus bool `json:"focus,omitempty"`
 	// Host runs the pane on another machine over ssh (docs/remote.md).
 	Host string `json:"host,omitempty"`
+	// Place says a lead opens it: with no Host, a command that runs an
+	// agent CLI goes to a host of the session's [agent] spawn_hosts.
+	Place bool `json:"place,omitempty"`
 }
 
 // OpenPaneResult names the new pane and where it went.
@@ -49,6 +52,9 @@ type OpenPaneResult struct {
 	// Worktree and Branch are set when the pane started in a new worktree.
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
+	// Host is where the pane runs when not here, or where placement
+	// (Place) put it: "local" for this machine.
+	Host string `json:"host,omitempty"`
 }
 
 // PaneRef names one pane.
@@ -398,6 +404,9 @@ type SpawnAgentParams struct {
 	// Host runs the worker on another machine over ssh (docs/remote.md);
 	// it belongs to this session all the same. Cwd is then a directory there.
 	Host string `json:"host,omitempty"`
+	// Place says a lead spawns it: with no Host, the worker goes to a host
+	// of the session's [agent] spawn_hosts (docs/remote.md).
+	Place bool `json:"place,omitempty"`
 }
 
 // SpawnAgentResult names the worker's pane and agent, with its first lines.
@@ -413,6 +422,9 @@ type SpawnAgentResult struct {
 	// Worktree and Branch are set when the worker started in a new worktree.
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
+	// Host is where the worker runs when not here, or where placement
+	// (Place) put it: "local" for this machine.
+	Host string `json:"host,omitempty"`
 }
 
 // SendAgentParams gives an agent its next message. From is "person" when the

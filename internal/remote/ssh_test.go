@@ -812,3 +812,62 @@ func TestRemoteWorkerSurvivesTheNetwork(t *testing.T) {
 		}
 	}
 }
+
+// A lead's spawn_agent is placed by the session's config: [agent]
+// spawn_hosts lists this machine and h1, [hosts] allows one agent each; the
+// first worker goes to the one with the fewest agents (both none: the first
+// listed), the second to the other, and a third is refused naming each
+// host's count. The lead's tool (melmux tool, as a melmux lead calls it)
+// says where each went; the tool's arguments say nothing of hosts.
+func TestLeadPlacement(t *testing.T) {
+	h := newSSHHost(t)
+	model := modeltest.New(t, modeltest.Relay, []modeltest.Leg{{Text: "done one"}, {Text: "done two"}})
+	u, err := url.Parse(model.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reached on the link's address, from here and from the host alike.
+	addr, _ := h.reachable(u.Host)
+	l := newLocalSession(t, h)
+	l.env = append(l.env, "MELMUX_AGENT_PROVIDER=relay", "MELMUX_RELAY_URL=http://"+addr+"/relay", "MELMUX_RELAY_TOKEN="+modeltest.Key)
+	var home string
+	for _, kv := range l.env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			home = v
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(home, "melmux"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := "[agent]\nspawn_hosts = [\"local\", \"h1\"]\n\n[hosts.local]\nmax_agents = 1\n\n[hosts.h1]\nmax_agents = 1\n"
+	if err := os.WriteFile(filepath.Join(home, "melmux", "config.toml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out := l.must("tool", "spawn_agent", `{"layout": "tab", "task": "first worker's task"}`)
+	if !strings.Contains(out, "on this machine") {
+		t.Fatalf("the first worker (no agents anywhere: the first host listed):\n%s", out)
+	}
+	out = l.must("tool", "spawn_agent", `{"layout": "tab", "task": "second worker's task"}`)
+	if !strings.Contains(out, "on host h1") {
+		t.Fatalf("the second worker (this machine full):\n%s", out)
+	}
+	var panes []proto.PaneInfo
+	if err := json.Unmarshal([]byte(l.must("list-panes", "--json")), &panes); err != nil {
+		t.Fatal(err)
+	}
+	remote := 0
+	for _, p := range panes {
+		if p.Host != nil && *p.Host == "h1" {
+			remote++
+		}
+	}
+	if remote != 1 {
+		t.Fatalf("panes on h1: %d, want the second worker's", remote)
+	}
+	_, errOut, err := l.run("tool", "spawn_agent", `{"layout": "tab", "task": "a third"}`)
+	if err == nil || !strings.Contains(errOut, "no host of [agent] spawn_hosts has room") ||
+		!strings.Contains(errOut, "h1 (1 of 1 agents)") || !strings.Contains(errOut, "local (1 of 1 agents)") {
+		t.Fatalf("a third worker with every host full: err %v, stderr %q", err, errOut)
+	}
+}

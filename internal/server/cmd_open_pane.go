@@ -27,8 +27,19 @@ func init() {
 		if len(p.Title) > proto.MaxTitle {
 			return nil, errorf(proto.CodeBadParams, "open_pane: title is %d bytes, over the %d a title may be (one line, shown in borders and tables)", len(p.Title), proto.MaxTitle)
 		}
+		var pl *placement
+		if p.Host == "" && p.Place && s.agentCommand(p) {
+			var err error
+			if pl, err = s.place("open_pane", p.Worktree || p.WorktreeName != ""); err != nil {
+				return nil, err
+			}
+			defer pl.done()
+			if h := pl.remoteHost(); h != "" {
+				p.Host, p.Cwd = h, "" // the lead's directory is this machine's
+			}
+		}
 		if p.Host != "" {
-			return s.openRemote(ctx, p)
+			return s.openRemote(ctx, p, pl)
 		}
 		var argv []string
 		command := p.Command
@@ -52,6 +63,10 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		if pl != nil {
+			s.withLock(func() { s.markPlacedLocked(e) })
+			pl.done()
+		}
 		if p.NoWait {
 			return placed(e, res, false), nil
 		}
@@ -61,7 +76,11 @@ func init() {
 			// prompt: a lead's next call should find it ready.
 			s.waitAgentReady(ctx, e.p.ID(), e, agentStartWait, false)
 		}
-		return placed(e, res, true), nil
+		out := placed(e, res, true)
+		if pl != nil {
+			out.Host = pl.host
+		}
+		return out, nil
 	}})
 }
 

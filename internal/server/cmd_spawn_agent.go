@@ -53,8 +53,19 @@ func init() {
 		if s.self == "" {
 			return nil, errorf(proto.CodeFailed, "spawn_agent: this session does not know its melmux binary, so it cannot start a worker (the server was started without Config.Self)")
 		}
+		var pl *placement
+		if p.Host == "" && p.Place {
+			var err error
+			if pl, err = s.place("spawn_agent", p.Worktree || p.WorktreeName != ""); err != nil {
+				return nil, err
+			}
+			defer pl.done()
+			if h := pl.remoteHost(); h != "" {
+				p.Host, p.Cwd = h, "" // the lead's directory is this machine's
+			}
+		}
 		if p.Host != "" {
-			return s.spawnRemoteAgent(ctx, p)
+			return s.spawnRemoteAgent(ctx, p, pl)
 		}
 		id := uuid.NewString()
 		argv := workerArgv(s.self, id, p)
@@ -65,6 +76,10 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		if pl != nil {
+			s.withLock(func() { s.markPlacedLocked(e) })
+			pl.done()
+		}
 		pane := e.p.ID()
 		if err := s.waitRegistered(ctx, e, id, spawnRegisterWait); err != nil {
 			return nil, err
@@ -72,8 +87,12 @@ func init() {
 		waitFirstScreen(ctx, e.p, since)
 		r := placed(e, res, true)
 		s.log.Info("worker spawned", "pane", pane, "agent", id)
-		return proto.SpawnAgentResult{ID: r.ID, AgentID: id, Tab: r.Tab, Layout: r.Layout, Note: r.Note,
-			Cols: r.Cols, Rows: r.Rows, Lines: r.Lines, Worktree: r.Worktree, Branch: r.Branch}, nil
+		out := proto.SpawnAgentResult{ID: r.ID, AgentID: id, Tab: r.Tab, Layout: r.Layout, Note: r.Note,
+			Cols: r.Cols, Rows: r.Rows, Lines: r.Lines, Worktree: r.Worktree, Branch: r.Branch}
+		if pl != nil {
+			out.Host = pl.host
+		}
+		return out, nil
 	}})
 }
 

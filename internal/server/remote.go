@@ -28,6 +28,9 @@ type paneLink struct {
 	ch      chan struct{} // closed and replaced on every report
 	// What the host's session says the pane runs; nil until it said.
 	fg *proto.RemoteForeground
+	// placed: a lead's placement put an agent here (remote_place.go),
+	// local panes included, whose link has no host.
+	placed bool
 
 	// The host's side: the input stream typed so far. Its own lock, held
 	// across the write, orders two calls of one stream.

@@ -23,7 +23,7 @@ const remoteRegisterWait = time.Minute
 // read_agent and wait treat it as a local worker, with nothing proxied
 // here. Its task and the provider's variables reach it in its environment,
 // over the channel, never on a command line.
-func (s *Server) spawnRemoteAgent(ctx context.Context, p proto.SpawnAgentParams) (any, error) {
+func (s *Server) spawnRemoteAgent(ctx context.Context, p proto.SpawnAgentParams, pl *placement) (any, error) {
 	if p.Worktree || p.WorktreeName != "" {
 		return nil, errorf(proto.CodeBadParams, "spawn_agent: --worktree is not available with --host: a worktree is made on this machine")
 	}
@@ -42,7 +42,7 @@ func (s *Server) spawnRemoteAgent(ctx context.Context, p proto.SpawnAgentParams)
 	since := time.Now()
 	e, res, err := s.startRemote(remoteSpec{host: p.Host, cwd: p.Cwd, argv: workerArgv("melmux", id, p)[1:],
 		command: "melmux agent --role worker --id " + id, flags: []string{"--agent", "--pass-env", strings.Join(names, ",")},
-		env: workerEnv(s.env, p), target: p.Target, layout: p.Layout, focus: p.Focus})
+		env: workerEnv(s.env, p), target: p.Target, layout: p.Layout, focus: p.Focus, placed: pl})
 	if err != nil {
 		return nil, err
 	}
@@ -61,5 +61,5 @@ func (s *Server) spawnRemoteAgent(ctx context.Context, p proto.SpawnAgentParams)
 	r := placed(e, res, true)
 	s.log.Info("worker spawned", "pane", pane, "agent", id, "host", p.Host)
 	return proto.SpawnAgentResult{ID: r.ID, AgentID: id, Tab: r.Tab, Layout: r.Layout, Note: r.Note,
-		Cols: r.Cols, Rows: r.Rows, Lines: r.Lines}, nil
+		Cols: r.Cols, Rows: r.Rows, Lines: r.Lines, Host: p.Host}, nil
 }

@@ -18,7 +18,7 @@ const remoteOpenWait = 3 * time.Minute
 // it is missing there, starts the program in a session of the host's own and
 // draws it here. It answers once the link is up, or with why it could not
 // be, the pane gone again.
-func (s *Server) openRemote(ctx context.Context, p proto.OpenPaneParams) (any, error) {
+func (s *Server) openRemote(ctx context.Context, p proto.OpenPaneParams, pl *placement) (any, error) {
 	if p.Worktree || p.WorktreeName != "" {
 		return nil, errorf(proto.CodeBadParams, "open_pane: --worktree is not available with --host: a worktree is made on this machine")
 	}
@@ -40,7 +40,7 @@ func (s *Server) openRemote(ctx context.Context, p proto.OpenPaneParams) (any, e
 		command = "$SHELL"
 	}
 	e, res, err := s.startRemote(remoteSpec{host: p.Host, cwd: p.Cwd, argv: argv, command: command,
-		title: printable(p.Title), env: s.env, target: p.Target, layout: p.Layout, focus: p.Focus})
+		title: printable(p.Title), env: s.env, target: p.Target, layout: p.Layout, focus: p.Focus, placed: pl})
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +49,7 @@ func (s *Server) openRemote(ctx context.Context, p proto.OpenPaneParams) (any, e
 		return nil, err
 	}
 	out := placed(e, res, up && !p.NoWait)
+	out.Host = p.Host
 	if !up {
 		out.Note = "the link to " + p.Host + " is not up yet: the pane says why, and melmux goes on trying"
 	}
@@ -66,6 +67,9 @@ type remoteSpec struct {
 	target    int
 	layout    string
 	focus     bool
+	// placed is the lead's placement that chose the host: the pane counts
+	// as an agent there from its start.
+	placed *placement
 }
 
 // startRemote opens the pane running `melmux __remote` for r, its link
@@ -89,7 +93,11 @@ func (s *Server) startRemote(r remoteSpec) (*paneEntry, layout.AddResult, error)
 			l.state, l.since = proto.LinkConnecting, time.Now()
 			e.p.RefuseInput(linkRefusal(id, l))
 		}
+		if r.placed != nil {
+			s.markPlacedLocked(e)
+		}
 	})
+	r.placed.done()
 	return e, res, nil
 }
 
