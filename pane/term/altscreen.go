@@ -32,6 +32,11 @@ type savedPrimary struct {
 	cols    int        // the width they were saved at
 	cx, cy  int        // the cursor when the alternate screen was entered
 	resized bool       // a resize since: vt10x's copy is wrong
+	// cached is set while the primary screen is shown and still holds
+	// lines: left unchanged since the alternate screen was left (only
+	// cursor moves, pens and modes written, as keepsCells tells), so
+	// that entering the alternate screen again need not read it.
+	cached bool
 }
 
 // savePrimaryLocked copies the primary screen before the alternate screen
@@ -44,9 +49,15 @@ func (t *Terminal) savePrimaryLocked() {
 		// reflow no longer joins them.
 		t.h.at(t.h.n - 1).wrapped = false
 	}
-	p.lines = p.lines[:0]
-	p.cx, p.cy, p.cols, p.resized = t.cx, t.cy, t.cols, false
 	t.flushLocked()
+	// The plain path (fastOff) reads it every time, for the tests' comparison.
+	cached := p.cached && !t.fastOff && p.cols == t.cols && len(p.lines) == t.rows
+	p.cached = false
+	p.cx, p.cy, p.cols, p.resized = t.cx, t.cy, t.cols, false
+	if cached {
+		return
+	}
+	p.lines = p.lines[:0]
 	for y := range t.rows {
 		g, ok := t.readGlyphsLocked(y)
 		if !ok {
@@ -65,9 +76,16 @@ func (t *Terminal) savePrimaryLocked() {
 // where the program left it (?47l, ?1047l, RIS), moved with the text.
 func (t *Terminal) restorePrimaryLocked(cursor bool) {
 	p := &t.primary
+	if !p.resized && len(p.lines) > 0 {
+		// vt10x shows the primary screen as it was saved: the copy is
+		// kept for the next entry, once the leave is written.
+		t.flushLocked()
+		p.cached = true
+		return
+	}
 	defer func() {
 		clear(p.lines)
-		p.lines, p.resized = p.lines[:0], false
+		p.lines, p.resized, p.cached = p.lines[:0], false, false
 	}()
 	if !p.resized || len(p.lines) == 0 {
 		return
@@ -96,4 +114,64 @@ func (t *Terminal) restorePrimaryLocked(cursor bool) {
 	t.touchedLocked()
 	t.curValid = false
 	t.flushLocked()
+}
+
+// keepsCells reports whether the normalised bytes b, written to vt10x, leave
+// every cell of the screen as it is: carriage returns, cursor moves and
+// saves, SGR, the character set, DECSTBM and modes other than the screen
+// switches. Anything else may change cells.
+func keepsCells(b []byte) bool {
+	for i := 0; i < len(b); {
+		switch {
+		case b[i] == '\r':
+			i++
+			continue
+		case b[i] != 0x1b || i+1 >= len(b):
+			return false
+		}
+		switch b[i+1] {
+		case '=', '>', '7', '8':
+			i += 2
+			continue
+		case '(':
+			i += 3
+			continue
+		case '[':
+		default:
+			return false
+		}
+		k := i + 2
+		private := k < len(b) && b[k] == '?'
+		if private {
+			k++
+		}
+		mode := 0
+		for ; k < len(b) && (b[k] >= '0' && b[k] <= '9' || b[k] == ';'); k++ {
+			if b[k] == ';' {
+				if mode == 47 || mode == 1047 || mode == 1049 {
+					return false
+				}
+				mode = 0
+				continue
+			}
+			mode = mode*10 + int(b[k]-'0')
+		}
+		if k >= len(b) {
+			return false
+		}
+		switch f := b[k]; {
+		case private && (f == 'h' || f == 'l'):
+			if mode == 47 || mode == 1047 || mode == 1049 || mode == 1048 {
+				return false
+			}
+		case private:
+			return false
+		case f == 'H', f == 'A', f == 'B', f == 'C', f == 'D', f == 'G', f == 'd', f == 'e', f == 'a', f == '`',
+			f == 'm', f == 'r', f == 's', f == 'u', f == 'E', f == 'F':
+		default:
+			return false
+		}
+		i = k + 1
+	}
+	return true
 }

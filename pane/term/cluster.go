@@ -3,6 +3,7 @@ package term
 import (
 	"unicode/utf8"
 
+	"github.com/hinshun/vt10x"
 	"github.com/mattn/go-runewidth"
 )
 
@@ -212,6 +213,13 @@ func (t *Terminal) reclaimClustersLocked() {
 // sight (vt10x cannot show it). vt10x clears the alternate screen as it
 // leaves it, so only the primary screen is ever hidden with content.
 func (t *Terminal) switchScreenLocked(toAlt bool) {
+	if !toAlt {
+		// vt10x clears the alternate screen with the pen as it leaves it.
+		var pen vt10x.Glyph
+		t.altBlankKnown = t.guardLocked(func() { pen = t.vt.Cursor().Attr })
+		pen.Char = ' '
+		t.altBlank = pen
+	}
 	t.hidden = t.hidden[:0]
 	if toAlt && t.clusters.inUse() > 0 {
 		t.screenCodesLocked(func(code rune) { t.hidden = append(t.hidden, code) })

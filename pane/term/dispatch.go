@@ -29,6 +29,10 @@ func (t *Terminal) flushLocked() {
 	if len(t.out) == 0 {
 		return
 	}
+	t.altUniform = false
+	if t.primary.cached && !keepsCells(t.out) {
+		t.primary.cached = false
+	}
 	b := t.out
 	t.guardLocked(func() { _, _ = t.vt.Write(b) })
 	t.out = t.out[:0]
@@ -813,10 +817,17 @@ func (t *Terminal) privateModesLocked(set bool) {
 				t.savePrimaryLocked()
 			}
 			t.altEntered = set
+			// A model of it may start at the next byte, not only at
+			// the next piece of the write.
+			t.resume = t.resume || set
 			t.switchScreenLocked(set)
 			t.emitPrivateModeLocked(m, set)
 			t.curValid = false
-			if !set {
+			if set {
+				// Shown now: what its last leave left.
+				t.flushLocked()
+				t.altUniform = t.altBlankKnown
+			} else {
 				t.restorePrimaryLocked(m == 1049)
 			}
 		case 6, 7:

@@ -1,6 +1,7 @@
 package term
 
 import (
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
@@ -14,7 +15,7 @@ import (
 // overwrites cells many times before anyone looks, and a clear, a scroll
 // region or a reverse index moves or blanks whole rows that vt10x would
 // rewrite a cell at a time. So when the scanner's state allows it
-// (auto-wrap on, no insert or origin mode, the US-ASCII character set) and a
+// (no insert or origin mode, the US-ASCII character set) and a
 // long stretch of input holds only what the model handles, vt10x is left
 // out of it:
 //
@@ -27,8 +28,12 @@ import (
 //     restoring the cursor (DECSC, DECRC, SCOSC, SCORC; a restore only of
 //     what the model saved, as vt10x's saved cursor cannot be read); and
 //     what full-screen programs send between frames that leaves the
-//     screen alone: modes (fastedit.go), OSC strings (titles, signals),
-//     and CSIs the scanner drops (window operations, XTMODKEYS).
+//     screen alone: modes (fastedit.go; auto-wrap too, which the walk
+//     follows), OSC strings (titles, signals), CSIs the scanner drops
+//     (window operations, XTMODKEYS, kitty keyboard, DECRQM) and the
+//     queries it answers (DA1, DA2, DSR, CPR with the walk's cursor).
+//     A switch of screens ends a stretch (stretchOf): the walk declines
+//     it, and a model of the screen being left is not worth making.
 //   - A stretch long enough (importMin bytes, or more line feeds than the
 //     screen has rows, or any stretch right after the alternate screen was
 //     entered) starts a model: vt10x's screen is read into a ring of
@@ -118,6 +123,7 @@ type fastWalk struct {
 	x, y       int
 	wrapNext   bool
 	crlf       bool // LNM: a line feed also returns the carriage
+	nowrap     bool // auto-wrap off (DECAWM reset): text at the last column overwrites it
 	alt        bool // on the alternate screen: nothing goes to history
 	tabs       bool // tab stops are vt10x's defaults
 	blank      bool // the scanner's screenBlank as the walk would leave it
@@ -131,13 +137,13 @@ type fastWalk struct {
 }
 
 // fastReadyLocked reports whether the scanner's state allows the walk: the
-// cursor known, auto-wrap on, nothing waiting for vt10x that could change
-// that, no insert or origin mode, no joiner held, no sequence or rune open.
+// cursor known, nothing waiting for vt10x that could change that, no
+// insert or origin mode, no joiner held, no sequence or rune open.
 // Either screen will do: on the alternate one nothing goes to history
 // (fastWalk.alt), as on the plain path.
 func (t *Terminal) fastReadyLocked() bool {
 	return !t.fastOff && t.curValid && len(t.out) == 0 &&
-		!t.origin && !t.insert && !t.joining && t.vmode&vt10x.ModeWrap != 0 &&
+		!t.origin && !t.insert && !t.joining &&
 		t.sc.state == stGround && t.sc.nutf == 0
 }
 
@@ -204,13 +210,27 @@ func (t *Terminal) importModelLocked() bool {
 	}
 	m := &screenModel{ring: make([][]vt10x.Glyph, t.rows), info: make([]rowInfo, t.rows), pen: pen, clean: true, rtop: t.top, rbottom: t.bottom}
 	cells := make([]vt10x.Glyph, t.cols*t.rows)
+	uniform := t.altUniform && t.vmode&vt10x.ModeAltScreen != 0
+	if !uniform && t.vmode&vt10x.ModeAltScreen == 0 {
+		// A walk on the primary screen changes cells the copy of it
+		// (altscreen.go) would keep.
+		t.primary.cached = false
+	}
 	for y := range m.ring {
 		row := cells[y*t.cols : (y+1)*t.cols : (y+1)*t.cols]
-		g, ok := t.readGlyphsLocked(y)
-		if !ok {
-			return false
+		if uniform {
+			// The alternate screen just entered, as its last leave
+			// cleared it: no need to read it.
+			for x := range row {
+				row[x] = t.altBlank
+			}
+		} else {
+			g, ok := t.readGlyphsLocked(y)
+			if !ok {
+				return false
+			}
+			copy(row, g)
 		}
-		copy(row, g)
 		info := &m.info[y]
 		for x, gl := range row {
 			if gl == blankVTGlyph {
@@ -226,18 +246,22 @@ func (t *Terminal) importModelLocked() bool {
 		}
 		m.ring[y] = row
 	}
-	if m.ring[t.rows-1][t.cols-1].Mode&vtAttrWrap != 0 {
+	if m.ring[t.rows-1][t.cols-1].Mode&vtAttrWrap != 0 && !canMarkBottom(t.cols, t.rows) ||
+		t.wrapNext && m.ring[t.cy][t.cols-1].Mode&vtAttrWrap != 0 {
+		// Making the wrap pending again (materializeLocked) would
+		// write the marked cell again, which drops its mark.
 		return false
 	}
 	m.x, m.y, m.wrap = t.cx, t.cy, t.wrapNext
 	t.model = m
+	t.altUniform = false // the model is the screen now, and vt10x will get it
 	return true
 }
 
 func (t *Terminal) newWalkLocked() fastWalk {
 	m := t.model
 	w := fastWalk{t: t, m: m, cols: t.cols, rows: t.rows, x: m.x, y: m.y, wrapNext: m.wrap,
-		crlf: t.vmode&vt10x.ModeCRLF != 0, alt: t.vmode&vt10x.ModeAltScreen != 0, tabs: t.tabsDefault, blank: t.screenBlank}
+		crlf: t.vmode&vt10x.ModeCRLF != 0, nowrap: t.vmode&vt10x.ModeWrap == 0, alt: t.vmode&vt10x.ModeAltScreen != 0, tabs: t.tabsDefault, blank: t.screenBlank}
 	w.row()
 	w.setPen(m.pen)
 	return w
@@ -272,8 +296,8 @@ func stretchOf(p []byte, i int, tabs bool) (end, lfs int) {
 		case b == '\t' && !tabs:
 			return i, lfs
 		case b == 0x1b:
-			n, _ := csiLen(p[i:])
-			if n <= 0 {
+			n, final := csiLen(p[i:])
+			if n <= 0 || (final == 'h' || final == 'l') && screenSwitch(p[i:i+n]) {
 				return i, lfs
 			}
 			i += n
@@ -293,6 +317,28 @@ func stretchOf(p []byte, i int, tabs bool) (end, lfs int) {
 		i++
 	}
 	return i, lfs
+}
+
+// screenSwitch reports whether the DECSET or DECRST seq names the
+// alternate screen (47, 1047, 1049), which ends a stretch: the walk
+// declines a switch, and a model of the screen left is not worth making.
+func screenSwitch(seq []byte) bool {
+	if len(seq) < 4 || seq[2] != '?' {
+		return false
+	}
+	n, digits := 0, 0
+	for _, b := range seq[3:] {
+		if b >= '0' && b <= '9' {
+			n = n*10 + int(b-'0')
+			digits++
+			continue
+		}
+		if digits > 0 && (n == 47 || n == 1047 || n == 1049) {
+			return true
+		}
+		n, digits = 0, 0
+	}
+	return false
 }
 
 // walk goes over the input from p[i] for as long as the model handles it
@@ -396,10 +442,12 @@ func (w *fastWalk) walk(p []byte, i int) (int, bool) {
 
 // csiLen returns the length and final byte of the sequence at the start of p
 // (ESC [ digits, semicolons and colons, a final byte the walk handles, or
-// DECSET and DECRST: ESC [ ? ... h or l; XTMODKEYS and XTVERSION, final
-// '>'; or one of the two-byte escapes IND, NEL, RI, DECSC, DECRC, DECKPAM,
-// DECKPNM, its length 2; or ESC ( B, final '('; or an OSC string, final
-// ']'), 0 when p does not start with one, -1 when p ends before telling.
+// DECSET and DECRST: ESC [ ? ... h or l; or a CSI that only the scanner's
+// dispatch acts on, without vt10x or the cursor, final '!': one with a
+// prefix or intermediates, DA1, CHT; or one of the two-byte escapes IND,
+// NEL, RI, DECSC, DECRC, DECKPAM, DECKPNM, its length 2; or ESC ( B, final
+// '('; or an OSC string, final ']'), 0 when p does not start with one, -1
+// when p ends before telling.
 func csiLen(p []byte) (int, byte) {
 	if len(p) >= 2 && p[1] == ']' {
 		return oscLen(p)
@@ -418,32 +466,39 @@ func csiLen(p []byte) (int, byte) {
 		}
 		return 0, 0
 	}
-	private := len(p) >= 3 && p[2] == '?'
-	greater := len(p) >= 3 && p[2] == '>'
-	for k := 2 + b2i(private || greater); k < len(p); k++ {
+	var prefix byte
+	if len(p) >= 3 && p[2] >= '<' && p[2] <= '?' {
+		prefix = p[2]
+	}
+	inter := false
+	for k := 2 + b2i(prefix != 0); k < len(p); k++ {
 		b := p[k]
 		switch {
 		case k >= maxFastCSI+3:
 			return 0, 0
 		case b >= '0' && b <= '9', b == ';', b == ':':
 			continue
-		case private:
-			if b == 'h' || b == 'l' {
-				return k + 1, b
-			}
-			return 0, 0
-		case greater:
-			// XTMODKEYS and XTVERSION, which the scanner drops (DA2,
-			// which it answers, is left to it).
-			if b == 'm' || b == 'q' {
-				return k + 1, '>'
-			}
-			return 0, 0
+		case b >= 0x20 && b <= 0x2f:
+			inter = true
+			continue
+		case b < 0x40 || b > 0x7e:
+			return 0, 0 // a control, DEL or a misplaced prefix: the scanner's
+		case prefix == '?' && !inter && (b == 'h' || b == 'l'):
+			return k + 1, b
+		case prefix != 0 || inter:
+			// What the scanner drops (kitty keyboard, XTMODKEYS,
+			// XTVERSION, DECRQM, DECSCUSR but for the shape) or answers
+			// (DA2): its own dispatch takes it, touching neither vt10x
+			// nor the cursor.
+			return k + 1, '!'
 		}
 		switch b {
 		case 'm', 'H', 'f', 'A', 'B', 'e', 'C', 'a', 'D', 'E', 'F', 'G', '`', 'd', 'K', 'X',
-			'J', 'L', 'M', '@', 'P', 'S', 'T', 'r', 's', 'u', 't', 'h', 'l':
+			'J', 'L', 'M', '@', 'P', 'S', 'T', 'r', 's', 'u', 't', 'h', 'l', 'n':
 			return k + 1, b
+		case 'c', 'I':
+			// DA1, answered; CHT, ignored (as tmux 3.3a).
+			return k + 1, '!'
 		}
 		return 0, 0
 	}
@@ -491,6 +546,16 @@ func oscLen(p []byte) (int, byte) {
 func (w *fastWalk) drawASCII(all []byte) int {
 	b := all
 	for len(b) > 0 {
+		if w.wrapNext && w.nowrap {
+			// No auto-wrap: each byte overwrites the last column, so the
+			// last one stays (the scanner sends vt10x only that one).
+			w.cur[w.cols-1] = w.stored
+			w.cur[w.cols-1].Char = rune(b[len(b)-1])
+			w.info.used = w.cols
+			w.info.fancy = w.info.fancy || !w.plain
+			b = b[:0]
+			break
+		}
 		if w.wrapNext && !w.autoWrap() {
 			break
 		}
@@ -523,9 +588,14 @@ func (w *fastWalk) place(code rune, width int) bool {
 		return true // can never fit: dropped
 	}
 	if w.wrapNext || width == 2 && w.x == w.cols-1 {
-		// A wide character that does not fit wraps the row as a
-		// character would (wideWrapLocked).
-		if !w.autoWrap() {
+		switch {
+		case w.nowrap && width == 2:
+			return true // does not fit and may not wrap: dropped, as placeLocked drops it
+		case w.nowrap:
+			// Overwrites the last column, the wrap staying pending.
+		case !w.autoWrap():
+			// A wide character that does not fit wraps the row as a
+			// character would (wideWrapLocked).
 			return false
 		}
 	}
@@ -557,7 +627,7 @@ func (w *fastWalk) put(c rune) {
 // region, which marks that row wrapped without scrolling: materializeLocked
 // cannot make such a mark.
 func (w *fastWalk) autoWrap() bool {
-	if w.y == w.rows-1 && w.t.bottom != w.rows-1 {
+	if w.y == w.rows-1 && w.t.bottom != w.rows-1 && !canMarkBottom(w.cols, w.rows) {
 		return false
 	}
 	w.cur[w.cols-1].Mode |= vtAttrWrap
@@ -648,8 +718,14 @@ func (w *fastWalk) scan(seq []byte) []byte {
 	t.sc.state = stEsc
 	t.escByteLocked('[')
 	for _, b := range seq[2:] {
+		if t.sc.state != stCSI {
+			// Malformed (stCSIIgnore): the rest, up to the final
+			// byte, is consumed without effect.
+			break
+		}
 		t.csiByteLocked(b)
 	}
+	t.sc.state = stGround
 	out := t.out[mark:]
 	t.out = t.out[:mark]
 	return out
@@ -670,13 +746,21 @@ func (w *fastWalk) csi(seq []byte, final byte) bool {
 			return w.ansiModes(seq, final == 'h')
 		}
 		return w.privateModes(seq, final == 'h')
-	case '>', 't':
-		// Dropped by the dispatch (XTMODKEYS, XTVERSION, window
-		// operations), which still ends a REP's run.
+	case 't':
+		// Dropped by the dispatch (window operations), which still ends
+		// a REP's run.
 		if w.parse(seq) {
 			t := w.t
 			t.lastPrint = 0
 		}
+		return true
+	case '!':
+		// The scanner's dispatch alone (csiLen): a reply, a cursor
+		// shape, or nothing.
+		w.scan(seq)
+		return true
+	case 'n':
+		w.deviceStatus(seq)
 		return true
 	}
 	out := w.scan(seq)
@@ -727,6 +811,27 @@ func (w *fastWalk) csi(seq []byte, final byte) bool {
 		w.clear(w.x, min(w.x+arg(0, 1)-1, w.cols-1))
 	}
 	return true
+}
+
+// deviceStatus answers DSR as csiDispatchLocked does, with the walk's
+// cursor (origin mode is never on in a walk).
+func (w *fastWalk) deviceStatus(seq []byte) {
+	t := w.t
+	s := &t.sc
+	if !w.parse(seq) {
+		return
+	}
+	t.lastPrint = 0
+	switch s.param(0, 0) {
+	case 5:
+		t.replies = append(t.replies, replyDSR...)
+	case 6:
+		t.replies = append(t.replies, 0x1b, '[')
+		t.replies = strconv.AppendInt(t.replies, int64(w.y+1), 10)
+		t.replies = append(t.replies, ';')
+		t.replies = strconv.AppendInt(t.replies, int64(w.x+1), 10)
+		t.replies = append(t.replies, 'R')
+	}
 }
 
 // moveTo is vt10x's moveTo: clamped to the screen, no wrap pending.

@@ -338,6 +338,9 @@ func fastStreams() map[string]string {
 		}
 	}
 	out["between-frames"] = frames.String()
+	for name, s := range programStreams() {
+		out[name] = s
+	}
 	out["pen-bold-reverse"] = "\x1b[1;7;32;44m" + strings.Repeat("bold reverse e\u0301 日\r\n", 100)
 	return out
 }

@@ -15,14 +15,13 @@ import (
 //
 // materializeLocked writes a model back by drawing its rows top to bottom
 // with the whole screen as scroll region, marking a row wrapped by writing
-// on past its end. That cannot mark the screen's bottom row (the write
-// scrolls), nor leave a mark short of a row's end, nor keep a mark on the
-// row of a pending wrap (making the wrap pending again rewrites the row's
-// last cell); vt10x gets all three from edits (IL, SD or RI bring a marked
-// row down to the bottom, a wrap on the bottom row below the region marks
-// it in place, DCH moves a mark left, a scroll under a pending wrap brings a
-// marked row to the cursor). The walk declines exactly those edits, and the
-// scanner takes them with vt10x.
+// on past its end, and the bottom row, which a wrap would scroll, with the
+// rows above it as scroll region (canMarkBottom: not on a screen of one row
+// or column). That cannot leave a mark short of a row's end, nor keep a
+// mark on the row of a pending wrap (making the wrap pending again rewrites
+// the row's last cell); vt10x gets both from edits (DCH moves a mark left,
+// a scroll under a pending wrap brings a marked row to the cursor). The walk
+// declines exactly those edits, and the scanner takes them with vt10x.
 
 // penBlank is what vt10x's clear leaves in a cell: the pen as it is, with a
 // space.
@@ -63,6 +62,14 @@ func (m *screenModel) swapRows(a, b int) {
 	sa, sb := m.slot(a), m.slot(b)
 	m.ring[sa], m.ring[sb] = m.ring[sb], m.ring[sa]
 	m.info[sa], m.info[sb] = m.info[sb], m.info[sa]
+}
+
+// canMarkBottom reports whether materializeLocked can mark the bottom row
+// of a screen of cols x rows wrapped: it wraps from that row with the row
+// below the scroll region, which needs a row above it, and makes column 0
+// again afterwards, which must not be the marked column.
+func canMarkBottom(cols, rows int) bool {
+	return cols >= 2 && rows >= 2
 }
 
 // wrapped reports whether screen row y is marked wrapped.
@@ -130,7 +137,7 @@ func (w *fastWalk) canScroll(orig, n int, down bool) bool {
 		}
 		return -1
 	}
-	if down && bottom == w.rows-1 {
+	if down && bottom == w.rows-1 && !canMarkBottom(w.cols, w.rows) {
 		if y := from(w.rows - 1); y >= 0 && w.wrapped(y) {
 			return false
 		}
@@ -176,8 +183,10 @@ func (w *fastWalk) parse(seq []byte) bool {
 // scanner's own (bracketed paste, synchronized output), vt10x's (cursor
 // keys, reverse video, mouse, focus, cursor visibility: written into
 // vt10x at once, whose modes the model does not hold), and entering or
-// leaving the screen one is on (the scanner drops those). A switch of
-// screens, origin mode, auto-wrap and ?1048 are declined; a model of the
+// leaving the screen one is on (the scanner drops those); auto-wrap, which
+// the walk follows (fastWalk.nowrap) and materializeLocked puts back after
+// drawing with it on. A switch of screens, origin mode and ?1048 are
+// declined; a model of the
 // alternate screen is not written back for its leave (altLeave), and one
 // starts right after its entry (altEntered): a program's whole stay there
 // can then go around vt10x.
@@ -197,7 +206,7 @@ func (w *fastWalk) privateModes(seq []byte, set bool) bool {
 				t.altLeave = w.alt
 				return false
 			}
-		case 6, 7, 1048:
+		case 6, 1048:
 			return false
 		}
 	}
@@ -207,7 +216,17 @@ func (w *fastWalk) privateModes(seq []byte, set bool) bool {
 			t.bracketed = set
 		case 2026:
 			t.syncOutput = set
-		case 1, 5, 9, 25, 1000, 1002, 1003, 1004, 1006:
+		case 1, 5, 7, 9, 25, 1000, 1002, 1003, 1004, 1006:
+			if m == 7 {
+				// Auto-wrap: the walk follows it (nowrap), and
+				// materializeLocked draws with it on.
+				w.nowrap = !set
+				if set {
+					t.vmode |= vt10x.ModeWrap
+				} else {
+					t.vmode &^= vt10x.ModeWrap
+				}
+			}
 			b := append(t.modeBuf[:0], "\x1b[?"...)
 			b = strconv.AppendInt(b, int64(m), 10)
 			if set {

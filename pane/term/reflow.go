@@ -802,7 +802,7 @@ func (t *Terminal) reflowResizeLocked(cols, rows int) bool {
 	lines, x, y := t.relayoutLocked(screen, t.cols, cx, t.cy, cols, rows)
 	t.out = append(t.out, "\x1b[0m"...)
 	t.flushLocked()
-	t.guardLocked(func() { t.vt.Resize(cols, rows) })
+	t.resizeVTLocked(cols, rows)
 	t.touchedLocked()
 	t.cols, t.rows = cols, rows
 	t.top, t.bottom = 0, rows-1

@@ -104,14 +104,22 @@ type Terminal struct {
 	// altLeave is set when the walk ended at the alternate screen's
 	// leave: the model's rows are not written back, as the leave clears
 	// them.
-	altLeave  bool
-	model     *screenModel
-	matBuf    []byte            // scratch for materializeLocked
-	modeBuf   []byte            // scratch for a DECSET the model writes into vt10x (fastWalk.privateModes)
-	tail      []byte            // the start of an element the input ended in, kept for the next write (modelLocked)
-	sgrMemo   map[string]string // what the scanner makes of an SGR's parameter bytes (fastWalk.sgr)
-	fastLines uint64
-	fastBytes uint64
+	altLeave bool
+	// altBlank is what every cell of vt10x's alternate screen holds while
+	// the primary one is shown (altBlankKnown): its last leave cleared it
+	// with the pen. altUniform is set while the alternate screen shown
+	// still holds only that (entered, nothing written to vt10x since), so
+	// that a model of it is made without reading vt10x.
+	altBlank      vt10x.Glyph
+	altBlankKnown bool
+	altUniform    bool
+	model         *screenModel
+	matBuf        []byte            // scratch for materializeLocked
+	modeBuf       []byte            // scratch for a DECSET the model writes into vt10x (fastWalk.privateModes)
+	tail          []byte            // the start of an element the input ended in, kept for the next write (modelLocked)
+	sgrMemo       map[string]string // what the scanner makes of an SGR's parameter bytes (fastWalk.sgr)
+	fastLines     uint64
+	fastBytes     uint64
 
 	insert     bool
 	bracketed  bool
@@ -186,6 +194,7 @@ func (t *Terminal) newEmulatorLocked() {
 	t.joining = false
 	t.hidden = t.hidden[:0] // both screens are blank
 	t.primary = savedPrimary{}
+	t.altBlankKnown, t.altUniform = false, false
 	t.curValid = false
 	t.touchedLocked()
 	t.tabsDefault = true
@@ -277,7 +286,7 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 	if t.altLocked() {
 		t.primary.resized = true
 	}
-	t.guardLocked(func() { t.vt.Resize(cols, rows) })
+	t.resizeVTLocked(cols, rows)
 	t.touchedLocked()
 	grown := rows - t.rows
 	t.cols, t.rows = cols, rows
@@ -306,6 +315,14 @@ func (t *Terminal) resizeLocked(cols, rows int) {
 	t.tabsDefault = true
 	t.curValid = false
 	t.flushLocked()
+}
+
+// resizeVTLocked resizes vt10x, which changes both screens: what is known
+// of the hidden one is forgotten.
+func (t *Terminal) resizeVTLocked(cols, rows int) {
+	t.altBlankKnown, t.altUniform = false, false
+	t.primary.cached = false
+	t.guardLocked(func() { t.vt.Resize(cols, rows) })
 }
 
 // resetTabsLocked sets a tab stop every 8 columns of the width: vt10x

@@ -144,16 +144,30 @@ func (t *Terminal) materializeLocked() {
 		rows = 0
 	}
 	t.altLeave = false
+	t.altUniform = false
+	if rows > 0 && t.vmode&vt10x.ModeAltScreen == 0 {
+		t.primary.cached = false
+	}
 	mw := materializer{b: append(t.matBuf[:0], "\x1b[0m\x1b[r"...), pen: defaultPen, cols: t.cols}
+	// The rows are drawn with auto-wrap on, which makes their wrap marks;
+	// the program's mode is set back at the end.
+	nowrap := t.vt.Mode()&vt10x.ModeWrap == 0
+	if nowrap {
+		mw.b = append(mw.b, "\x1b[?7h"...)
+	}
 	if rows > 0 {
 		mw.b = append(mw.b, "\x1b[2J"...)
 	}
-	joined := false // the row above wrapped: the next character goes to column 0 of this one
+	joined := false      // the row above wrapped: the next character goes to column 0 of this one
+	bottomWraps := false // the bottom row is marked wrapped: made after the rows
 	for y := 0; y < rows; y++ {
 		s := m.slot(y)
 		row := m.ring[s][:m.info[s].used]
 		full := m.ring[s]
 		wraps := len(row) == t.cols && row[t.cols-1].Mode&vtAttrWrap != 0
+		if wraps && y == t.rows-1 {
+			wraps, bottomWraps = false, true
+		}
 		mw.y, mw.at = y, -1
 		x := 0
 		if joined {
@@ -184,7 +198,19 @@ func (t *Terminal) materializeLocked() {
 		}
 		joined = wraps
 	}
-	if m.rtop != 0 || m.rbottom != t.rows-1 {
+	if bottomWraps {
+		// A wrap from the bottom row would scroll the screen; below the
+		// scroll region it marks the row and leaves the cursor on it, at
+		// column 0, which is then made again.
+		s := m.slot(t.rows - 1)
+		mw.b = appendCSI2(mw.b, 1, t.rows-1, 'r')
+		mw.y, mw.at = t.rows-1, -1
+		mw.cell(t.cols-1, m.ring[s][t.cols-1], true)
+		mw.b = append(mw.b, ' ')
+		mw.at = -1
+		mw.cell(0, m.ring[s][0], false)
+	}
+	if m.rtop != 0 || m.rbottom != t.rows-1 || bottomWraps {
 		mw.b = appendCSI2(mw.b, m.rtop+1, m.rbottom+1, 'r')
 	}
 	if sc := m.saved; m.hasSaved {
@@ -200,6 +226,9 @@ func (t *Terminal) materializeLocked() {
 		mw.b = appendCUP(mw.b, m.y, m.x)
 	}
 	mw.setPen(m.pen)
+	if nowrap {
+		mw.b = append(mw.b, "\x1b[?7l"...)
+	}
 	t.matBuf = mw.b
 	t.guardLocked(func() { _, _ = t.vt.Write(mw.b) })
 }
