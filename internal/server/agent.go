@@ -273,7 +273,19 @@ func idleShell(argv []string) bool {
 // none: from its processes (as last looked up: see withFresh), else its
 // program status reports, its hooks or a banner on its screen.
 func (s *Server) agentKindLocked(e *paneEntry) (string, string) {
-	s.readStatusLocked(e)
+	return s.agentKindFromLocked(e, nil)
+}
+
+// agentKindFromLocked is agentKindLocked with the program status from what
+// a frame read of the pane's emulator (pre; nil: from the emulator now).
+func (s *Server) agentKindFromLocked(e *paneEntry, pre *agentRead) (string, string) {
+	s.readStatusLocked(e, pre)
+	return e.agentKindKnownLocked()
+}
+
+// agentKindKnownLocked is the pane's agent kind from what is known of it
+// already, reading nothing of its emulator.
+func (e *paneEntry) agentKindKnownLocked() (string, string) {
 	switch {
 	case e.kind != "":
 		return e.kind, e.ag.kindWhy
@@ -291,9 +303,18 @@ func (s *Server) agentKindLocked(e *paneEntry) (string, string) {
 }
 
 // readStatusLocked takes a new program status report (OSC 7501) from the
-// pane's terminal.
-func (s *Server) readStatusLocked(e *paneEntry) {
-	sig := e.p.Term().Signals().Status
+// pane's terminal, or from what a frame read of it (pre), which may be
+// older than a report already taken: the count only goes up.
+func (s *Server) readStatusLocked(e *paneEntry, pre *agentRead) {
+	var sig term.Signal
+	if pre != nil {
+		sig = pre.signals.Status
+		if sig.Count < e.ag.statusCount {
+			return
+		}
+	} else {
+		sig = e.p.Term().Signals().Status
+	}
 	if sig.Count == e.ag.statusCount {
 		return
 	}
@@ -319,9 +340,18 @@ func (s *Server) foregroundLocked(e *paneEntry) string {
 // turning idle once quiet, a question settling), 0 for never. Caller holds
 // Server.mu.
 func (s *Server) agentLocked(id int, e *paneEntry) (*proto.AgentInfo, time.Duration) {
-	d, kind := s.decideLocked(id, e, false)
+	info, next, _ := s.agentFromLocked(id, e, nil)
+	return info, next
+}
+
+// agentFromLocked is agentLocked deciding from what a frame read of the
+// pane's emulator (pre; nil: from the emulator now). short says pre lacks
+// what a decision needs (the screen of a pane found running an agent only
+// now): nothing is decided, and the frame reads again.
+func (s *Server) agentFromLocked(id int, e *paneEntry, pre *agentRead) (_ *proto.AgentInfo, _ time.Duration, short bool) {
+	d, kind, short := s.decideFromLocked(id, e, false, pre)
 	if d == nil {
-		return nil, 0
+		return nil, 0, short
 	}
 	var info *proto.AgentInfo
 	a := e.melLocked()
@@ -338,27 +368,48 @@ func (s *Server) agentLocked(id int, e *paneEntry) (*proto.AgentInfo, time.Durat
 	if d.Next > 0 {
 		next = d.Next
 	}
-	return info, next
+	return info, next, false
 }
 
 // decideLocked runs the pane's engine, or reuses its last decision while
 // nothing changed; fresh forces a new one (explain). It returns nil when
 // the pane runs no agent.
 func (s *Server) decideLocked(id int, e *paneEntry, fresh bool) (*agentstate.Decision, string) {
-	kind, why := s.agentKindLocked(e)
+	d, kind, _ := s.decideFromLocked(id, e, fresh, nil)
+	return d, kind
+}
+
+// decideFromLocked is decideLocked with the emulator's part of the signals
+// from what a frame read of it (pre; nil: from the emulator now). A
+// decision made from pre is kept for the pane's change channel as it was
+// before pre was read, so output after the read makes the next one anew.
+// Without the screen in pre, the last decision stands if there is one (it
+// is at most what the pane printed since the frame's read out of date);
+// else short says nothing could be decided.
+func (s *Server) decideFromLocked(id int, e *paneEntry, fresh bool, pre *agentRead) (_ *agentstate.Decision, _ string, short bool) {
+	kind, why := s.agentKindFromLocked(e, pre)
 	a := e.melLocked()
 	if a != nil {
 		kind, why = KindMelmux, "a melmux agent registered for the pane"
 	}
 	if kind == "" {
-		return nil, ""
+		return nil, "", false
 	}
 	ch := e.p.Changed()
 	now := time.Now()
 	if c := e.ag.cached; !fresh && c != nil && e.ag.cachedCh == ch && e.ag.cacheGen == e.ag.gen && now.Before(e.ag.until) {
-		return c, kind
+		return c, kind, false
 	}
-	sig := s.signalsLocked(e, kind, why, now)
+	if pre != nil {
+		if pre.screen == nil {
+			if c := e.ag.cached; c != nil && e.ag.cacheGen == e.ag.gen {
+				return c, kind, false
+			}
+			return nil, "", true
+		}
+		ch = pre.ch
+	}
+	sig := s.signalsLocked(e, kind, why, now, pre)
 	if a != nil {
 		sig.Mel = &agentstate.Report{Source: "melmux agent", State: agentstate.State(a.state),
 			Detail: fmt.Sprintf("%s (turn %d)", a.state, a.turn), At: a.at}
@@ -382,25 +433,50 @@ func (s *Server) decideLocked(id int, e *paneEntry, fresh bool) (*agentstate.Dec
 	if d.Next > 0 && d.Next < agentCacheMax {
 		e.ag.until = now.Add(d.Next)
 	}
-	return &d, kind
+	return &d, kind, false
 }
 
 // signalsLocked gathers what the engine weighs.
-func (s *Server) signalsLocked(e *paneEntry, kind, why string, now time.Time) agentstate.Signals {
+// With pre, the emulator's part is what a frame read of it.
+func (s *Server) signalsLocked(e *paneEntry, kind, why string, now time.Time, pre *agentRead) agentstate.Signals {
 	st := e.p.Status()
-	t := e.p.Term()
-	osc := t.Signals()
+	if pre == nil {
+		pre = readAgent(e.p, true)
+	}
+	osc := pre.signals
 	return agentstate.Signals{
 		Now: now, Running: st.Running, Exit: exitWords(st),
 		Kind: kind, KindWhy: why,
-		Screen: agentScreen(t),
+		Screen: *pre.screen,
 		Hook:   e.ag.hook, Status: e.ag.status,
-		Bells:   t.Bells(),
+		Bells:   pre.bells,
 		Notify:  agentstate.Mark{Text: osc.Notify.Text, At: osc.Notify.At, Count: osc.Notify.Count},
 		Prompt:  agentstate.Mark{Text: osc.Prompt.Text, At: osc.Prompt.At, Count: osc.Prompt.Count},
 		Outputs: e.out.newestFirst(), LastOutput: e.p.LastOutput(), LastInput: e.p.LastInput(),
 		ProcSince: e.ag.procSince,
 	}
+}
+
+// agentRead is what an agent decision reads of a pane's emulator, read
+// apart from the decision: a frame reads it before it takes Server.mu.
+type agentRead struct {
+	ch      <-chan struct{} // the pane's change channel, taken before the reads
+	signals term.Signals
+	bells   uint64
+	screen  *agentstate.Screen // nil when not read
+}
+
+// readAgent reads what an agent decision needs of p's emulator; the screen
+// only when asked (it costs the screen's text).
+func readAgent(p *pane.Pane, screen bool) *agentRead {
+	r := &agentRead{ch: p.Changed()}
+	t := p.Term()
+	r.signals, r.bells = t.Signals(), t.Bells()
+	if screen {
+		sc := agentScreen(t)
+		r.screen = &sc
+	}
+	return r
 }
 
 // agentScreen is the screen as agentstate reads it, taken at one instant,

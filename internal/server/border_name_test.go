@@ -27,12 +27,10 @@ func TestBorderNamesTheWorktree(t *testing.T) {
 		}
 	}
 	got := map[int][2]string{}
-	s.withLock(func() {
-		sc, _, _ := s.sceneLocked(200, 50, 0)
-		for _, p := range sc.Panes {
-			got[p.ID] = [2]string{p.Command, p.Title}
-		}
-	})
+	sc, _ := s.scene(&client{tty: newConnTty(nil, nil, 200, 50)})
+	for _, p := range sc.Panes {
+		got[p.ID] = [2]string{p.Command, p.Title}
+	}
 	want := map[int][2]string{1: {"sleep 600", ""}, 2: {"sleep 601 [alpha]", ""}, 3: {"sleep 601 [beta]", ""}, 4: {"sleep 601", "mine"}}
 	for id, w := range want {
 		if got[id] != w {

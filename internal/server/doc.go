@@ -27,6 +27,13 @@
 //     messages to client.msgMu, its terminal's size to ttyArea.mu.
 //   - The scheduling for a person's keys (package sched; its own locks): the
 //     echo hold, the feed slots, the typing reserve, the spare P.
+//   - The drawing of each pane (paneDraw, scene.go; paneDraw.mu): the
+//     snapshot of its screen every client draws from, and the last screen
+//     drawn outside a synchronized output frame. A frame asks under
+//     Server.mu what it must read of which panes, reads their emulators
+//     holding no lock of the server's, then builds the scene under
+//     Server.mu from what it read: a pane whose emulator is busy parsing
+//     holds up the frames that read it, never the commands.
 //
 // Lock order: a lock may be taken while holding the locks above it in this
 // list, never one above while holding one below.
@@ -35,7 +42,8 @@
 //  2. clientSet.mu
 //  3. a client's msgMu and its terminal's locks (ttyArea.mu, the write lock)
 //  4. the Sched's locks (it calls nothing of the server's)
-//  5. a pane's own locks (its emulator, its input queue; package pane)
+//  5. paneDraw.mu
+//  6. a pane's own locks (its emulator, its input queue; package pane)
 //
 // So a client joins or leaves under clientSet.mu alone, and then lays the
 // session out under Server.mu (resizeToClientsLocked reads the published

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,5 +110,69 @@ func TestNeighbourOutputWaitsForTheEcho(t *testing.T) {
 	s.sched.Answered()
 	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 2, Match: "^neighbour-out$", Screen: true, TimeoutMS: 30000}, nil); err != nil {
 		t.Fatalf("pane 2's output was not fed once the echo was drawn: %v", err)
+	}
+}
+
+// A frame reads the panes' emulators holding no lock of the server's: a
+// pane whose emulator is busy (a flood being parsed) holds up the frame
+// that reads it, never the commands and the other clients.
+func TestAFrameReadsThePanesWithoutServerMu(t *testing.T) {
+	t.Parallel()
+	s, c := startServer(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo ready; read x; seq 200; exec sleep 600"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^ready$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.lookup(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tap runs with the emulator locked: it keeps it locked until
+	// released, as a long parse would.
+	tapped, release := make(chan struct{}), make(chan struct{})
+	var tapOnce, releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	_, stop := e.p.Term().TapScrolled(func(string, bool) { tapOnce.Do(func() { close(tapped); <-release }) })
+	t.Cleanup(func() { free(); stop() })
+	if err := e.p.Type([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-tapped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pane's output never reached its history")
+	}
+	reading := make(chan struct{})
+	var readOnce sync.Once
+	hook := func() { readOnce.Do(func() { close(reading) }) }
+	s.hooks.frame.Store(&hook)
+	drawn := make(chan struct{})
+	go func() {
+		defer close(drawn)
+		s.scene(&client{tty: newConnTty(nil, nil, 80, 24)})
+	}()
+	select {
+	case <-reading:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the frame never began to read the panes")
+	}
+	locked := make(chan struct{})
+	go func() {
+		s.withLock(func() {})
+		close(locked)
+	}()
+	select {
+	case <-locked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Server.mu was held while a frame waited for a pane's emulator")
+	}
+	free()
+	select {
+	case <-drawn:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the frame was not drawn once the emulator was free")
 	}
 }

@@ -32,6 +32,9 @@ type testHooks struct {
 	state atomic.Pointer[func()]
 	// look runs in each lookup of a running pane before it reads /proc.
 	look atomic.Pointer[func(*pane.Pane)]
+	// frame runs in each frame as it begins to read the panes' emulators,
+	// which it does holding no lock of the server's.
+	frame atomic.Pointer[func()]
 }
 
 // runHook runs h's function, if one is set.

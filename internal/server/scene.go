@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/layout"
+	"github.com/melmux/melmux/pane"
 	"github.com/melmux/melmux/pane/agentstate"
 	"github.com/melmux/melmux/pane/term"
 )
@@ -40,24 +42,159 @@ type agentView struct {
 // of their size. It is the frame of a typed key's echo: it costs no parse of
 // the floods beside it and carries none of their rows. stale says a pane
 // has printed since the screen shown of it, so a full frame must follow.
+//
+// A frame takes no pane's emulator lock under Server.mu (an emulator
+// parsing a flood is locked while it parses, and every command would wait
+// behind the frame): it asks under the lock what it must read of which
+// panes (frameAsksLocked), reads their emulators with no lock of the
+// server's (paneRead.read), and builds the scene under the lock from what
+// it read. Should the panes have changed between (a pane placed that was
+// not, an agent found in a pane only now), it asks again; after
+// frameRounds it reads what is missing under the lock.
 func (s *Server) sceneFresh(c *client, fresh int) (sc *ui.Scene, next time.Duration, stale bool) {
 	cols, rows := c.tty.size()
-	draw := func() {
-		s.seeLocked(c) // the person sees what this frame shows
-		sc, next, stale = s.sceneLocked(cols, rows, fresh)
+	for round := 1; ; round++ {
+		var reads map[int]*paneRead
+		s.withLock(func() { reads = s.frameAsksLocked(fresh) })
+		runHook(&s.hooks.frame)
+		for _, r := range reads {
+			r.read()
+		}
+		built := false
+		draw := func() {
+			s.seeLocked(c) // the person sees what this frame shows
+			var missing bool
+			sc, next, stale, missing = s.sceneLocked(cols, rows, fresh, reads, round >= frameRounds)
+			built = !missing
+		}
+		if fresh != 0 {
+			// A key's echo does not wait for /proc: every pane, the typed
+			// one too, shows what the last lookup found (its watcher, or the
+			// next full frame, looks again when one is due).
+			s.withLock(draw)
+		} else {
+			s.withFresh(draw)
+		}
+		if built {
+			return sc, next, stale
+		}
 	}
-	if fresh != 0 {
-		// A key's echo does not wait for /proc: every pane, the typed one
-		// too, shows what the last lookup found (its watcher, or the next
-		// full frame, looks again when one is due).
-		s.withLock(draw)
-	} else {
-		s.withFresh(draw)
-	}
-	return sc, next, stale
 }
 
-func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Duration, stale bool) {
+// frameRounds bounds the rounds of reads a frame makes before it reads what
+// is still missing under Server.mu.
+const frameRounds = 3
+
+// paneRead is what one frame reads of a pane's emulator before it takes
+// Server.mu to build the scene: what frameAsksLocked asked, then what read
+// found.
+type paneRead struct {
+	e          *paneEntry
+	cols, rows int  // its content in the frame; 0 for a pane only named (a tab's)
+	lastOK     bool // an echo frame's other pane: the screen drawn last of it will do
+	title      bool // read the title its program set
+	agent      bool // read its agent's signals
+	agentSees  bool // and its screen, for a new decision
+
+	screen    *term.Screen
+	stale     bool // screen is the one drawn last, and the pane printed since
+	progTitle string
+	ag        *agentRead
+}
+
+// frameAsksLocked says what a frame must read of which panes: the active
+// tab's placed panes (their screens; unless an echo frame reuses what the
+// last frame read, their titles and agents) and the panes that name a tab.
+func (s *Server) frameAsksLocked(fresh int) map[int]*paneRead {
+	reads := map[int]*paneRead{}
+	ask := func(id int, e *paneEntry) *paneRead {
+		r := reads[id]
+		if r == nil {
+			r = &paneRead{e: e}
+			reads[id] = r
+		}
+		return r
+	}
+	for _, t := range s.layout.Tabs() {
+		if e, ok := s.panes[t.Focus]; ok && t.Name == "" && len(t.Panes) > 0 && e.title == "" {
+			ask(t.Focus, e).title = true
+		}
+	}
+	w, h := s.paneAreaLocked()
+	for _, pl := range s.layout.Place(s.layout.ActiveTab(), w, h) {
+		e, ok := s.panes[pl.Pane]
+		if !ok {
+			continue
+		}
+		r := ask(pl.Pane, e)
+		r.cols, r.rows = pl.Content.W, pl.Content.H
+		r.lastOK = fresh != 0 && pl.Pane != fresh
+		if r.lastOK && e.drawn {
+			continue // title and agent as the last frame read them
+		}
+		r.title = r.title || e.title == ""
+		if e.p.Status().Running {
+			r.agent = true
+			_, known := e.agentKindKnownLocked()
+			r.agentSees = (known != "" || e.melLocked() != nil) && !e.decisionCurrentLocked()
+		}
+	}
+	return reads
+}
+
+// decisionCurrentLocked says the pane's last agent decision holds: nothing
+// changed since it was made.
+func (e *paneEntry) decisionCurrentLocked() bool {
+	return e.ag.cached != nil && e.ag.cachedCh == e.p.Changed() && e.ag.cacheGen == e.ag.gen && time.Now().Before(e.ag.until)
+}
+
+// read reads what r asks of the pane's emulator. It takes no lock of the
+// server's.
+func (r *paneRead) read() {
+	p := r.e.p
+	if r.cols > 0 {
+		if r.lastOK {
+			r.screen, r.stale = r.e.draw.drawnLast(r.cols, r.rows)
+		}
+		if r.screen == nil {
+			r.screen = r.e.draw.screen(p)
+		}
+	}
+	if r.title {
+		r.progTitle = clipTitle(p.Term().Title())
+	}
+	if r.agent {
+		r.ag = readAgent(p, r.agentSees)
+	}
+}
+
+func (s *Server) sceneLocked(cols, rows, fresh int, reads map[int]*paneRead, live bool) (sc *ui.Scene, next time.Duration, stale, missing bool) {
+	// read is what the frame read of pane id, or nil when it did not read
+	// what the scene needs (the panes changed since it asked): then the
+	// scene is missing it, unless live, when it is read now.
+	// A placed pane's read is needed at its content's size (cols x rows),
+	// a tab's or an agent's at any (0).
+	read := func(id int, e *paneEntry, cols, rows int, need func(*paneRead) bool) *paneRead {
+		r := reads[id]
+		if r != nil && r.e == e && need(r) {
+			return r
+		}
+		if !live {
+			missing = true
+			return nil
+		}
+		if r == nil || r.e != e {
+			r = &paneRead{e: e}
+			reads[id] = r
+		}
+		if cols > 0 {
+			r.cols, r.rows, r.lastOK = cols, rows, false
+		}
+		r.screen, r.stale = nil, false
+		r.title, r.agent, r.agentSees = true, true, true
+		r.read()
+		return r
+	}
 	w, h := s.paneAreaLocked()
 	// The client draws no more than the session: the rest of a larger
 	// terminal stays blank and costs nothing.
@@ -83,19 +220,31 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 		if !ok {
 			if reuse(id, e) {
 				v = e.drawnAgent
-			} else {
-				v.info, v.change = s.agentLocked(id, e)
+			} else if r := read(id, e, 0, 0, func(r *paneRead) bool { return r.ag != nil }); r != nil {
+				var short bool
+				v.info, v.change, short = s.agentFromLocked(id, e, r.ag)
+				if short && live {
+					v.info, v.change = s.agentLocked(id, e)
+				} else if short {
+					missing = true
+				}
 				e.drawnAgent = v
 			}
 			agents[id] = v
 		}
 		return v
 	}
+	titleOf := func(id int, e *paneEntry) string {
+		if r := read(id, e, 0, 0, func(r *paneRead) bool { return r.title }); r != nil {
+			return r.progTitle
+		}
+		return ""
+	}
 	for _, t := range s.layout.Tabs() {
 		tv := ui.TabView{Index: t.Index, Name: t.Name, Panes: len(t.Panes), Active: t.Index == active, Zoomed: t.Zoomed}
 		if tv.Name == "" && len(t.Panes) > 0 {
 			if e, ok := s.panes[t.Focus]; ok {
-				tv.Name = s.displayNameLocked(e)
+				tv.Name = s.displayNameFrom(e, func() string { return titleOf(t.Focus, e) })
 			}
 		}
 		// The tab's mark is its panes' unseen changes: a question or a
@@ -118,23 +267,24 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 		if !ok {
 			continue
 		}
+		pw, ph := pl.Content.W, pl.Content.H
+		r := read(pl.Pane, e, pw, ph, func(r *paneRead) bool { return r.cols == pw && r.rows == ph })
+		if r == nil {
+			continue
+		}
 		st := e.p.Status()
 		pv := ui.PaneView{
 			ID: pl.Pane, Frame: uiRect(pl.Frame), Content: uiRect(pl.Content),
 			Title: e.title, Command: s.runningLocked(e), Focused: pl.Pane == focused,
 			Exited: !st.Running, ExitCode: st.ExitCode,
+			Screen: r.screen,
 		}
-		if last := e.lastFull; fresh != 0 && pl.Pane != fresh && last != nil && last.Cols == pl.Content.W && last.Rows == pl.Content.H {
-			pv.Screen = last
-			stale = stale || e.printedSinceLocked(last)
-		} else {
-			pv.Screen = e.screenLocked()
-		}
+		stale = stale || r.stale
 		if pv.Title == "" {
 			if reuse(pl.Pane, e) {
 				pv.Title = e.drawnTitle
 			} else {
-				pv.Title = programTitle(e)
+				pv.Title = titleOf(pl.Pane, e)
 				e.drawnTitle = pv.Title
 			}
 		}
@@ -186,66 +336,94 @@ func (s *Server) sceneLocked(cols, rows, fresh int) (sc *ui.Scene, next time.Dur
 			sc.Separators = append(sc.Separators, ui.Rect{X: b.X, Y: b.Y, W: 1, H: b.Len})
 		}
 	}
-	return sc, next, stale
+	return sc, next, stale, missing
 }
 
-// printedSinceLocked reports whether the pane may show more than screen, a
-// screen taken of it before: it printed since the last snapshot, or that
-// snapshot is not screen.
-func (e *paneEntry) printedSinceLocked(screen *term.Screen) bool {
-	if e.snap != screen {
-		return true
+// paneDraw is what frames keep of a pane's screen: the latest snapshot,
+// which every client draws from until the pane changes (so clients hold one
+// copy, not one each), and the last screen drawn outside a synchronized
+// output frame. Its lock is its own, taken without Server.mu; the pane's
+// emulator lock is taken under it.
+type paneDraw struct {
+	mu        sync.Mutex      // guards the fields below
+	snap      *term.Screen    // the latest snapshot
+	snapCh    <-chan struct{} // the pane's change channel when snap was taken
+	lastFull  *term.Screen    // the last screen drawn outside a synchronized output frame
+	syncSince time.Time       // when the current synchronized output frame began
+}
+
+// drawnLast is the screen last drawn of the pane when it is cols x rows
+// (nil when it is not), and whether the pane may show more than it: it
+// printed since the last snapshot, or that snapshot is not it.
+func (d *paneDraw) drawnLast(cols, rows int) (*term.Screen, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	last := d.lastFull
+	if last == nil || last.Cols != cols || last.Rows != rows {
+		return nil, false
+	}
+	if d.snap != last {
+		return last, true
 	}
 	select {
-	case <-e.snapCh:
-		return true
+	case <-d.snapCh:
+		return last, true
 	default:
-		return false
+		return last, false
 	}
 }
 
-// screenLocked is the pane's screen to draw: the live one, or while the
-// application holds synchronized output, the last complete one (for at most
-// syncHold), so no client sees a half-drawn frame.
-func (e *paneEntry) screenLocked() *term.Screen {
-	snap := e.snapshotLocked()
-	if snap.Modes.SyncOutput && e.lastFull != nil {
-		if e.syncSince.IsZero() {
-			e.syncSince = time.Now()
+// screen is p's screen to draw: the live one, or while the application
+// holds synchronized output, the last complete one (for at most syncHold),
+// so no client sees a half-drawn frame.
+func (d *paneDraw) screen(p *pane.Pane) *term.Screen {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	snap := d.snapshotLocked(p)
+	if snap.Modes.SyncOutput && d.lastFull != nil {
+		if d.syncSince.IsZero() {
+			d.syncSince = time.Now()
 		}
-		if time.Since(e.syncSince) < syncHold {
-			return e.lastFull
+		if time.Since(d.syncSince) < syncHold {
+			return d.lastFull
 		}
 	}
-	e.syncSince = time.Time{}
-	e.lastFull = snap
+	d.syncSince = time.Time{}
+	d.lastFull = snap
 	return snap
 }
 
-// snapshotLocked is the pane's screen now, taken again only when the pane
-// printed (its change channel closed) or changed size since the last one.
-func (e *paneEntry) snapshotLocked() *term.Screen {
-	ch := e.p.Changed() // before the snapshot: output after it closes ch
-	if e.snap != nil {
+// snapshotLocked is p's screen now, taken again only when the pane printed
+// (its change channel closed) or changed size since the last one.
+func (d *paneDraw) snapshotLocked(p *pane.Pane) *term.Screen {
+	ch := p.Changed() // before the snapshot: output after it closes ch
+	if d.snap != nil {
 		select {
-		case <-e.snapCh:
+		case <-d.snapCh:
 		default:
-			if cols, rows := e.p.Term().Size(); e.snapCh == ch && cols == e.snap.Cols && rows == e.snap.Rows {
-				return e.snap
+			if cols, rows := p.Term().Size(); d.snapCh == ch && cols == d.snap.Cols && rows == d.snap.Rows {
+				return d.snap
 			}
 		}
 	}
-	e.snap, e.snapCh = e.p.Term().Snapshot(), ch
-	return e.snap
+	d.snap, d.snapCh = p.Term().Snapshot(), ch
+	return d.snap
 }
 
 // displayNameLocked names a pane in the status line: its title, the title its
 // program set, else what runs in it.
 func (s *Server) displayNameLocked(e *paneEntry) string {
+	return s.displayNameFrom(e, func() string { return programTitle(e) })
+}
+
+// displayNameFrom is displayNameLocked with the program's title from
+// progTitle (a frame's, read before it took Server.mu). Caller holds
+// Server.mu.
+func (s *Server) displayNameFrom(e *paneEntry, progTitle func() string) string {
 	if e.title != "" {
 		return e.title
 	}
-	if t := programTitle(e); t != "" {
+	if t := progTitle(); t != "" {
 		return t
 	}
 	return s.runningLocked(e)

@@ -25,7 +25,6 @@ import (
 	"github.com/melmux/melmux/internal/ui"
 	"github.com/melmux/melmux/layout"
 	"github.com/melmux/melmux/pane"
-	"github.com/melmux/melmux/pane/term"
 	"github.com/melmux/melmux/worktree"
 )
 
@@ -169,22 +168,15 @@ type paneEntry struct {
 	// Guarded by Server.mu: the worktree's +A −D as last counted (worktree.go).
 	wtCount wtCount
 
-	// Guarded by Server.mu: the last screen drawn outside a synchronized
-	// output frame, and when the current frame began.
-	lastFull  *term.Screen
-	syncSince time.Time
+	// draw is what frames keep of the pane's screen, under its own lock
+	// (scene.go).
+	draw paneDraw
 	// Guarded by Server.mu: what the last frame that read the pane said of
 	// its agent and title; a key's echo frame shows them again rather than
 	// wait for the pane's emulator while it parses (sceneFresh).
 	drawnAgent agentView
 	drawnTitle string
 	drawn      bool
-
-	// Guarded by Server.mu: the latest snapshot of the pane's screen and the
-	// pane's change channel when it was taken. Every client draws from it
-	// until the pane changes, so clients hold one copy, not one each.
-	snap   *term.Screen
-	snapCh <-chan struct{}
 
 	// Guarded by Server.mu: the coding agent the pane runs ("" for none) and
 	// when that was last looked up (withFresh), and the channel
