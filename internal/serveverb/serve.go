@@ -91,7 +91,7 @@ func serve(g *cli.Globals, args []string) error {
 		UI: server.UIConfig{Prefix: cfg.Prefix, Bindings: cfg.Bindings, Status: cfg.Status, Verbs: cli.PromptVerbs},
 		// While a client is attached the server runs one P more
 		// than the CPUs, so a typed key finds a P at once beside
-		// floods parsing on every CPU (server's feedSlots).
+		// floods parsing on every CPU (sched.FeedSlots).
 		SpareProc: true})
 	if err := srv.Listen(); err != nil {
 		if errors.Is(err, server.ErrSessionRuns) {
