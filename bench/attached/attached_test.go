@@ -1,57 +1,13 @@
 package main
 
 import (
-	"context"
 	"io"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/melmux/melmux/bench/streams"
 )
-
-// The end of a stream is found even when the marker's first letter comes
-// split across two reads of the PTY, and the bytes before it are counted.
-func TestTerminalFindsMarkerSplitAcrossReads(t *testing.T) {
-	first := []byte(marker)[:1]
-	rest := []byte(marker)[1:]
-	// printf's octal escapes write the marker's first byte, then, after a
-	// pause that makes it a separate read, the rest.
-	script := `printf 'abc\` + octal(first[0]) + `'; sleep 0.2; printf '%s' "$1"; sleep 5`
-	term, err := startTerminal(exec.Command("sh", "-c", script, "sh", string(rest)), 80, 24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer term.close()
-	at, err := term.await(context.Background(), 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if at.IsZero() {
-		t.Error("await returned no time")
-	}
-	if n := term.total(); n < int64(3+len(marker)) {
-		t.Errorf("counted %d bytes, want at least %d", n, 3+len(marker))
-	}
-	_ = term.cmd.Process.Kill()
-}
-
-func TestTerminalWithoutMarkerTimesOut(t *testing.T) {
-	term, err := startTerminal(exec.Command("sh", "-c", "printf 'plain ASCII only'; sleep 5"), 80, 24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer term.close()
-	if _, err := term.await(context.Background(), 300*time.Millisecond); err == nil || !strings.Contains(err.Error(), "not drawn") {
-		t.Errorf("await = %v, want a timeout", err)
-	}
-	_ = term.cmd.Process.Kill()
-}
-
-func octal(b byte) string {
-	return string([]byte{'0' + b>>6, '0' + (b>>3)&7, '0' + b&7})
-}
 
 func TestNoStreamHoldsTheMarker(t *testing.T) {
 	for _, kind := range []string{"plain", "sgr", "cursor", "ink"} {

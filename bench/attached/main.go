@@ -16,11 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/melmux/melmux/bench/internal/muxenv"
 	"github.com/melmux/melmux/bench/streams"
@@ -289,15 +286,15 @@ func once(ctx context.Context, cfg config, m *muxer, script, file, kind string) 
 	if err != nil {
 		return r, err
 	}
-	term, err := startTerminal(m.attachCmd(), paneCols, paneRows+m.chromeRows)
+	term, err := muxenv.StartTerminal(m.attachCmd(), paneCols, paneRows+m.chromeRows, marker[:2])
 	if err != nil {
 		return r, err
 	}
 	defer func() {
 		m.stop() // the server goes first, so the client leaves by itself
-		term.close()
+		term.Close()
 	}()
-	if err := term.settle(ctx, 10*time.Second); err != nil {
+	if err := term.Settle(ctx, 10*time.Second); err != nil {
 		return r, err
 	}
 	if size, err := m.paneSize(ctx); err != nil {
@@ -309,11 +306,11 @@ func once(ctx context.Context, cfg config, m *muxer, script, file, kind string) 
 	if err != nil {
 		return r, err
 	}
-	c0, err := muxenv.CPUTime(term.cmd.Process.Pid)
+	c0, err := muxenv.CPUTime(term.Cmd.Process.Pid)
 	if err != nil {
 		return r, err
 	}
-	d0 := term.total()
+	d0 := term.Total()
 	t0 := time.Now()
 	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
@@ -324,7 +321,7 @@ func once(ctx context.Context, cfg config, m *muxer, script, file, kind string) 
 	if err != nil {
 		return r, fmt.Errorf("start the stream: %w", err)
 	}
-	at, err := term.await(ctx, cfg.timeout)
+	at, err := term.Await(ctx, cfg.timeout)
 	if err != nil {
 		return r, err
 	}
@@ -332,11 +329,11 @@ func once(ctx context.Context, cfg config, m *muxer, script, file, kind string) 
 	if err != nil {
 		return r, err
 	}
-	c1, err := muxenv.CPUTime(term.cmd.Process.Pid)
+	c1, err := muxenv.CPUTime(term.Cmd.Process.Pid)
 	if err != nil {
 		return r, err
 	}
-	r = result{wall: at.Sub(t0), server: s1 - s0, client: c1 - c0, drawn: term.total() - d0}
+	r = result{wall: at.Sub(t0), server: s1 - s0, client: c1 - c0, drawn: term.Total() - d0}
 	screen, err := m.screen(ctx)
 	if err != nil {
 		return r, err
@@ -498,118 +495,4 @@ func (m *muxer) stop() {
 		}
 	}
 	_ = syscall.Kill(m.pid, syscall.SIGKILL) // only the server this run started, by its pid
-}
-
-// terminal is the user's terminal: a PTY whose master this program drains.
-type terminal struct {
-	cmd  *exec.Cmd
-	ptmx *os.File
-	done chan struct{} // closed when the client closed its side
-
-	mu    sync.Mutex // guards n, last, tail and at
-	n     int64      // bytes the client wrote
-	last  time.Time  // when the last bytes came
-	tail  []byte     // the last bytes, to find a marker split across reads
-	at    time.Time  // when the marker came; zero before
-	found chan struct{}
-}
-
-func startTerminal(cmd *exec.Cmd, cols, rows int) (*terminal, error) {
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
-	if err != nil {
-		return nil, fmt.Errorf("start %s in a PTY: %w", cmd.Path, err)
-	}
-	t := &terminal{cmd: cmd, ptmx: ptmx, done: make(chan struct{}), found: make(chan struct{})}
-	go t.read()
-	return t, nil
-}
-
-func (t *terminal) read() {
-	defer close(t.done)
-	buf := make([]byte, 256<<10)
-	want := []byte(marker)
-	for {
-		n, err := t.ptmx.Read(buf)
-		if n > 0 {
-			now := time.Now()
-			t.mu.Lock()
-			t.n += int64(n)
-			t.last = now
-			if t.at.IsZero() {
-				// Only the marker's first letter need be found: it is in
-				// nothing drawn before.
-				joined := append(t.tail, buf[:min(n, len(want))]...)
-				if bytes.Contains(buf[:n], want[:2]) || bytes.Contains(joined, want[:2]) {
-					t.at = now
-					close(t.found)
-				}
-				t.tail = append(t.tail[:0], buf[max(0, n-1):n]...)
-			}
-			t.mu.Unlock()
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (t *terminal) total() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.n
-}
-
-// settle waits until the client has drawn something and then nothing for
-// 300 ms: the first frame is done.
-func (t *terminal) settle(ctx context.Context, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		t.mu.Lock()
-		n, last := t.n, t.last
-		t.mu.Unlock()
-		if n > 0 && time.Since(last) > 300*time.Millisecond {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the attached client did not draw and settle within %v (%d bytes drawn)", limit, n)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.done:
-			return fmt.Errorf("the attached client left before drawing (%d bytes)", n)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-// await returns when the marker was drawn.
-func (t *terminal) await(ctx context.Context, limit time.Duration) (time.Time, error) {
-	select {
-	case <-t.found:
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return t.at, nil
-	case <-ctx.Done():
-		return time.Time{}, ctx.Err()
-	case <-t.done:
-		return time.Time{}, errors.New("the attached client left before drawing the end of the stream")
-	case <-time.After(limit):
-		return time.Time{}, fmt.Errorf("the end of the stream was not drawn within %v", limit)
-	}
-}
-
-// close waits for the client to leave (its server is gone), ending it by
-// its pid if it does not.
-func (t *terminal) close() {
-	exited := make(chan struct{})
-	go func() { _ = t.cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(3 * time.Second):
-		_ = t.cmd.Process.Kill()
-		<-exited
-	}
-	t.ptmx.Close()
-	<-t.done
 }

@@ -27,7 +27,17 @@
 // each as a difference. Both get history-limit 10000 (melmux's default) and keep a
 // dead pane (remain-on-exit).
 //
-// Usage: go run ./bench/corpus/play [-runs 3] [-mb 4] [-only NAME,...] [-melmux BIN] [-tmux BIN] [-keep]
+// With -mode attached (or both, the default) each stream is played again
+// with a client attached and drawing the pane: melmux's own `attach`, or
+// `tmux attach-session`, on the slave side of a PTY this program owns and
+// drains (COLS x ROWS+2 for melmux, its status row and the pane's top
+// border; COLS x ROWS+1 for tmux's status line). The clocks start once the
+// client has drawn its first frame and gone quiet, and stop when the client
+// has drawn the marker's first letter (non-ASCII, in no stream), then the
+// same checks run. Attached CPU is the server's and the client's together
+// (tmux's client passes its terminal to the server and does nothing).
+//
+// Usage: go run ./bench/corpus/play [-runs 3] [-mb 4] [-mode both|headless|attached] [-only NAME,...] [-melmux BIN] [-tmux BIN] [-keep]
 package main
 
 import (
@@ -54,13 +64,17 @@ import (
 
 const (
 	history = 10000
-	marker  = "END OF CORPUS STREAM"
+	marker  = "ЖΩЖ END OF CORPUS STREAM"
+	// markLetter is the marker's first letter, which an attached client's
+	// drawing holds only once the marker is drawn.
+	markLetter = "Ж"
 	// paneCmd plays $1 into the pane once a line comes through the FIFO
 	// $2: raw tty, input drained.
 	paneCmd = `stty raw -echo; cat </dev/tty >/dev/null & d=$!; read _ <"$2"; cat "$1"; kill $d`
 )
 
 type config struct {
+	modes   []string
 	runs    int
 	mb      float64
 	only    []string
@@ -81,6 +95,7 @@ func main() {
 	fs.StringVar(&c.melmux, "melmux", "", "melmux binary, melmux-server beside it (default: build this module's)")
 	fs.StringVar(&c.tmux, "tmux", "tmux", "tmux binary")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory")
+	mode := fs.String("mode", "both", "headless, attached (a client drawing the pane) or both")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Minute, "longest one stream may take")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -90,6 +105,15 @@ func main() {
 	}
 	if c.runs < 1 || c.mb <= 0 {
 		fmt.Fprintln(os.Stderr, "play: -runs and -mb must be positive")
+		os.Exit(2)
+	}
+	switch *mode {
+	case "both":
+		c.modes = []string{"headless", "attached"}
+	case "headless", "attached":
+		c.modes = []string{*mode}
+	default:
+		fmt.Fprintf(os.Stderr, "play: -mode %q: want headless, attached or both\n", *mode)
 		os.Exit(2)
 	}
 	for _, o := range strings.Split(*only, ",") {
@@ -152,8 +176,8 @@ func play(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if bytes.Contains(b, []byte(marker)) {
-			return fmt.Errorf("%s holds the marker", s.Name)
+		if bytes.Contains(b, []byte(markLetter)) {
+			return fmt.Errorf("%s holds the marker's first letter %s", s.Name, markLetter)
 		}
 		reps := max(1, int((c.mb*1e6+float64(len(b))-1)/float64(len(b))))
 		full := append(bytes.Repeat(b, reps), "\x1bc\x1b[999;1H"+marker+"\r\n"...)
@@ -173,6 +197,11 @@ func play(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	}
 	defer t.run("kill-server")
 	m := &melmux{bin: melmuxBin, env: env, run: filepath.Join(work, "run")}
+	if slices.Contains(c.modes, "attached") {
+		// Attached clients need a terminal type they can draw with.
+		m.env = append(slices.Clone(env), "TERM=xterm-256color")
+		t.env = m.env
+	}
 
 	load0 := muxenv.LoadAvg()
 	fmt.Fprintf(stderr, "machine: %d cores, load average %s; melmux %s, %s\n", runtime.NumCPU(), load0, commit, muxenv.TmuxVersion(tmuxBin))
@@ -187,27 +216,30 @@ func play(ctx context.Context, c config, stdout, stderr io.Writer) error {
 			if res[p.Name] == nil {
 				res[p.Name] = map[string][]result{}
 			}
-			for _, mux := range order {
-				if err := ctx.Err(); err != nil {
-					return err
+			for _, mode := range c.modes {
+				attached := mode == "attached"
+				for _, mux := range order {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					session := fmt.Sprintf("c%d-%s-%s", round, mode[:1], strings.ReplaceAll(p.Name, "_", "-"))
+					var r result
+					var err error
+					if mux == "melmux" {
+						r, err = m.once(ctx, session, script, p, c.timeout, attached)
+					} else {
+						r, err = t.once(ctx, session, script, p, c.timeout, attached)
+					}
+					var ce checkError
+					if errors.As(err, &ce) {
+						fmt.Fprintf(stderr, "CORRECTNESS: %s %s %s round %d: %v\n", mux, mode, p.Name, round, err)
+						failures++
+					} else if err != nil {
+						return fmt.Errorf("%s %s, %s, round %d: %w", mux, mode, p.Name, round, err)
+					}
+					res[p.Name][mux+"/"+mode] = append(res[p.Name][mux+"/"+mode], r)
+					fmt.Fprintf(stderr, "round %d %-6s %-8s %-22s wall %7.3f s  CPU %7.3f s\n", round, mux, mode, p.Name, r.wall.Seconds(), r.cpu.Seconds())
 				}
-				session := fmt.Sprintf("c%d-%s", round, strings.ReplaceAll(p.Name, "_", "-"))
-				var r result
-				var err error
-				if mux == "melmux" {
-					r, err = m.once(ctx, session, script, p, c.timeout)
-				} else {
-					r, err = t.once(ctx, session, script, p, c.timeout)
-				}
-				var ce checkError
-				if errors.As(err, &ce) {
-					fmt.Fprintf(stderr, "CORRECTNESS: %s %s round %d: %v\n", mux, p.Name, round, err)
-					failures++
-				} else if err != nil {
-					return fmt.Errorf("%s, %s, round %d: %w", mux, p.Name, round, err)
-				}
-				res[p.Name][mux] = append(res[p.Name][mux], r)
-				fmt.Fprintf(stderr, "round %d %-6s %-22s wall %7.3f s  server CPU %7.3f s\n", round, mux, p.Name, r.wall.Seconds(), r.cpu.Seconds())
 			}
 		}
 	}
@@ -215,13 +247,21 @@ func play(ctx context.Context, c config, stdout, stderr io.Writer) error {
 
 	fmt.Fprintf(stdout, "\nmelmux %s beside %s, %d rounds (medians), each stream repeated to about %g MB; load average %s before, %s after; %d cores\n\n",
 		commit, muxenv.TmuxVersion(tmuxBin), c.runs, c.mb, load0, load1, runtime.NumCPU())
-	fmt.Fprintln(stdout, "| stream | size | played | melmux CPU / wall | tmux CPU / wall | tmux/melmux CPU | tmux/melmux wall |")
-	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
+	head, rule := "| stream | size | played |", "|---|---|---|"
+	for _, mode := range c.modes {
+		head += fmt.Sprintf(" %[1]s: melmux CPU / wall | %[1]s: tmux CPU / wall | %[1]s: tmux/melmux CPU / wall |", mode)
+		rule += "---|---|---|"
+	}
+	fmt.Fprintln(stdout, head)
+	fmt.Fprintln(stdout, rule)
 	for _, p := range ps {
-		mm, tt := med(res[p.Name]["melmux"]), med(res[p.Name]["tmux"])
-		fmt.Fprintf(stdout, "| %s | %s | x%d = %.1f MB | %.3f / %.3f s | %.3f / %.3f s | **%s** | %s |\n",
-			p.Name, kb(p.unit), p.reps, float64(p.total)/1e6, mm.cpu.Seconds(), mm.wall.Seconds(), tt.cpu.Seconds(), tt.wall.Seconds(),
-			ratio(tt.cpu, mm.cpu), ratio(tt.wall, mm.wall))
+		row := fmt.Sprintf("| %s | %s | x%d = %.1f MB |", p.Name, kb(p.unit), p.reps, float64(p.total)/1e6)
+		for _, mode := range c.modes {
+			mm, tt := med(res[p.Name]["melmux/"+mode]), med(res[p.Name]["tmux/"+mode])
+			row += fmt.Sprintf(" %.3f / %.3f s | %.3f / %.3f s | **%s** / %s |", mm.cpu.Seconds(), mm.wall.Seconds(), tt.cpu.Seconds(), tt.wall.Seconds(),
+				ratio(tt.cpu, mm.cpu), ratio(tt.wall, mm.wall))
+		}
+		fmt.Fprintln(stdout, row)
 	}
 	if failures > 0 {
 		return fmt.Errorf("%d correctness check(s) failed (see CORRECTNESS above)", failures)
@@ -293,7 +333,7 @@ func (m *melmux) cmd(ctx context.Context, args ...string) (string, error) {
 	return out.String(), nil
 }
 
-func (m *melmux) once(ctx context.Context, session, script string, p prepared, timeout time.Duration) (result, error) {
+func (m *melmux) once(ctx context.Context, session, script string, p prepared, timeout time.Duration, attached bool) (result, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	fifo, err := newFIFO(p.file)
@@ -309,13 +349,40 @@ func (m *melmux) once(ctx context.Context, session, script string, p prepared, t
 		return result{}, err
 	}
 	defer m.kill(session, pid)
-	c0, err := muxenv.CPUTime(pid)
+	var term *muxenv.Terminal
+	if attached {
+		cmd := exec.Command(m.bin, "-s", session, "attach")
+		cmd.Env = m.env
+		if term, err = muxenv.StartTerminal(cmd, p.Cols, p.Rows+2, markLetter); err != nil {
+			return result{}, err
+		}
+		defer func() {
+			m.kill(session, pid) // the server goes first, so the client leaves by itself
+			term.Close()
+		}()
+		if err := term.Settle(ctx, 10*time.Second); err != nil {
+			return result{}, err
+		}
+	}
+	c0, err := cpuOf(pid, term)
 	if err != nil {
 		return result{}, err
 	}
 	t0 := time.Now()
 	if err := kick(fifo); err != nil {
 		return result{}, err
+	}
+	var drawn result
+	if term != nil {
+		at, err := term.Await(ctx, timeout)
+		if err != nil {
+			return result{}, err
+		}
+		c1, err := cpuOf(pid, term)
+		if err != nil {
+			return result{}, err
+		}
+		drawn = result{wall: at.Sub(t0), cpu: c1 - c0}
 	}
 	if _, err := m.cmd(ctx, "-s", session, "wait", "-t", "1", "--exit", "--timeout", timeout.String()); err != nil {
 		return result{}, err
@@ -340,6 +407,9 @@ func (m *melmux) once(ctx context.Context, session, script string, p prepared, t
 		return r, err
 	}
 	r.cpu = c1 - c0
+	if term != nil {
+		r = drawn
+	}
 	out, err := m.cmd(ctx, "-s", session, "list-panes", "--json")
 	if err != nil {
 		return r, err
@@ -411,7 +481,7 @@ func (t *tmux) start() error {
 	return err
 }
 
-func (t *tmux) once(ctx context.Context, session, script string, p prepared, timeout time.Duration) (result, error) {
+func (t *tmux) once(ctx context.Context, session, script string, p prepared, timeout time.Duration, attached bool) (result, error) {
 	deadline := time.Now().Add(timeout)
 	fifo, err := newFIFO(p.file)
 	if err != nil {
@@ -423,13 +493,41 @@ func (t *tmux) once(ctx context.Context, session, script string, p prepared, tim
 		return result{}, err
 	}
 	defer t.run("kill-session", "-t", "="+session)
-	c0, err := muxenv.CPUTime(t.pid)
+	var term *muxenv.Terminal
+	if attached {
+		cmd := exec.Command(t.bin, "-S", t.sock, "attach-session", "-t", "="+session)
+		cmd.Env = t.env
+		var err error
+		if term, err = muxenv.StartTerminal(cmd, p.Cols, p.Rows+1, markLetter); err != nil {
+			return result{}, err
+		}
+		defer func() {
+			t.run("kill-session", "-t", "="+session) // the client leaves with its session
+			term.Close()
+		}()
+		if err := term.Settle(ctx, 10*time.Second); err != nil {
+			return result{}, err
+		}
+	}
+	c0, err := cpuOf(t.pid, term)
 	if err != nil {
 		return result{}, err
 	}
 	t0 := time.Now()
 	if err := kick(fifo); err != nil {
 		return result{}, err
+	}
+	var drawn result
+	if term != nil {
+		at, err := term.Await(ctx, timeout)
+		if err != nil {
+			return result{}, err
+		}
+		c1, err := cpuOf(t.pid, term)
+		if err != nil {
+			return result{}, err
+		}
+		drawn = result{wall: at.Sub(t0), cpu: c1 - c0}
 	}
 	if _, err := t.run("wait-for", session); err != nil {
 		return result{}, err
@@ -453,6 +551,9 @@ func (t *tmux) once(ctx context.Context, session, script string, p prepared, tim
 		return r, err
 	}
 	r.cpu = c1 - c0
+	if term != nil {
+		r = drawn
+	}
 	out, err := t.run("display-message", "-p", "-t", "="+session+":", "#{pane_width}x#{pane_height}")
 	if err != nil {
 		return r, err
@@ -461,6 +562,17 @@ func (t *tmux) once(ctx context.Context, session, script string, p prepared, tim
 		return r, checkError{fmt.Sprintf("pane is %s, want %s", got, want)}
 	}
 	return r, nil
+}
+
+// cpuOf is the CPU time of the server pid, and of the attached client
+// when there is one.
+func cpuOf(pid int, term *muxenv.Terminal) (time.Duration, error) {
+	c, err := muxenv.CPUTime(pid)
+	if err != nil || term == nil {
+		return c, err
+	}
+	cc, err := muxenv.CPUTime(term.Cmd.Process.Pid)
+	return c + cc, err
 }
 
 // newFIFO makes the FIFO a pane waits on, beside the stream's file.

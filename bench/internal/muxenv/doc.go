@@ -3,5 +3,5 @@
 // temporary directory, the environment both multiplexers run with, a
 // melmux binary built from the checkout, a server's CPU time from its
 // threads' schedstat, and what a report says of the machine (load, CPU,
-// tmux's version).
+// tmux's version), and an attached client's terminal (Terminal).
 package muxenv
