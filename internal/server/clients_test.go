@@ -345,3 +345,21 @@ func TestClientsComeAndGoWithoutServerMu(t *testing.T) {
 		t.Errorf("%d clients attached after the leave, want 0", n)
 	}
 }
+
+// A server that owns GOMAXPROCS runs its spare P while a client is
+// attached, and gives it up when the last one leaves (sched.Attached, told
+// by the client set at each change).
+func TestAttachedClientsHaveTheSpareP(t *testing.T) {
+	old := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
+	s, _ := startServer(t, func(cfg *Config) { cfg.SpareProc = true })
+	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
+	attachViewer(t, s, viewer)
+	if n := runtime.GOMAXPROCS(0); n != old+1 {
+		t.Fatalf("a client attached: GOMAXPROCS %d, want %d", n, old+1)
+	}
+	s.clients.leave(viewer)
+	if n := runtime.GOMAXPROCS(0); n != old {
+		t.Fatalf("the client left: GOMAXPROCS %d, want %d", n, old)
+	}
+}
