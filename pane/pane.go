@@ -341,11 +341,19 @@ func (p *Pane) readLoop() {
 }
 
 // Trim lets go of what the pane's emulator grew to take in output fast
-// (term.Terminal.Trim), if it had output since the last Trim. The server
-// calls it once output has gone quiet.
+// (term.Terminal.Trim), if it had output since the last Trim, and of the
+// emulator itself once the program has ended and its output was all read
+// (term.Terminal.Retire: the last screen is kept packed; a pane kept
+// after its program, remain-on-exit, holds a few KB instead of vt10x's
+// screens). The server calls it once output has gone quiet.
 func (p *Pane) Trim() {
 	if p.untrimmed.Swap(false) {
 		p.term.Trim()
+	}
+	select {
+	case <-p.exited:
+		p.term.Retire()
+	default:
 	}
 }
 

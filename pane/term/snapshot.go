@@ -27,6 +27,11 @@ func (t *Terminal) readGlyphsLocked(y int) ([]vt10x.Glyph, bool) {
 		t.glyphBuf = g
 		return g, true
 	}
+	if f := t.frozen; f != nil {
+		g = f.rows[y].glyphs(g)
+		t.glyphBuf = g
+		return g, true
+	}
 	ok := t.guardLocked(func() {
 		for x := 0; x < t.cols; x++ {
 			g = append(g, t.vt.Cell(x, y))

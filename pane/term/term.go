@@ -53,9 +53,14 @@ type Terminal struct {
 	// Resize, which lock themselves, and this mutex serialises those calls
 	// with the unlocked getters (Cell, Cursor, Mode).
 	mu sync.Mutex
-	vt vt10x.Terminal
+	vt vt10x.Terminal // nil while retired (retire.go): frozen holds the screen
 	sc scanner
 	h  history
+
+	// frozen is a retired terminal's screen; retireNo the state a refusal
+	// to retire was made in.
+	frozen   *frozenScreen
+	retireNo retireKey
 
 	cols, rows int
 	out        []byte // normalised bytes waiting to be fed to vt10x
@@ -377,7 +382,11 @@ func (t *Terminal) Modes() Modes {
 
 func (t *Terminal) modesLocked() Modes {
 	var m vt10x.ModeFlag
-	t.peekLocked(func() { m = t.vt.Mode() })
+	if f := t.frozen; f != nil {
+		m = f.mode
+	} else {
+		t.peekLocked(func() { m = t.vt.Mode() })
+	}
 	return Modes{
 		AppCursor:      m&vt10x.ModeAppCursor != 0,
 		AppKeypad:      m&vt10x.ModeAppKeypad != 0,
@@ -420,10 +429,14 @@ func (t *Terminal) Cursor() Cursor {
 func (t *Terminal) cursorLocked() Cursor {
 	var c vt10x.Cursor
 	var vis bool
-	t.peekLocked(func() {
-		c = t.vt.Cursor()
-		vis = t.vt.CursorVisible()
-	})
+	if f := t.frozen; f != nil {
+		c, vis = f.cursor, f.visible
+	} else {
+		t.peekLocked(func() {
+			c = t.vt.Cursor()
+			vis = t.vt.CursorVisible()
+		})
+	}
 	if m := t.model; m != nil {
 		c.X, c.Y = m.x, m.y
 	}
@@ -517,6 +530,9 @@ func (t *Terminal) peekLocked(f func()) (ok bool) {
 			ok = false
 		}
 	}()
+	if t.vt == nil {
+		t.thawLocked()
+	}
 	f()
 	return true
 }
