@@ -64,7 +64,12 @@
 // History is a ring of compact lines (text plus run-length styles), by
 // default 10000, kept only for the primary screen. ED 3 clears it. When a
 // pane goes quiet (Trim) its older lines are deflated out of the ring and
-// decoded again only when read (history.freeze, history.thaw).
+// decoded again only when read (history.freeze, history.thaw). A
+// terminal whose program has ended can be retired (Retire, retire.go): its
+// last screen is kept as runs of one style and vt10x is dropped until
+// something needs it again (a resize, a write), when it is rebuilt as it
+// was; Retire checks that in a scratch vt10x first and refuses a screen
+// that would not come back the same.
 //
 // Fast paths (fast.go) keep vt10x out of work whose result can never be
 // seen, and each is checked against the plain path by fast_test.go (the
