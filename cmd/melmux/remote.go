@@ -23,7 +23,7 @@ import (
 func init() {
 	cli.Register(&cli.Verb{
 		Name:    "__remote",
-		Usage:   "[--cwd DIR] [--agent [--pass-env NAMES]] DEST [-- CMD...]",
+		Usage:   "[--cwd DIR] [--stream ID] [--agent [--pass-env NAMES]] DEST [-- CMD...]",
 		Summary: "mirror a pane running CMD on DEST over ssh (run by open-pane --host)",
 		Run:     runRemote,
 	})
@@ -73,6 +73,7 @@ func runRemote(g *cli.Globals, args []string) error {
 	cwd := fs.String("cwd", "", "the `DIR` the program starts in on the host (default: the home directory)")
 	agent := fs.Bool("agent", false, "CMD is a worker agent's arguments to the host's melmux: it belongs to this session")
 	passEnv := fs.String("pass-env", "", "with --agent, the `NAMES` (comma-separated) of variables of this environment the worker is given")
+	stream := fs.String("stream", "", "the `ID` (24 hex digits) of the typing stream, which names the host's session: one already running there is linked to")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -83,13 +84,16 @@ func runRemote(g *cli.Globals, args []string) error {
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
 	}
+	if *stream != "" && !validStream(*stream) {
+		return cli.Usagef("__remote: --stream %q is not 24 hex digits", *stream)
+	}
 	bins, err := localBinaries()
 	if err != nil {
 		return err
 	}
 	pane, _ := strconv.Atoi(os.Getenv("MELMUX_PANE"))
 	o := remote.LinkOptions{Dest: dest, SSH: sshCommand(), Argv: argv, Cwd: *cwd, Bins: bins,
-		Sock: os.Getenv("MELMUX_SOCKET"), Pane: pane, In: os.Stdin, Out: os.Stdout}
+		Sock: os.Getenv("MELMUX_SOCKET"), Pane: pane, In: os.Stdin, Out: os.Stdout, Stream: *stream}
 	if *agent {
 		o.Agent = &remote.AgentLink{Session: os.Getenv("MELMUX_SESSION")}
 		for _, name := range strings.Split(*passEnv, ",") {
@@ -120,6 +124,19 @@ func runRemote(g *cli.Globals, args []string) error {
 		return &cli.ExitError{Code: *exit.ExitCode}
 	}
 	return nil
+}
+
+// validStream says s is a stream ID as the session makes them.
+func validStream(s string) bool {
+	if len(s) != 24 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // sshCommand is the ssh to run: $MELMUX_SSH (words, for another ssh or

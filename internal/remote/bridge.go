@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
@@ -63,7 +64,9 @@ func Bridge(o BridgeOptions, in io.Reader, out io.Writer) error {
 			return fail(failure{Message: err.Error()})
 		}
 	}
-	if o.New {
+	if o.New && !running(o.Sock) {
+		// A session already running is a restored local pane's, whose
+		// predecessor started it: the bridge links to it as it is.
 		if err := startSession(o); err != nil {
 			return fail(failure{Message: err.Error()})
 		}
@@ -164,6 +167,16 @@ func startSession(o BridgeOptions) error {
 		return fmt.Errorf("start session %s: %v: %s", o.Session, err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// running says a session answers on sock.
+func running(sock string) bool {
+	c, err := client.Connect(sock, time.Second)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
 }
 
 // onlyPane is the session's pane: a bridged session has one.

@@ -61,6 +61,13 @@ type LinkOptions struct {
 	// host's melmux, and its control connections are the local session's
 	// (forward.go).
 	Agent *AgentLink
+
+	// Stream names the typing stream and the host's session (r-…, its
+	// first 12 characters); none picks one. The local session gives it,
+	// so that a pane it restores after dying (its saved command line
+	// holds it) links to the session still running on the host instead of
+	// starting the program anew.
+	Stream string
 }
 
 // AgentLink is what a worker agent on the host is given of this side: the
@@ -79,7 +86,10 @@ func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
 	if len(o.SSH) == 0 {
 		o.SSH = []string{"ssh"}
 	}
-	l := &link{o: o, from: -1, stream: randomID(), in: make(chan struct{}, 1), resized: make(chan struct{}, 1), fgCh: make(chan struct{}, 1)}
+	if len(o.Stream) < 12 {
+		o.Stream = randomID()
+	}
+	l := &link{o: o, from: -1, stream: o.Stream, in: make(chan struct{}, 1), resized: make(chan struct{}, 1), fgCh: make(chan struct{}, 1)}
 	if o.Agent != nil {
 		// The worker's connections outlive each ssh channel (forward.go).
 		l.rel = newRelay(func() (net.Conn, error) { return net.Dial("unix", o.Sock) })
@@ -147,6 +157,7 @@ type link struct {
 	rel     *relay // a worker's control connections; nil for other programs
 
 	mu   sync.Mutex
+	met  bool  // a host answered once
 	from int64 // the output offset drawn so far; -1 before the first
 	// typing not yet taken by the host: buf starts at byte base of the
 	// stream, and sent is how far this connection sent it.
@@ -338,6 +349,11 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 		return nil, false, nil
 	}
 	l.mu.Lock()
+	if !l.met {
+		// The host's count of the stream is where this process's typing
+		// starts: a restored pane's predecessor typed the rest.
+		l.met, l.base = true, h.Received
+	}
 	l.sent = h.Received // what did not reach the host goes again
 	l.mu.Unlock()
 	l.acked(h.Received)
@@ -407,10 +423,33 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			return nil, true, fmt.Errorf("nothing from %s for %s", l.o.Dest, deadAfter)
 		case <-ctx.Done():
-			_ = fw.write(frameKill, nil)
+			if l.localAlive() {
+				_ = fw.write(frameKill, nil)
+			}
 			return nil, true, nil
 		}
 	}
+}
+
+// localAlive says the local session still answers as this pane closes: it
+// closed the pane (kill-pane, kill-server), and the host's session ends
+// with it. A session that died outright (kill -9, a crash) hung up on the
+// pane as its process went, its socket refusing or its listener closing
+// on a connection not yet accepted: the host's session keeps running, and
+// the session restored from its state links to it again. The session
+// gives a pane it closes a second before killing it, so the answer must
+// come sooner; a session too slow to answer is taken for alive.
+func (l *link) localAlive() bool {
+	if l.o.Sock == "" {
+		return true
+	}
+	c, err := client.DialTimeout(l.o.Sock, 700*time.Millisecond)
+	if err != nil {
+		var ne net.Error
+		return errors.As(err, &ne) && ne.Timeout()
+	}
+	_ = c.Close()
+	return true
 }
 
 // fromNow is the output offset to ask for.

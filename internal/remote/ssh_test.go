@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -869,5 +870,88 @@ func TestLeadPlacement(t *testing.T) {
 	if err == nil || !strings.Contains(errOut, "no host of [agent] spawn_hosts has room") ||
 		!strings.Contains(errOut, "h1 (1 of 1 agents)") || !strings.Contains(errOut, "local (1 of 1 agents)") {
 		t.Fatalf("a third worker with every host full: err %v, stderr %q", err, errOut)
+	}
+}
+
+// envOf is the value of name in env.
+func envOf(env []string, name string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// kill9 kills the local session's server outright, as a crash would, and
+// waits until its socket refuses connections.
+func (l *localSession) kill9() {
+	l.t.Helper()
+	out := l.must("ls", "--json")
+	var sessions []struct {
+		Name string
+		PID  int
+	}
+	if err := json.Unmarshal([]byte(out), &sessions); err != nil || len(sessions) != 1 || sessions[0].PID == 0 {
+		l.t.Fatalf("ls --json: %v: %s", err, out)
+	}
+	if err := syscall.Kill(sessions[0].PID, syscall.SIGKILL); err != nil {
+		l.t.Fatal(err)
+	}
+	eventually(l.t, "the killed server's socket refusing", time.Minute, func() bool {
+		_, _, err := l.run("list-panes")
+		return err != nil
+	})
+}
+
+// A session restored after its server was killed outright links its remote
+// pane to the host's session, which ran on meanwhile, instead of starting
+// the program anew: the shell keeps what was set in it, what it printed
+// meanwhile shows, and the host runs one session, not two.
+func TestRemoteRestoreAfterKill9(t *testing.T) {
+	h := newSSHHost(t)
+	l := newLocalSession(t, h)
+	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `PS1='$ ' exec sh`))
+	l.must("send-keys", "-t", id, `x=remem""bered; echo se""t<Enter>`)
+	l.shows(id, "\nset")
+	state := filepath.Join(envOf(l.env, "XDG_STATE_HOME"), "melmux", "sessions", "main.json")
+	eventually(t, "the state file holding the remote pane", time.Minute, func() bool {
+		b, _ := os.ReadFile(state)
+		return bytes.Contains(b, []byte("__remote"))
+	})
+	if s := h.hostSessions(); len(s) != 1 {
+		t.Fatalf("the host's sessions before the kill: %v", s)
+	}
+	l.must("send-keys", "-t", id, `sleep 3; echo slept-through<Enter>`)
+
+	l.kill9()
+	var last string
+	defer func() {
+		if t.Failed() {
+			t.Logf("last seen on the host: %s", last)
+		}
+	}()
+	eventually(t, "the host's shell printing with no local session", time.Minute, func() bool {
+		s := h.hostSessions()
+		if len(s) != 1 {
+			last = fmt.Sprintf("sessions %v", s)
+			return false
+		}
+		out, _ := h.hostMelmux("read-pane", "-s", s[0], "-t", "1", "--all")
+		last = out
+		return strings.Contains(out, "\nslept-through")
+	})
+
+	l.must("restore", "-d")
+	eventually(t, "hosts saying h1 is connected after the restore", 2*time.Minute, func() bool { return l.hostState("h1") == proto.LinkConnected })
+	l.shows(id, "\nslept-through")
+	l.must("send-keys", "-t", id, `echo "got $x"<Enter>`)
+	l.shows(id, "got remembered")
+	if s := h.hostSessions(); len(s) != 1 {
+		t.Fatalf("the host's sessions after the restore: %v (a second is a pane started anew)", s)
+	}
+	p, ok := l.paneInfo(id)
+	if !ok || p.Host == nil || *p.Host != "h1" || !strings.Contains(p.Command, "exec sh") {
+		t.Fatalf("the restored pane: %+v", p)
 	}
 }

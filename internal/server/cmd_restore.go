@@ -237,6 +237,9 @@ func (s *Server) restorePaneLocked(id int, sp sessionstate.Pane, rw restoredWork
 		_ = s.layout.Remove(id) // Best effort: the layout holds id.
 		e = nil
 	}
+	if e != nil {
+		s.restoredRemoteLocked(e, sp, spec.argv)
+	}
 	rp.Command = spec.command
 	rp.Note = strings.Join(notes, "; ")
 	if e != nil {

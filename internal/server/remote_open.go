@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"strings"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/sessionstate"
 	"github.com/melmux/melmux/layout"
 )
 
@@ -75,7 +78,9 @@ type remoteSpec struct {
 // startRemote opens the pane running `melmux __remote` for r, its link
 // connecting.
 func (s *Server) startRemote(r remoteSpec) (*paneEntry, layout.AddResult, error) {
-	bridge := append([]string{s.self, "__remote"}, r.flags...)
+	// The stream, on the pane's command line, goes into the state file: a
+	// session restored after dying links to the host's session again.
+	bridge := append([]string{s.self, "__remote", "--stream", newStreamID()}, r.flags...)
 	if r.cwd != "" {
 		bridge = append(bridge, "--cwd", r.cwd)
 	}
@@ -99,6 +104,46 @@ func (s *Server) startRemote(r remoteSpec) (*paneEntry, layout.AddResult, error)
 	})
 	r.placed.done()
 	return e, res, nil
+}
+
+// restoredRemoteLocked makes a restored pane running argv, when that is
+// `melmux __remote` (sessionstate.Pane.Launch runs it again as saved), the
+// remote pane it was: its host and command as borders and list_panes show
+// them, its typing refused until its link to the host's session is up.
+func (s *Server) restoredRemoteLocked(e *paneEntry, sp sessionstate.Pane, argv []string) {
+	if len(argv) < 3 || argv[1] != "__remote" {
+		return
+	}
+	host := ""
+	for i := 2; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--cwd" || a == "--stream" || a == "--pass-env" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		host = a
+		break
+	}
+	if host == "" {
+		return
+	}
+	l := e.linkLocked()
+	l.host, l.command = host, sp.Command
+	e.command = sp.Command
+	if l.state == "" {
+		l.state, l.since = proto.LinkConnecting, time.Now()
+		e.p.RefuseInput(linkRefusal(e.p.ID(), l))
+	}
+}
+
+// newStreamID names a remote pane's typing stream and its host's session.
+func newStreamID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // waitLink waits until e's link to host is up (or was, and dropped since):

@@ -43,6 +43,11 @@ func (p Pane) Launch(self, shell string) Launch {
 	if p.Shell && shell != "" {
 		argv = []string{shell}
 	}
+	if len(argv) > 1 && argv[1] == "__remote" && (argv[0] == self || filepath.Base(argv[0]) == "melmux") {
+		// A pane on another host (docs/remote.md): its program goes on
+		// there, in the session its command line names: link to it again.
+		return Launch{Argv: argv, How: "linked again to its host"}
+	}
 	if p.Agent != nil && p.Agent.ID != "" {
 		if isMelAgent(argv, self) {
 			return Launch{Argv: resumeArgv(self, argv[2:], p.Agent), How: "melmux agent, resumed from its transcript"}
