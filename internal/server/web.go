@@ -175,6 +175,7 @@ func (s *Server) startWeb(ctx context.Context, p proto.WebParams, tokens string)
 	w.peer = webwire.NewPeer(conn, func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 		return s.webRequest(ctx, w, method, params)
 	})
+	w.peer.Inline(webwire.Arm)
 	go func() {
 		defer s.recovered("web", nil)
 		_ = cmd.Wait()
@@ -257,6 +258,18 @@ func (s *Server) webRequest(ctx context.Context, w *webProc, method string, raw 
 			return nil, nil // gone: the page is told so
 		}
 		return webScreen(e.p.Term().Snapshot()), nil
+	case webwire.Frame:
+		var p webwire.FrameParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, err
+		}
+		f := webwire.FrameResult{State: s.webState(), Screens: make([]*webwire.ScreenResult, len(p.Panes))}
+		for i, id := range p.Panes {
+			if e, err := s.lookup(id); err == nil {
+				f.Screens[i] = webScreen(e.p.Term().Snapshot())
+			}
+		}
+		return f, nil
 	case webwire.Arm:
 		var p webwire.ArmParams
 		if err := json.Unmarshal(raw, &p); err != nil {

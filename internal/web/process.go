@@ -144,7 +144,9 @@ func (r *remote) Changed() <-chan struct{} {
 	}
 	r.n++
 	ch := make(chan struct{})
-	if err := r.peer.Call(context.Background(), webwire.Arm, webwire.ArmParams{N: r.n}, nil); err != nil {
+	// A notice, not a call: the session takes it in order, before the
+	// frame's read that follows it on the connection.
+	if err := r.peer.Notify(webwire.Arm, webwire.ArmParams{N: r.n}); err != nil {
 		// The session is gone; this process ends with the connection.
 		return ch
 	}
@@ -166,6 +168,15 @@ func (r *remote) State() State {
 	var st State
 	_ = r.peer.Call(context.Background(), webwire.State, struct{}{}, &st)
 	return st
+}
+
+// Frame reads the state and the panes' screens in one round trip.
+func (r *remote) Frame(panes []int) (State, []*webwire.ScreenResult, bool) {
+	var f webwire.FrameResult
+	if err := r.peer.Call(context.Background(), webwire.Frame, webwire.FrameParams{Panes: panes}, &f); err != nil || len(f.Screens) != len(panes) {
+		return State{}, nil, false
+	}
+	return f.State, f.Screens, true
 }
 
 func (r *remote) Screen(id int) *webwire.ScreenResult {

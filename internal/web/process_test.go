@@ -33,6 +33,14 @@ func (w *wireSession) handle(ctx context.Context, method string, raw json.RawMes
 		var p webwire.ScreenParams
 		json.Unmarshal(raw, &p)
 		return w.be.Screen(p.Pane), nil
+	case webwire.Frame:
+		var p webwire.FrameParams
+		json.Unmarshal(raw, &p)
+		f := webwire.FrameResult{State: w.be.State()}
+		for _, id := range p.Panes {
+			f.Screens = append(f.Screens, w.be.Screen(id))
+		}
+		return f, nil
 	case webwire.Arm:
 		var p webwire.ArmParams
 		json.Unmarshal(raw, &p)
@@ -69,6 +77,7 @@ func serveOverWire(t *testing.T, be *fake, tokens string) (*wireSession, webwire
 	go func() { served <- Serve(b) }()
 	w := &wireSession{be: be}
 	w.peer = webwire.NewPeer(a, w.handle)
+	w.peer.Inline(webwire.Arm)
 	go w.peer.Run()
 	t.Cleanup(func() { w.peer.Close() })
 	var st webwire.StatusResult

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/melmux/melmux/internal/webwire"
 )
 
 // conn is one page's WebSocket. Its writer (the handler's goroutine) is the
@@ -67,26 +69,30 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "melmux web: log in first", http.StatusUnauthorized)
 		return
 	}
-	// Origin was checked above, against the Host the browser used;
-	// Accept's own check (Origin's host equal to Host) agrees.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionNoContextTakeover})
-	if err != nil {
-		return
-	}
-	ws.SetReadLimit(maxMessage)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &conn{s: s, ws: ws, sess: sess, key: key, out: make(chan []byte, outQueue), kick: make(chan struct{}, 1),
+	c := &conn{s: s, sess: sess, key: key, out: make(chan []byte, outQueue), kick: make(chan struct{}, 1),
 		cancel: cancel, sent: map[int]*sentPane{}}
+	// Counted before its upgrade is answered: a page that has its 101 is
+	// a browser connected, for Browsers (web --status) as for itself.
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		cancel()
-		ws.Close(websocket.StatusGoingAway, "melmux web stopped")
+		http.Error(w, "melmux web stopped", http.StatusServiceUnavailable)
 		return
 	}
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	defer s.gone(c)
+	// Origin was checked above, against the Host the browser used;
+	// Accept's own check (Origin's host equal to Host) agrees.
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionNoContextTakeover})
+	if err != nil {
+		cancel()
+		return
+	}
+	ws.SetReadLimit(maxMessage)
+	c.ws = ws
 	go c.read(ctx)
 	c.write(ctx)
 	code, why := websocket.StatusNormalClosure, c.reason
@@ -388,7 +394,23 @@ func (r row) MarshalJSON() ([]byte, error) {
 // frame sends what changed since the last frame: the state when it
 // differs, and each watched pane's changed rows.
 func (c *conn) frame(ctx context.Context) error {
-	st := stateMsg{T: "state", State: c.s.cfg.Backend.State(), Writer: c.s.writerIs(c), ReadOnly: c.sess.readOnly}
+	c.mu.Lock()
+	watched := slices.Clone(c.watched)
+	c.mu.Unlock()
+	var state State
+	screens := make([]*webwire.ScreenResult, len(watched))
+	if f, ok := c.s.cfg.Backend.(framer); ok {
+		var read bool
+		if state, screens, read = f.Frame(watched); !read {
+			return errors.New("web: the session did not answer")
+		}
+	} else {
+		state = c.s.cfg.Backend.State()
+		for i, id := range watched {
+			screens[i] = c.s.cfg.Backend.Screen(id)
+		}
+	}
+	st := stateMsg{T: "state", State: state, Writer: c.s.writerIs(c), ReadOnly: c.sess.readOnly}
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -399,16 +421,13 @@ func (c *conn) frame(ctx context.Context) error {
 		}
 		c.lastState = b
 	}
-	c.mu.Lock()
-	watched := slices.Clone(c.watched)
-	c.mu.Unlock()
 	for id := range c.sent {
 		if !slices.Contains(watched, id) {
 			delete(c.sent, id)
 		}
 	}
-	for _, id := range watched {
-		m := c.screenDiff(id)
+	for i, id := range watched {
+		m := c.screenDiff(id, screens[i])
 		if m == nil {
 			continue
 		}
@@ -419,9 +438,16 @@ func (c *conn) frame(ctx context.Context) error {
 	return nil
 }
 
-func (c *conn) screenDiff(id int) *screenMsg {
+// framer is a Backend that answers a frame's reads, the state and the
+// watched panes' screens, at once: the session at the other end of the
+// connection, in one round trip instead of one a read.
+type framer interface {
+	// Frame's false says the session is gone.
+	Frame(panes []int) (State, []*webwire.ScreenResult, bool)
+}
+
+func (c *conn) screenDiff(id int, scr *webwire.ScreenResult) *screenMsg {
 	prev := c.sent[id]
-	scr := c.s.cfg.Backend.Screen(id)
 	if scr == nil {
 		if prev != nil && prev.gone {
 			return nil

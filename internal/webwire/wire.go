@@ -33,9 +33,14 @@ const (
 	State = "state"
 	// Screen (ScreenParams) answers a *Screen, null when the pane is gone.
 	Screen = "screen"
-	// Arm (ArmParams) answers at once and sends the notice Changed with
-	// the same N at the session's next change: the web process arms
-	// before it reads what it sends, so no change between is lost.
+	// Frame (FrameParams) answers State and the Screens of the panes
+	// named, in one round trip: what a page's frame reads.
+	Frame = "frame"
+	// Arm (ArmParams), a notice the session takes in order (Inline),
+	// makes the session send the notice Changed with the same N at its
+	// next change: the web process arms before it reads what it sends,
+	// and the read comes after the arm on the connection, so no change
+	// between is lost.
 	Arm = "arm"
 	// Type (TypeParams) writes into a pane.
 	Type = "type"
@@ -133,6 +138,18 @@ type ScreenResult struct {
 	Lines  []json.RawMessage `json:"lines"`
 }
 
+// FrameParams names the panes whose screens a frame reads.
+type FrameParams struct {
+	Panes []int `json:"panes"`
+}
+
+// FrameResult is a frame's reads: the state and each pane's screen (null
+// for one that is gone), in FrameParams' order.
+type FrameResult struct {
+	State   StateResult     `json:"state"`
+	Screens []*ScreenResult `json:"screens"`
+}
+
 // ArmParams numbers an Arm and the Changed it is answered by.
 type ArmParams struct {
 	N uint64 `json:"n"`
@@ -204,6 +221,21 @@ type Peer struct {
 	calls   map[uint64]chan message
 	serving map[uint64]context.CancelFunc
 	err     error // why the connection ended
+
+	inline map[string]bool // set before Run, read only after
+}
+
+// Inline has the notices of these methods handled on the reading
+// goroutine, in the order they came, before anything after them is read:
+// for what must take effect before the next request (Arm). Their handler
+// must not block. Call it before Run.
+func (p *Peer) Inline(methods ...string) {
+	if p.inline == nil {
+		p.inline = map[string]bool{}
+	}
+	for _, m := range methods {
+		p.inline[m] = true
+	}
 }
 
 // ErrClosed is a request's error once the connection has ended.
@@ -274,6 +306,8 @@ func (p *Peer) Run() error {
 				stop()
 			}
 			p.mu.Unlock()
+		case m.M != "" && m.ID == 0 && p.inline[m.M]:
+			_, _ = p.handle(p.ctx, m.M, m.P)
 		case m.M != "":
 			p.serve(m)
 		}
