@@ -206,19 +206,26 @@ func (h *sshHost) hostMelmux(args ...string) (string, error) {
 type localSession struct {
 	t   *testing.T
 	env []string
+	bin string // the directory of the melmux it runs
 }
 
 func newLocalSession(t *testing.T, h *sshHost) *localSession {
 	t.Helper()
+	return newLocalSessionOf(t, h, binaries(t))
+}
+
+// newLocalSessionOf is a local session of the melmux build in bin.
+func newLocalSessionOf(t *testing.T, h *sshHost, bin string) *localSession {
+	t.Helper()
 	env := hostEnv(t)
 	env = append(env, "MELMUX_SSH=ssh -F "+h.config)
-	l := &localSession{t: t, env: env}
+	l := &localSession{t: t, env: env, bin: bin}
 	l.must("new", "-d", "-x", "120", "-y", "40")
 	return l
 }
 
 func (l *localSession) run(args ...string) (string, string, error) {
-	cmd := exec.Command(filepath.Join(binaries(l.t), "melmux"), args...)
+	cmd := exec.Command(filepath.Join(l.bin, "melmux"), args...)
 	cmd.Env = l.env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -239,6 +246,11 @@ func (l *localSession) must(args ...string) string {
 func (l *localSession) shows(id, text string) string {
 	l.t.Helper()
 	var screen string
+	defer func() {
+		if l.t.Failed() {
+			l.t.Logf("pane %s last showed:\n%s", id, screen)
+		}
+	}()
 	eventually(l.t, "pane "+id+" showing "+text, time.Minute, func() bool {
 		screen = l.must("read-pane", "-t", id, "--all")
 		return strings.Contains(screen, text)
@@ -615,7 +627,8 @@ func TestRemoteWorkerAgent(t *testing.T) {
 // gatedProxy serves a TCP address inside the host's network namespace (its
 // loopback, as a model's endpoint on the host itself would be) that leads
 // to addr here, so that the host reaches it with the link down; hold keeps
-// the answers of the connections made after it until it is released.
+// every answer, on new connections and kept-alive ones, until it is
+// released.
 type gatedProxy struct {
 	addr string
 	mu   sync.Mutex // guards gate
@@ -666,9 +679,6 @@ func (h *sshHost) insideProxy(addr string) *gatedProxy {
 			if err != nil {
 				return
 			}
-			p.mu.Lock()
-			gate := p.gate
-			p.mu.Unlock()
 			go func() {
 				defer c.Close()
 				up, err := net.Dial("tcp", addr)
@@ -677,18 +687,35 @@ func (h *sshHost) insideProxy(addr string) *gatedProxy {
 				}
 				defer up.Close()
 				go func() { _, _ = io.Copy(up, c); up.(*net.TCPConn).CloseWrite() }()
-				if gate != nil {
-					<-gate
+				// The gate is looked at before every answer's bytes, not
+				// once a connection: a model client keeps its connection
+				// alive from one turn to the next.
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := up.Read(buf)
+					if n > 0 {
+						p.mu.Lock()
+						gate := p.gate
+						p.mu.Unlock()
+						if gate != nil {
+							<-gate
+						}
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
 				}
-				_, _ = io.Copy(c, up)
 			}()
 		}
 	}()
 	return p
 }
 
-// hold keeps the answers of connections made from now on; the function it
-// returns lets them go.
+// hold keeps the answers given from now on; the function it returns lets
+// them go.
 func (p *gatedProxy) hold() func() {
 	gate := make(chan struct{})
 	p.mu.Lock()
@@ -911,9 +938,13 @@ func (l *localSession) kill9() {
 func TestRemoteRestoreAfterKill9(t *testing.T) {
 	h := newSSHHost(t)
 	l := newLocalSession(t, h)
-	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `PS1='$ ' exec sh`))
+	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `PS1='sh$ ' exec sh`))
+	// Typing that reaches the host before the shell printed its prompt is
+	// echoed by the terminal ahead of it, and the shell's answer then
+	// follows the prompt on its line: wait for the prompt first.
+	l.shows(id, "sh$")
 	l.must("send-keys", "-t", id, `x=remem""bered; echo se""t<Enter>`)
-	l.shows(id, "\nset")
+	l.shows(id, "\nset\nsh$") // and the prompt after, for the next line's sake
 	state := filepath.Join(envOf(l.env, "XDG_STATE_HOME"), "melmux", "sessions", "main.json")
 	eventually(t, "the state file holding the remote pane", time.Minute, func() bool {
 		b, _ := os.ReadFile(state)
