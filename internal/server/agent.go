@@ -441,7 +441,8 @@ func (s *Server) decideFromLocked(id int, e *paneEntry, fresh bool, pre *agentRe
 func (s *Server) signalsLocked(e *paneEntry, kind, why string, now time.Time, pre *agentRead) agentstate.Signals {
 	st := e.p.Status()
 	if pre == nil {
-		pre = readAgent(e.p, true)
+		pre = &agentRead{}
+		pre.read(e.p, true)
 	}
 	osc := pre.signals
 	return agentstate.Signals{
@@ -460,23 +461,27 @@ func (s *Server) signalsLocked(e *paneEntry, kind, why string, now time.Time, pr
 // agentRead is what an agent decision reads of a pane's emulator, read
 // apart from the decision: a frame reads it before it takes Server.mu.
 type agentRead struct {
-	ch      <-chan struct{} // the pane's change channel, taken before the reads
 	signals term.Signals
-	bells   uint64
-	screen  *agentstate.Screen // nil when not read
+	// What a new decision reads beside the signals, when it was asked for
+	// (screen not nil): the pane's change channel taken before the reads,
+	// the bells and the screen.
+	ch     <-chan struct{}
+	bells  uint64
+	screen *agentstate.Screen
 }
 
-// readAgent reads what an agent decision needs of p's emulator; the screen
-// only when asked (it costs the screen's text).
-func readAgent(p *pane.Pane, screen bool) *agentRead {
-	r := &agentRead{ch: p.Changed()}
+// read reads what an agent decision needs of p's emulator into r; for a new
+// decision (decide) the screen too, which costs the screen's text.
+func (r *agentRead) read(p *pane.Pane, decide bool) {
 	t := p.Term()
-	r.signals, r.bells = t.Signals(), t.Bells()
-	if screen {
-		sc := agentScreen(t)
-		r.screen = &sc
+	if !decide {
+		r.signals = t.Signals()
+		return
 	}
-	return r
+	r.ch = p.Changed()
+	r.signals, r.bells = t.Signals(), t.Bells()
+	sc := agentScreen(t)
+	r.screen = &sc
 }
 
 // agentScreen is the screen as agentstate reads it, taken at one instant,

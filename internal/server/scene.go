@@ -99,7 +99,8 @@ type paneRead struct {
 	screen    *term.Screen
 	stale     bool // screen is the one drawn last, and the pane printed since
 	progTitle string
-	ag        *agentRead
+	ag        agentRead
+	agRead    bool // ag was read
 }
 
 // frameAsksLocked says what a frame must read of which panes: the active
@@ -164,7 +165,8 @@ func (r *paneRead) read() {
 		r.progTitle = clipTitle(p.Term().Title())
 	}
 	if r.agent {
-		r.ag = readAgent(p, r.agentSees)
+		r.ag.read(p, r.agentSees)
+		r.agRead = true
 	}
 }
 
@@ -190,7 +192,7 @@ func (s *Server) sceneLocked(cols, rows, fresh int, reads map[int]*paneRead, liv
 		if cols > 0 {
 			r.cols, r.rows, r.lastOK = cols, rows, false
 		}
-		r.screen, r.stale = nil, false
+		r.screen, r.stale, r.ag = nil, false, agentRead{}
 		r.title, r.agent, r.agentSees = true, true, true
 		r.read()
 		return r
@@ -220,9 +222,9 @@ func (s *Server) sceneLocked(cols, rows, fresh int, reads map[int]*paneRead, liv
 		if !ok {
 			if reuse(id, e) {
 				v = e.drawnAgent
-			} else if r := read(id, e, 0, 0, func(r *paneRead) bool { return r.ag != nil }); r != nil {
+			} else if r := read(id, e, 0, 0, func(r *paneRead) bool { return r.agRead }); r != nil {
 				var short bool
-				v.info, v.change, short = s.agentFromLocked(id, e, r.ag)
+				v.info, v.change, short = s.agentFromLocked(id, e, &r.ag)
 				if short && live {
 					v.info, v.change = s.agentLocked(id, e)
 				} else if short {
