@@ -36,6 +36,39 @@ const agentCacheMax = time.Second
 // that named no kind).
 const KindAgent = "agent"
 
+// paneAgent is the agents part of a pane: what runs in it as last looked
+// up, the agent state engine and its reports, the notifications of its
+// changes held back, the melmux agent registered for it, the turns and
+// questions of the agent CLI it runs. It is guarded by Server.mu, as the
+// pane table is: a decision weighs the pane's processes and program, its
+// reports, its turns and whether a person looks at it (the focus and the
+// clients), and a command reads them with the pane's other state in one
+// section. paneEntry embeds it, so the agents' files (agent*.go,
+// melagent.go, deliver.go, turns.go, questions.go and the agent commands)
+// reach its fields as the pane's.
+type paneAgent struct {
+	// The coding agent the pane runs ("" for none) and when that was last
+	// looked up (withFresh), and the channel closed when the lookup under
+	// way ends (nil for none).
+	kind    string
+	kindPID int    // the agent's process, 0 when unknown
+	fg      string // the foreground program's name
+	kindAt  time.Time
+	looking chan struct{}
+	// The agent state engine and its reports.
+	ag agentWatch
+	// The notifications of its agent's changes held back
+	// (agent_notify.go).
+	notify notifyGate
+	// The melmux agent registered for the pane (nil for none; kept once
+	// exited), and the channel closed at its next change.
+	mel   *melAgent
+	melCh chan struct{}
+	// The turns and questions of the agent CLI the pane runs (turns.go,
+	// questions.go).
+	turns cliTurns
+}
+
 // agentWatch is a pane's agent state: its engine, the reports it got and
 // the last decision. Guarded by Server.mu.
 type agentWatch struct {

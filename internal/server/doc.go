@@ -16,9 +16,15 @@
 // The server is in parts, each owning its state behind its own lock:
 //
 //   - The pane table and commands (Server.mu): the panes and what the server
-//     keeps of each (paneEntry, agents' state included), the layout, the
-//     session size, the paste buffer. Server.mu is taken only through
-//     withLock and withFresh (lock.go).
+//     keeps of each (paneEntry), the layout, the session size, the paste
+//     buffer. Server.mu is taken only through withLock and withFresh
+//     (lock.go).
+//   - The agents (paneAgent, agent.go; Server.mu): per pane, what runs in
+//     it, the agent state engine and its reports, the notifications held
+//     back, the melmux agent registered, the agent CLI's turns and
+//     questions. Under Server.mu with the pane table, because a decision
+//     weighs the pane's processes, reports and turns and whether a person
+//     looks at it (the focus), and the commands read them together.
 //   - The clients (clientSet, clients.go; clientSet.mu): who is attached and
 //     who is joining against max_clients, when the session was last used,
 //     the release of departed clients' memory; a lock-free copy of the list

@@ -178,31 +178,11 @@ type paneEntry struct {
 	drawnTitle string
 	drawn      bool
 
-	// Guarded by Server.mu: the coding agent the pane runs ("" for none) and
-	// when that was last looked up (withFresh), and the channel
-	// closed when the lookup under way ends (nil for none).
-	kind    string
-	kindPID int    // the agent's process, 0 when unknown
-	fg      string // the foreground program's name
-	kindAt  time.Time
-	looking chan struct{}
-	// Guarded by Server.mu: the agent state engine and its reports.
-	ag agentWatch
-	// Guarded by Server.mu: the notifications of its agent's changes held
-	// back (agent_notify.go).
-	notify notifyGate
+	// The agents part of the pane (agent.go), guarded by Server.mu.
+	paneAgent
 	// out keeps the times of the last output writes (its own lock: the
 	// pane's reader writes it).
 	out *outputTimes
-
-	// Guarded by Server.mu: the melmux agent registered for the pane (nil
-	// for none; kept once exited), and the channel closed at its next change.
-	mel   *melAgent
-	melCh chan struct{}
-
-	// Guarded by Server.mu: the turns and questions of the agent CLI the
-	// pane runs (turns.go, questions.go).
-	turns cliTurns
 
 	// Guarded by Server.mu: the pane's part in a pane on another host
 	// (remote.go); nil for a pane that has none.
