@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -68,6 +69,26 @@ func newSSHHost(t *testing.T) *sshHost {
 	}
 	t.Cleanup(func() { _ = h.netns.Process.Kill(); _ = h.netns.Wait() })
 	pid := fmt.Sprint(h.netns.Process.Pid)
+	t.Cleanup(func() {
+		// What still runs in the namespace ends with the test: sshd's
+		// sessions on a link that died without a word, and their bridges,
+		// last for hours, holding the test's stderr, for which go test waits.
+		ns, err := os.Readlink("/proc/" + pid + "/ns/net")
+		if err != nil {
+			return
+		}
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range procs {
+			if d == "/proc/"+pid {
+				continue
+			}
+			if n, _ := os.Readlink(d + "/ns/net"); n == ns {
+				if p, err := strconv.Atoi(filepath.Base(d)); err == nil {
+					_ = syscall.Kill(p, syscall.SIGKILL)
+				}
+			}
+		}
+	})
 	// unshare has made the namespace once its lo shows as DOWN in it.
 	h.eventually("the namespace", func() bool {
 		a, _ := os.Readlink("/proc/" + pid + "/ns/net")
