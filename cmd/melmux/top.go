@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -27,7 +28,7 @@ func init() {
 	cli.Register(&cli.Verb{
 		Name:    "top",
 		Usage:   "[--once]",
-		Summary: "CPU, memory, legs, tokens and cost per pane, refreshed every second (q quits; --once, or no terminal: one table)",
+		Summary: "CPU, memory, legs, tokens and cost per pane (a remote pane's read on its host), refreshed every second (q quits; --once, or no terminal: one table)",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "top")
 			once := fs.Bool("once", false, "print one table and exit (for scripts)")
@@ -145,21 +146,52 @@ func topFrame(lines []string, cols, rows int) string {
 	return b.String()
 }
 
-// topTable is the table of panes, with a total row.
+// topTable is the table of panes, with a total row. When a pane runs on
+// another host, a HOST column says where ("local" for this machine) and
+// each host gets a total row of its own: a remote pane's CPU and memory are
+// its program's on that host, "-" while the host cannot say.
 func topTable(panes []proto.PaneInfo) []string {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
+	var hosts []string // in the order first seen, this machine first
+	for _, p := range panes {
+		if p.Host != nil && !slices.Contains(hosts, *p.Host) {
+			hosts = append(hosts, *p.Host)
+		}
+	}
+	if len(hosts) > 0 {
+		hosts = append([]string{"local"}, hosts...)
+	}
 	// Numbers are right-aligned in fixed widths, text left-aligned.
-	row := func(pane, tab, cpu, mem, legs, in, out, cost, state, program string) {
+	row := func(pane, tab, host, cpu, mem, legs, in, out, cost, state, program string) {
+		if len(hosts) > 0 {
+			tab += "\t" + host
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%6s\t%6s\t%5s\t%9s\t%7s\t%9s\t%s\t%s\n", pane, tab, cpu, mem, legs, in, out, cost, state, program)
 	}
-	row("PANE", "TAB", "CPU%", "MEM", "LEGS", "TOKENS IN", "OUT", "COST", "STATE", "PROGRAM")
-	var cpu float64
-	var rss int64
-	var legs, in, outTok int
-	var cost float64
-	priced := false
+	row("PANE", "TAB", "HOST", "CPU%", "MEM", "LEGS", "TOKENS IN", "OUT", "COST", "STATE", "PROGRAM")
+	type total struct {
+		cpu              float64
+		rss              int64
+		measured         bool
+		legs, in, outTok int
+		cost             float64
+		priced           bool
+		panes            int
+	}
+	all := &total{measured: true}
+	byHost := map[string]*total{}
 	for _, p := range panes {
+		host := "local"
+		if p.Host != nil {
+			host = *p.Host
+		}
+		h := byHost[host]
+		if h == nil {
+			h = &total{}
+			byHost[host] = h
+		}
+		h.panes++
 		state, program := p.Activity, p.Command
 		if p.Status != "running" {
 			state = "exited"
@@ -171,29 +203,49 @@ func topTable(panes []proto.PaneInfo) []string {
 			if a.Kind == "melmux" {
 				program = strings.TrimSpace("mel " + a.Role + " " + a.Model)
 				legsT, inT, outT = fmt.Sprint(a.Legs), countText(a.InputTokens), countText(a.OutputTokens)
-				legs, in, outTok = legs+a.Legs, in+a.InputTokens, outTok+a.OutputTokens
+				for _, t := range []*total{all, h} {
+					t.legs, t.in, t.outTok = t.legs+a.Legs, t.in+a.InputTokens, t.outTok+a.OutputTokens
+				}
 				if a.Cost != nil {
-					costT, cost, priced = costText(*a.Cost), cost+*a.Cost, true
+					costT = costText(*a.Cost)
+					for _, t := range []*total{all, h} {
+						t.cost, t.priced = t.cost+*a.Cost, true
+					}
 				}
 			}
 		}
-		if p.CPU != nil {
-			cpu += *p.CPU
-		}
-		if p.RSS != nil {
-			rss += *p.RSS
+		for _, t := range []*total{all, h} {
+			if p.CPU != nil {
+				t.cpu, t.measured = t.cpu+*p.CPU, true
+			}
+			if p.RSS != nil {
+				t.rss, t.measured = t.rss+*p.RSS, true
+			}
 		}
 		mark := " "
 		if p.Focused {
 			mark = "*"
 		}
-		row(fmt.Sprint(p.ID)+mark, fmt.Sprint(p.Tab), cpuText(p.CPU), bytesText(p.RSS), legsT, inT, outT, costT, client.VisibleLine(state), shorten(client.VisibleLine(program), 40))
+		row(fmt.Sprint(p.ID)+mark, fmt.Sprint(p.Tab), client.VisibleLine(host), cpuText(p.CPU), bytesText(p.RSS), legsT, inT, outT, costT, client.VisibleLine(state), shorten(client.VisibleLine(program), 40))
 	}
-	totalCost := "-"
-	if priced {
-		totalCost = costText(cost)
+	totalRow := func(host string, t *total) {
+		costT := "-"
+		if t.priced {
+			costT = costText(t.cost)
+		}
+		cpu, rss := &t.cpu, &t.rss
+		if !t.measured {
+			cpu, rss = nil, nil
+		}
+		row("all", "", host, cpuText(cpu), bytesText(rss), fmt.Sprint(t.legs), countText(t.in), countText(t.outTok), costT, "", plural(t.panes, "pane"))
 	}
-	row("all", "", cpuText(&cpu), bytesText(&rss), fmt.Sprint(legs), countText(in), countText(outTok), totalCost, "", plural(len(panes), "pane"))
+	for _, host := range hosts {
+		if t := byHost[host]; t != nil {
+			totalRow(client.VisibleLine(host), t)
+		}
+	}
+	all.panes = len(panes)
+	totalRow("", all)
 	tw.Flush()
 	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
 	for i, l := range lines {

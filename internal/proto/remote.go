@@ -95,6 +95,17 @@ type RemoteLinkParams struct {
 	// Foreground, when set, is what the pane runs now on the host; with
 	// State empty the report says only that.
 	Foreground *RemoteForeground `json:"foreground,omitempty"`
+	// Usage, when set, is what the pane's process tree uses on the host,
+	// as the host's session read it; with State empty the report says only
+	// that.
+	Usage *RemoteUsage `json:"usage,omitempty"`
+}
+
+// RemoteUsage is a remote pane's process tree's CPU use (percent of one
+// core) and resident memory, read on its host.
+type RemoteUsage struct {
+	CPU float64 `json:"cpu"`
+	RSS int64   `json:"rss"`
 }
 
 // HostInfo is a row of `melmux hosts`.

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/melmux/melmux/internal/client"
@@ -239,6 +240,7 @@ func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, rel *bridgeR
 	r := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	var size string
+	var measuring atomic.Bool // a frameQuery is being answered: another one is not needed
 	for {
 		typ, p, err := proto.ReadFrame(r, buf)
 		if err != nil {
@@ -274,10 +276,35 @@ func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, rel *bridgeR
 		case frameKill:
 			_ = c.Call(ctx, "kill_server", proto.KillServerParams{}, nil)
 			return nil
+		case frameQuery:
+			if measuring.CompareAndSwap(false, true) {
+				go func() {
+					defer measuring.Store(false)
+					sendUsage(ctx, c, fw, id)
+				}()
+			}
 		case frameResume, frameMsg, frameMsgAck:
 			if rel != nil {
 				rel.fromLocal(typ, p)
 			}
+		}
+	}
+}
+
+// sendUsage answers a frameQuery with what the pane's process tree uses,
+// as this host's session reads it (list_panes with resources): the local
+// session's `top` shows the program's figures, not its mirror's. A session
+// that cannot say sends nothing; the local side shows none.
+func sendUsage(ctx context.Context, c *client.Client, fw *frameWriter, id int) {
+	var panes []proto.PaneInfo
+	if err := c.Call(ctx, "list_panes", proto.ListPanesParams{Resources: true}, &panes); err != nil {
+		return
+	}
+	for _, p := range panes {
+		if p.ID == id && p.CPU != nil && p.RSS != nil {
+			b, _ := json.Marshal(proto.RemoteUsage{CPU: *p.CPU, RSS: *p.RSS})
+			_ = fw.write(frameUsage, b) // the channel's end is takeIn's to see
+			return
 		}
 	}
 }

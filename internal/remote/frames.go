@@ -31,12 +31,14 @@ const (
 	frameExit    byte = 'X' // JSON proto.RemoteExit: the program ended, all output sent
 	frameError   byte = 'E' // JSON failure: the bridge cannot go on
 	frameFore    byte = 'F' // JSON proto.RemoteForeground: what the pane runs now, when it changed
+	frameUsage   byte = 'U' // JSON proto.RemoteUsage: what the pane's processes use, answering frameQuery
 
 	// local → host
 	frameInput  byte = 'I' // 8-byte stream offset of the data, then the data
 	frameResize byte = 'W' // proto.ResizePayload: the pane's size
 	frameKill   byte = 'K' // end the host's session: the local pane is closing
 	frameSetup  byte = 'S' // JSON agentSetup, first of all with --agent --new
+	frameQuery  byte = 'Q' // what do the pane's processes use? (melmux top, here)
 
 	// both ways: a worker agent's control connections (forward.go)
 	frameResume byte = 'r' // JSON resume: how far this end of the relay read

@@ -89,13 +89,25 @@ func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
 	if len(o.Stream) < 12 {
 		o.Stream = randomID()
 	}
-	l := &link{o: o, from: -1, stream: o.Stream, in: make(chan struct{}, 1), resized: make(chan struct{}, 1), fgCh: make(chan struct{}, 1)}
+	l := &link{o: o, from: -1, stream: o.Stream, in: make(chan struct{}, 1), resized: make(chan struct{}, 1),
+		fgCh: make(chan struct{}, 1), query: make(chan struct{}, 1)}
 	if o.Agent != nil {
 		// The worker's connections outlive each ssh channel (forward.go).
 		l.rel = newRelay(func() (net.Conn, error) { return net.Dial("unix", o.Sock) })
 		defer l.rel.close()
 	}
 	go l.tellForeground()
+	// The local session asks what the host's program uses (melmux top)
+	// with SIGUSR1: a question for the host, asked only while someone
+	// looks.
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+	go func() {
+		for range usr1 {
+			poke(l.query)
+		}
+	}()
 	if fd := int(o.In.Fd()); term.IsTerminal(fd) {
 		if old, err := term.MakeRaw(fd); err == nil {
 			defer term.Restore(fd, old) //nolint:errcheck // best effort at exit
@@ -168,13 +180,15 @@ type link struct {
 
 	in      chan struct{} // capacity one: typing arrived
 	resized chan struct{} // capacity one: the pane was resized
+	query   chan struct{} // capacity one: the local session asks what the pane uses
 
-	// What the host says the pane runs, the latest not yet told to the
-	// local server: told by a goroutine of its own, so that a slow local
-	// server never holds up the host's output.
-	fgMu   sync.Mutex
-	fgNext *proto.RemoteForeground
-	fgCh   chan struct{} // capacity one
+	// What the host says the pane runs, and what it uses, the latest not
+	// yet told to the local server: told by a goroutine of its own, so
+	// that a slow local server never holds up the host's output.
+	fgMu      sync.Mutex // guards fgNext and usageNext
+	fgNext    *proto.RemoteForeground
+	usageNext *proto.RemoteUsage
+	fgCh      chan struct{} // capacity one
 }
 
 // poke does a non-blocking send on a capacity-one channel.
@@ -238,20 +252,30 @@ func (l *link) report(state, why string) {
 	_ = client.Once(ctx, l.o.Sock, "remote_link", proto.RemoteLinkParams{Pane: l.o.Pane, Host: l.o.Dest, State: state, Error: why, Session: l.session}, nil)
 }
 
-// tellForeground tells the local server what the host's pane runs, the
-// latest each time; best effort, as report.
+// tellForeground tells the local server what the host's pane runs and
+// what it uses, the latest each time; best effort, as report.
 func (l *link) tellForeground() {
 	for range l.fgCh {
 		l.fgMu.Lock()
-		fg := l.fgNext
+		fg, use := l.fgNext, l.usageNext
+		l.fgNext, l.usageNext = nil, nil
 		l.fgMu.Unlock()
-		if fg == nil || l.o.Sock == "" {
+		if fg == nil && use == nil || l.o.Sock == "" {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = client.Once(ctx, l.o.Sock, "remote_link", proto.RemoteLinkParams{Pane: l.o.Pane, Host: l.o.Dest,
-			Foreground: fg}, nil)
+		err := client.Once(ctx, l.o.Sock, "remote_link", proto.RemoteLinkParams{Pane: l.o.Pane, Host: l.o.Dest,
+			Foreground: fg, Usage: use}, nil)
 		cancel()
+		if err != nil {
+			// Told again with the next news: what the pane runs must not
+			// wait for it to change again.
+			l.fgMu.Lock()
+			if l.fgNext == nil {
+				l.fgNext = fg
+			}
+			l.fgMu.Unlock()
+		}
 	}
 }
 
@@ -416,6 +440,14 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 					l.fgMu.Unlock()
 					poke(l.fgCh)
 				}
+			case frameUsage:
+				var use proto.RemoteUsage
+				if json.Unmarshal(f.p, &use) == nil {
+					l.fgMu.Lock()
+					l.usageNext = &use
+					l.fgMu.Unlock()
+					poke(l.fgCh)
+				}
 			}
 		case err := <-sendErr:
 			return nil, true, why(fmt.Errorf("writing to ssh: %v", err))
@@ -468,6 +500,10 @@ func (l *link) send(fw *frameWriter, stop <-chan struct{}) error {
 		case <-l.resized:
 			cols, rows := l.size()
 			if err := fw.write(frameResize, proto.ResizePayload(cols, rows)); err != nil {
+				return err
+			}
+		case <-l.query:
+			if err := fw.write(frameQuery, nil); err != nil {
 				return err
 			}
 		case <-l.in:

@@ -24,10 +24,10 @@ func init() {
 		switch p.State {
 		case proto.LinkConnecting, proto.LinkConnected, proto.LinkDisconnected, proto.LinkFailed:
 		case "":
-			// What the pane runs, told on its own: a report that said
-			// connected might come after a drop and undo it.
-			if p.Foreground == nil {
-				return nil, errorf(proto.CodeBadParams, "remote_link: give a state or a foreground")
+			// What the pane runs or uses, told on its own: a report
+			// that said connected might come after a drop and undo it.
+			if p.Foreground == nil && p.Usage == nil {
+				return nil, errorf(proto.CodeBadParams, "remote_link: give a state, a foreground or a usage")
 			}
 		default:
 			return nil, errorf(proto.CodeBadParams, "remote_link: state %q is not one of connecting, connected, disconnected, failed", p.State)
@@ -47,6 +47,9 @@ func init() {
 				l.fg = &fg
 				e.kindAt = time.Time{} // the next lookup takes it
 				s.agentChangedLocked(e)
+			}
+			if p.Usage != nil {
+				l.tookUsageLocked(*p.Usage)
 			}
 			if p.State == "" {
 				return nil

@@ -31,6 +31,12 @@ type paneLink struct {
 	// placed: a lead's placement put an agent here (remote_place.go),
 	// local panes included, whose link has no host.
 	placed bool
+	// What the pane's processes use on the host, as last told
+	// (remote_usage.go), and when a local list_panes last asked.
+	usage   *proto.RemoteUsage
+	usageAt time.Time
+	askedAt time.Time
+	usageCh chan struct{} // closed and replaced when a usage is told; nil until asked
 
 	// The host's side: the input stream typed so far. Its own lock, held
 	// across the write, orders two calls of one stream.

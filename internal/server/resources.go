@@ -87,10 +87,16 @@ func (r *resources) measure(ctx context.Context, pids []int) (map[int]usage, err
 }
 
 // addResources sets cpu and rss on list_panes rows; pids are the rows'
-// process ids (0 for a pane whose program has exited: it uses nothing).
+// process ids (0 for a pane whose program has exited: it uses nothing). A
+// remote pane's are read on its host (remote_usage.go).
 func (s *Server) addResources(ctx context.Context, rows []proto.PaneInfo) error {
 	var pids []int
+	remote := false
 	for _, r := range rows {
+		if r.Host != nil {
+			remote = true
+			continue
+		}
 		if r.Status == "running" && r.PID > 0 {
 			pids = append(pids, r.PID)
 		}
@@ -109,6 +115,9 @@ func (s *Server) addResources(ctx context.Context, rows []proto.PaneInfo) error 
 		}
 		cpu, rss := u.cpu, u.rss
 		rows[i].CPU, rows[i].RSS = &cpu, &rss
+	}
+	if remote {
+		s.remoteUsage(ctx, rows)
 	}
 	return nil
 }
