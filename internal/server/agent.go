@@ -38,14 +38,14 @@ const KindAgent = "agent"
 
 // paneAgent is the agents part of a pane: what runs in it as last looked
 // up, the agent state engine and its reports, the notifications of its
-// changes held back, the melmux agent registered for it, the turns and
-// questions of the agent CLI it runs. It is guarded by Server.mu, as the
-// pane table is: a decision weighs the pane's processes and program, its
-// reports, its turns and whether a person looks at it (the focus and the
-// clients), and a command reads them with the pane's other state in one
-// section. paneEntry embeds it, so the agents' files (agent*.go,
-// melagent.go, deliver.go, turns.go, questions.go and the agent commands)
-// reach its fields as the pane's.
+// changes held back, the turns and questions of the agent CLI it runs (the
+// melmux agent registered for it is melAgents', under its own lock). It is
+// guarded by Server.mu, as the pane table is: a decision weighs the pane's
+// processes and program, its reports, its turns and whether a person looks
+// at it (the focus and the clients), and a command reads them with the
+// pane's other state in one section. paneEntry embeds it, so the agents'
+// files (agent*.go, deliver.go, turns.go, questions.go and the agent
+// commands) reach its fields as the pane's.
 type paneAgent struct {
 	// The coding agent the pane runs ("" for none) and when that was last
 	// looked up (withFresh), and the channel closed when the lookup under
@@ -60,10 +60,6 @@ type paneAgent struct {
 	// The notifications of its agent's changes held back
 	// (agent_notify.go).
 	notify notifyGate
-	// The melmux agent registered for the pane (nil for none; kept once
-	// exited), and the channel closed at its next change.
-	mel   *melAgent
-	melCh chan struct{}
 	// The turns and questions of the agent CLI the pane runs (turns.go,
 	// questions.go).
 	turns cliTurns
@@ -92,9 +88,9 @@ type agentWatch struct {
 	// gen are the same and until is not passed.
 	cached   *agentstate.Decision
 	cachedCh <-chan struct{}
-	cacheGen uint64
+	cacheGen uint64 // agentGenLocked when it was made
 	until    time.Time
-	gen      uint64 // bumped by reports and melmux agent changes
+	gen      uint64 // bumped by reports and changes under Server.mu (agentGenLocked adds the melmux agent's)
 }
 
 // outputTimes keeps the times of a pane's last output writes. It is written
@@ -387,7 +383,7 @@ func (s *Server) agentFromLocked(id int, e *paneEntry, pre *agentRead) (_ *proto
 		return nil, 0, short
 	}
 	var info *proto.AgentInfo
-	a := e.melLocked()
+	a := s.melLocked(e)
 	if a != nil {
 		info = a.infoLocked(e.p)
 	} else {
@@ -421,7 +417,9 @@ func (s *Server) decideLocked(id int, e *paneEntry, fresh bool) (*agentstate.Dec
 // else short says nothing could be decided.
 func (s *Server) decideFromLocked(id int, e *paneEntry, fresh bool, pre *agentRead) (_ *agentstate.Decision, _ string, short bool) {
 	kind, why := s.agentKindFromLocked(e, pre)
-	a := e.melLocked()
+	mel, melGen := s.mels.view(e.p.ID())
+	a := e.shownMel(mel)
+	gen := e.ag.gen + melGen // as agentGenLocked
 	if a != nil {
 		kind, why = KindMelmux, "a melmux agent registered for the pane"
 	}
@@ -430,12 +428,12 @@ func (s *Server) decideFromLocked(id int, e *paneEntry, fresh bool, pre *agentRe
 	}
 	ch := e.p.Changed()
 	now := time.Now()
-	if c := e.ag.cached; !fresh && c != nil && e.ag.cachedCh == ch && e.ag.cacheGen == e.ag.gen && now.Before(e.ag.until) {
+	if c := e.ag.cached; !fresh && c != nil && e.ag.cachedCh == ch && e.ag.cacheGen == gen && now.Before(e.ag.until) {
 		return c, kind, false
 	}
 	if pre != nil {
 		if pre.screen == nil {
-			if c := e.ag.cached; c != nil && e.ag.cacheGen == e.ag.gen {
+			if c := e.ag.cached; c != nil && e.ag.cacheGen == gen {
 				return c, kind, false
 			}
 			return nil, "", true
@@ -461,7 +459,7 @@ func (s *Server) decideFromLocked(id int, e *paneEntry, fresh bool, pre *agentRe
 	if a == nil {
 		s.trackTurnLocked(id, e, kind, &d, sig.Screen, now) // the screen the decision read
 	}
-	e.ag.cached, e.ag.cachedCh, e.ag.cacheGen = &d, ch, e.ag.gen
+	e.ag.cached, e.ag.cachedCh, e.ag.cacheGen = &d, ch, gen
 	e.ag.until = now.Add(agentCacheMax)
 	if d.Next > 0 && d.Next < agentCacheMax {
 		e.ag.until = now.Add(d.Next)
@@ -584,7 +582,7 @@ func (s *Server) decideAgentLocked(id int, e *paneEntry) (ch, ach <-chan struct{
 	if s.panes[id] != e {
 		return nil, nil, 0, false
 	}
-	ch, ach = e.p.Changed(), e.agentChangesLocked()
+	ch, ach = e.p.Changed(), s.agentChanges(e)
 	info, next := s.agentLocked(id, e)
 	if since := time.Since(e.kindAt); info == nil && e.p.LastOutput().After(e.kindAt) && since < agentKindTTL {
 		// No agent at the last lookup, output since: an agent may have

@@ -130,11 +130,6 @@ type notifyGate struct {
 	hushed     bool
 	hushTyping bool
 	hushFrom   time.Time
-
-	// melID is the melmux agent whose turns are followed: melStarted the
-	// last turn it reported working on, melTold the last told finished.
-	melID               string
-	melStarted, melTold int
 }
 
 // summary says the event in words for a notification.
@@ -200,28 +195,28 @@ func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d ag
 // turn it was seen start (working) and now reports finished (idle or
 // waiting after it) is done, or needs you when it failed. Each turn is
 // told once; a turn it resumed at (a restored conversation) was never seen
-// start and is no news. Caller holds Server.mu.
-func (s *Server) melReportedLocked(id int, e *paneEntry, a *melAgent, state string, turn int, reply, failure string) {
-	g := &e.notify
-	if g.melID != a.id {
-		g.melID, g.melStarted, g.melTold = a.id, 0, 0
+// start and is no news. It returns the event to tell (attendLocked, under
+// Server.mu, without melAgents.mu), if any. Caller holds melAgents.mu.
+func (mp *melPane) melReportedLocked(id int, a *melAgent, state string, turn int, reply, failure string) (agentEvent, bool) {
+	if mp.toldID != a.id {
+		mp.toldID, mp.started, mp.told = a.id, 0, 0
 	}
 	if state == "working" {
-		g.melStarted = turn
-		return
+		mp.started = turn
+		return agentEvent{}, false
 	}
-	if turn == 0 || turn != g.melStarted || turn <= g.melTold {
-		return
+	if turn == 0 || turn != mp.started || turn <= mp.told {
+		return agentEvent{}, false
 	}
-	g.melTold = turn
+	mp.told = turn
 	ev := agentEvent{pane: id, kind: KindMelmux, state: agentstate.State(state), from: agentstate.Working,
 		evidence: fmt.Sprintf("melmux agent reported %s (turn %d)", state, turn), attn: attnDone, message: oneLine(reply)}
 	if failure != "" {
 		ev.attn, ev.what, ev.message = attnNeeds, fmt.Sprintf("turn %d failed", turn), oneLine(failure)
 	}
 	// Its turns come from messages sent since it registered, never from
-	// what a restore found: no hush.
-	s.attendLocked(e, ev, false)
+	// what a restore found: no hush (attendLocked's false).
+	return ev, true
 }
 
 // paneEndedLocked runs when pane id's program ended and the pane stays:

@@ -47,7 +47,7 @@ func (s *Server) agentRowsLocked(now time.Time) []proto.AgentRow {
 		s.costLocked(info)
 		tab, _ := s.layout.TabOf(id)
 		r := proto.AgentRow{Pane: id, Tab: tab, Name: info.Kind, Title: e.title, Focused: id == focused, Agent: *info}
-		if a := e.melLocked(); a != nil {
+		if a := s.melLocked(e); a != nil {
 			r.Name = "mel " + a.role
 		}
 		if r.Title == "" {
@@ -70,7 +70,7 @@ func (s *Server) agentRowsLocked(now time.Time) []proto.AgentRow {
 				// needs to come.
 			case info.Question != nil:
 				needs = append(needs, need{row: len(rows), question: true, since: info.Question.Since})
-			case e.melLocked() != nil:
+			case s.melLocked(e) != nil:
 				// A melmux agent waiting with no question is ready for its
 				// next message: nobody has to come (agent_notify.go).
 			default:

@@ -10,7 +10,8 @@ import (
 
 // agent_next hands a registered agent its next message, blocking until one
 // is queued (or wait_ms passes, when given: then the result has turn 0). It
-// sleeps on the agent's change channel; it does not poll.
+// sleeps on the agent's change channel; it does not poll. It takes
+// melAgents.mu only: an agent gets its message while Server.mu is held.
 func init() {
 	register(&Command{Name: "agent_next", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.AgentNextParams
@@ -35,21 +36,20 @@ func init() {
 		for {
 			var m *proto.AgentMessage
 			var ch <-chan struct{}
-			err := s.withLockErr(func() error {
-				e, a, err := s.liveAgentLocked(ctx, "agent_next", p.Pane, p.ID)
-				if err != nil {
-					return err
-				}
+			err := s.withLiveAgent(ctx, "agent_next", p.Pane, p.ID, func(mp *melPane, a *melAgent) error {
 				if len(a.queue) > 0 {
 					next := a.queue[0]
 					m = &next
 					a.queue = a.queue[1:]
-					s.agentChangedLocked(e)
+					mp.changedLocked()
 					return nil
 				}
-				ch = e.agentChangesLocked()
+				ch = mp.changesLocked()
 				return nil
 			})
+			if m != nil {
+				s.invalidateLocked()
+			}
 			switch {
 			case err != nil:
 				return nil, err

@@ -43,18 +43,6 @@ func init() {
 		if p.Legs < 0 || p.InputTokens < 0 || p.OutputTokens < 0 {
 			return nil, errorf(proto.CodeBadParams, "agent_register: legs, input_tokens and output_tokens must not be negative")
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		e, err := s.lookupLocked(p.Pane)
-		if err != nil {
-			return nil, err
-		}
-		if st := e.p.Status(); !st.Running {
-			return nil, errorf(proto.CodeFailed, "agent_register: pane %d has exited (%s)", p.Pane, exitWords(st))
-		}
-		if old := e.mel; old != nil && old.live {
-			return nil, errorf(proto.CodeFailed, "agent_register: pane %d already has a live melmux agent (%s %s); one agent per pane", p.Pane, old.role, old.id)
-		}
 		a := &melAgent{id: p.ID, role: p.Role, provider: p.Provider, model: p.Model, task: printable(p.Task),
 			live: true, conn: connOf(ctx), state: "waiting", at: time.Now(),
 			legs: p.Legs, inTokens: p.InputTokens, outTokens: p.OutputTokens}
@@ -67,10 +55,39 @@ func init() {
 			// Best effort: a fresh queue has room.
 			_, _, _ = a.enqueueLocked(p.Task, "task")
 		}
-		e.mel = a
-		s.agentChangedLocked(e)
-		go s.bindAgent(ctx, p.Pane, e, a)
+		// Under Server.mu, so that the pane is in the table and running as
+		// the agent enters the registry (removePane drops it under
+		// Server.mu too).
+		var info *proto.AgentInfo
+		err := s.withLockErr(func() error {
+			e, err := s.lookupLocked(p.Pane)
+			if err != nil {
+				return err
+			}
+			if st := e.p.Status(); !st.Running {
+				return errorf(proto.CodeFailed, "agent_register: pane %d has exited (%s)", p.Pane, exitWords(st))
+			}
+			s.mels.do(func() {
+				mp := s.mels.panes[p.Pane]
+				if old := mp.a; old != nil && old.live {
+					err = errorf(proto.CodeFailed, "agent_register: pane %d already has a live melmux agent (%s %s); one agent per pane", p.Pane, old.role, old.id)
+					return
+				}
+				mp.a = a
+				mp.changedLocked()
+				info = a.infoLocked(e.p)
+			})
+			if err != nil {
+				return err
+			}
+			s.invalidateLocked()
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		go s.bindAgent(ctx, p.Pane, a)
 		s.log.Info("melmux agent registered", "pane", p.Pane, "agent", p.ID, "role", p.Role, "model", p.Model)
-		return a.infoLocked(e.p), nil
+		return info, nil
 	}})
 }

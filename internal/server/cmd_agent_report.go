@@ -11,7 +11,9 @@ import (
 // agent_report is a registered agent's state change: working on a turn,
 // waiting for its next message, or idle after a finished turn, with its
 // latest reply and its counters. Idle or waiting finishes every turn up to
-// the one reported, which is what read_agent waits for.
+// the one reported, which is what read_agent waits for. It takes
+// melAgents.mu alone, and Server.mu after it only for a finished turn to
+// tell.
 func init() {
 	register(&Command{Name: "agent_report", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.AgentReportParams
@@ -30,26 +32,40 @@ func init() {
 		if p.Turn < 0 || p.Legs < 0 || p.InputTokens < 0 || p.OutputTokens < 0 {
 			return nil, errorf(proto.CodeBadParams, "agent_report: turn, legs, input_tokens and output_tokens must not be negative")
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		e, a, err := s.liveAgentLocked(ctx, "agent_report", p.Pane, p.ID)
+		var info *proto.AgentInfo
+		var ev agentEvent
+		var tell bool
+		err := s.withLiveAgent(ctx, "agent_report", p.Pane, p.ID, func(mp *melPane, a *melAgent) error {
+			if p.Turn > a.given {
+				return errorf(proto.CodeBadParams, "agent_report: turn %d was never given to the agent (turns given: 1-%d)", p.Turn, a.given)
+			}
+			if p.Turn != a.turn {
+				a.err = "" // a new turn starts without the last one's failure (kept unread in a.unread)
+			}
+			a.state, a.turn, a.at = p.State, p.Turn, time.Now()
+			a.endedLocked(p.Turn, p.Reply, p.Error)
+			a.legs, a.inTokens, a.outTokens = p.Legs, p.InputTokens, p.OutputTokens
+			if p.State != "working" {
+				a.finished = max(a.finished, p.Turn)
+			}
+			ev, tell = mp.melReportedLocked(p.Pane, a, p.State, p.Turn, p.Reply, p.Error)
+			mp.changedLocked()
+			info = a.infoLocked(mp.p)
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		if p.Turn > a.given {
-			return nil, errorf(proto.CodeBadParams, "agent_report: turn %d was never given to the agent (turns given: 1-%d)", p.Turn, a.given)
+		s.invalidateLocked()
+		if tell {
+			// A turn finished is done, or needs you when it failed: the
+			// pane's marks and the focus are the pane table's.
+			s.withLock(func() {
+				if e, ok := s.panes[p.Pane]; ok {
+					s.attendLocked(e, ev, false)
+				}
+			})
 		}
-		if p.Turn != a.turn {
-			a.err = "" // a new turn starts without the last one's failure (kept unread in a.unread)
-		}
-		a.state, a.turn, a.at = p.State, p.Turn, time.Now()
-		a.endedLocked(p.Turn, p.Reply, p.Error)
-		a.legs, a.inTokens, a.outTokens = p.Legs, p.InputTokens, p.OutputTokens
-		if p.State != "working" {
-			a.finished = max(a.finished, p.Turn)
-		}
-		s.melReportedLocked(p.Pane, e, a, p.State, p.Turn, p.Reply, p.Error) // a turn finished is done, or needs you when it failed
-		s.agentChangedLocked(e)
-		return a.infoLocked(e.p), nil
+		return info, nil
 	}})
 }

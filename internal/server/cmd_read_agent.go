@@ -44,8 +44,16 @@ func init() {
 			if e, err = s.lookupLocked(p.Pane); err != nil {
 				return err
 			}
-			if a = e.melLocked(); a != nil {
-				target = a.given
+			s.mels.do(func() {
+				// The agent itself, not a copy: the wait and the answer
+				// read it under melAgents.mu.
+				if mp := s.mels.panes[p.Pane]; mp != nil {
+					if a = e.shownMel(mp.a); a != nil {
+						target = a.given
+					}
+				}
+			})
+			if a != nil {
 				return nil
 			}
 			if kind, _ := s.agentKindLocked(e); kind != "" {
@@ -71,21 +79,24 @@ func init() {
 			return nil, err
 		}
 		var out proto.ReadAgentResult
-		s.withLock(func() {
+		// The agent's part only: what it reported is melAgents.mu's, the
+		// pane's activity the pane's own.
+		s.mels.do(func() {
 			out = proto.ReadAgentResult{Pane: p.Pane, Agent: a.infoLocked(e.p), Status: statusWord(e.p.Status()),
 				Reply: a.reply, Earlier: a.takeEarlierLocked(), Error: a.err, TurnDone: a.finished >= target}
-			out.Activity, out.IdleMS = activity(e)
-			if waited {
-				out.WaitedMS = time.Since(start).Milliseconds()
-			}
 			out.WaitNote = waitNoteLocked(a, out.Agent, target, waited, time.Since(start), bound)
 		})
+		out.Activity, out.IdleMS = activity(e)
+		if waited {
+			out.WaitedMS = time.Since(start).Milliseconds()
+		}
 		return out, nil
 	}})
 }
 
 // waitTurns waits up to bound until the agent has finished every turn up to
-// target or is gone. It reports whether it waited at all.
+// target or is gone. It reports whether it waited at all. It takes
+// melAgents.mu only.
 func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgent, target int, bound time.Duration) (bool, error) {
 	var timeout <-chan time.Time
 	if bound > 0 {
@@ -96,13 +107,15 @@ func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgen
 	for waited := false; ; waited = true {
 		var over bool
 		var ch <-chan struct{}
-		err := s.withLockErr(func() error {
-			if _, ok := s.panes[id]; !ok {
-				return errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
+		var err error
+		s.mels.do(func() {
+			mp := s.mels.panes[id]
+			if mp == nil {
+				err = errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
+				return
 			}
-			over = e.mel != a || !a.live || a.finished >= target || !e.p.Status().Running
-			ch = e.agentChangesLocked()
-			return nil
+			over = mp.a != a || !a.live || a.finished >= target || !e.p.Status().Running
+			ch = mp.changesLocked()
 		})
 		if err != nil {
 			return waited, err
@@ -125,7 +138,7 @@ func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgen
 }
 
 // waitNoteLocked says how the wait for turn target ended, "" when there was
-// nothing to wait for.
+// nothing to wait for. Caller holds melAgents.mu.
 func waitNoteLocked(a *melAgent, info *proto.AgentInfo, target int, waited bool, took, bound time.Duration) string {
 	after := took.Round(100 * time.Millisecond)
 	switch {

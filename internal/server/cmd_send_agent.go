@@ -44,23 +44,36 @@ func init() {
 			if st := e.p.Status(); !st.Running {
 				return writeError("send_agent", p.Pane, e.p, pane.ErrExited)
 			}
-			a := e.melLocked()
-			switch {
-			case a != nil && a.live:
-				if err := remoteAgentRefusalLocked(p.Pane, e); err != nil {
-					return err
+			s.mels.do(func() {
+				mp := s.mels.panes[p.Pane]
+				if mp == nil {
+					return
 				}
-				m, ahead, err := a.enqueueLocked(p.Text, from)
-				if err != nil {
-					return errorf(proto.CodeFailed, "send_agent to pane %d: %v", p.Pane, err)
+				a := e.shownMel(mp.a)
+				switch {
+				case a != nil && a.live:
+					if err = remoteAgentRefusalLocked(p.Pane, e); err != nil {
+						return
+					}
+					m, ahead, qerr := a.enqueueLocked(p.Text, from)
+					if qerr != nil {
+						err = errorf(proto.CodeFailed, "send_agent to pane %d: %v", p.Pane, qerr)
+						return
+					}
+					mp.changedLocked()
+					queued = &proto.SendAgentResult{Pane: p.Pane, Kind: KindMelmux, Turn: m.Turn, Ahead: ahead, Delivered: true,
+						State: a.infoLocked(e.p).State, Note: queuedNote(m.Turn, ahead)}
+				case a != nil:
+					// Typing the message into whatever the agent left behind (a
+					// shell) would run it as a command.
+					err = errorf(proto.CodeFailed, "send_agent: the melmux agent in pane %d has exited; read_agent shows its last reply", p.Pane)
 				}
-				s.agentChangedLocked(e)
-				queued = &proto.SendAgentResult{Pane: p.Pane, Kind: KindMelmux, Turn: m.Turn, Ahead: ahead, Delivered: true,
-					State: a.infoLocked(e.p).State, Note: queuedNote(m.Turn, ahead)}
-			case a != nil:
-				// Typing the message into whatever the agent left behind (a
-				// shell) would run it as a command.
-				return errorf(proto.CodeFailed, "send_agent: the melmux agent in pane %d has exited; read_agent shows its last reply", p.Pane)
+			})
+			if err != nil {
+				return err
+			}
+			if queued != nil {
+				s.invalidateLocked()
 			}
 			return nil
 		})

@@ -147,9 +147,11 @@ func (s *Server) waitRegistered(ctx context.Context, e *paneEntry, id string, wi
 	for {
 		var ok bool
 		var ch <-chan struct{}
-		s.withLock(func() {
-			ok = e.mel != nil && e.mel.id == id && e.mel.given > 0
-			ch = e.agentChangesLocked()
+		s.mels.do(func() {
+			if mp := s.mels.panes[pane]; mp != nil {
+				ok = mp.a != nil && mp.a.id == id && mp.a.given > 0
+				ch = mp.changesLocked()
+			}
 		})
 		if ok {
 			return nil

@@ -19,12 +19,32 @@
 //     keeps of each (paneEntry), the layout, the session size, the paste
 //     buffer. Server.mu is taken only through withLock and withFresh
 //     (lock.go).
-//   - The agents (paneAgent, agent.go; Server.mu): per pane, what runs in
-//     it, the agent state engine and its reports, the notifications held
-//     back, the melmux agent registered, the agent CLI's turns and
-//     questions. Under Server.mu with the pane table, because a decision
-//     weighs the pane's processes, reports and turns and whether a person
-//     looks at it (the focus), and the commands read them together.
+//   - The agents, in two parts. The melmux agents (melAgents, melagent.go;
+//     melAgents.mu): per pane, the melmux agent registered (kept once
+//     exited, until the pane leaves the table) with its queue of messages,
+//     its turns, replies and counters, which of its turns were told, and
+//     the channel closed at the pane's next agent change of any kind, with
+//     the count of those changes. The agent's own calls (agent_next,
+//     agent_report) and read_agent's wait for its turns take melAgents.mu
+//     alone, never Server.mu inside it: an agent takes its next message
+//     and reports its turn while a command or a frame holds Server.mu. What
+//     it needs of the pane table it is handed or finds without Server.mu:
+//     the pane (its process's status, by the pane's own lock) as the pane
+//     entered the table (add, drop: under Server.mu, as agent_register's
+//     check that the pane runs); a pane not in it is looked up in the pane
+//     table afterwards, for the error. What the pane table needs of it, it
+//     reads inside its sections (Server.mu, then melAgents.mu): a copy of
+//     the agent (view, melLocked) for the decisions, list_panes, the
+//     borders and the state file, the count of changes for the decision's
+//     cache; send_agent queues under both. A finished turn to tell is
+//     handed back and told (attendLocked) under Server.mu once
+//     melAgents.mu is let go of.
+//     The rest of each pane's agent (paneAgent, agent.go; Server.mu): what
+//     runs in it, the agent state engine and its reports, the notifications
+//     held back, the agent CLI's turns and questions. Under Server.mu with
+//     the pane table, because a decision weighs the pane's processes,
+//     reports and turns and whether a person looks at it (the focus), and
+//     the commands read them together.
 //   - The clients (clientSet, clients.go; clientSet.mu): who is attached and
 //     who is joining against max_clients, when the session was last used,
 //     the release of departed clients' memory; a lock-free copy of the list
@@ -45,11 +65,12 @@
 // list, never one above while holding one below.
 //
 //  1. Server.mu
-//  2. clientSet.mu
-//  3. a client's msgMu and its terminal's locks (ttyArea.mu, the write lock)
-//  4. the Sched's locks (it calls nothing of the server's)
-//  5. paneDraw.mu
-//  6. a pane's own locks (its emulator, its input queue; package pane)
+//  2. melAgents.mu (under it only a pane's own locks, for its status)
+//  3. clientSet.mu
+//  4. a client's msgMu and its terminal's locks (ttyArea.mu, the write lock)
+//  5. the Sched's locks (it calls nothing of the server's)
+//  6. paneDraw.mu
+//  7. a pane's own locks (its emulator, its input queue; package pane)
 //
 // So a client joins or leaves under clientSet.mu alone, and then lays the
 // session out under Server.mu (resizeToClientsLocked reads the published

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,7 +30,9 @@ const maxQueued = 256
 // message, idle after a finished turn.
 var reportStates = map[string]bool{"working": true, "waiting": true, "idle": true}
 
-// melAgent is a registered melmux agent. Every field is guarded by Server.mu.
+// melAgent is a registered melmux agent. Its fields are read and written
+// under melAgents.mu only; code of the pane table reads a copy
+// (melAgents.view).
 type melAgent struct {
 	id, role, provider, model, task string
 
@@ -49,6 +52,123 @@ type melAgent struct {
 	unread    []proto.TurnReply // how finished turns ended (reply or failure), not returned by read_agent yet, oldest first, at most maxUnread
 
 	legs, inTokens, outTokens int
+}
+
+// melAgents is the agents part's registry of melmux agents (doc.go): per
+// pane, the melmux agent registered with its queue and turns, and the
+// channel closed at the pane's next agent change. Its lock comes after
+// Server.mu: code of the pane table reads it inside its sections, and the
+// agent's own calls take it alone, never Server.mu inside it, so an agent
+// takes its next message and reports its turns while a command or a frame
+// holds Server.mu.
+type melAgents struct {
+	mu    sync.Mutex // guards panes, each melPane, and the fields of each melAgent
+	panes map[int]*melPane
+}
+
+// melPane is what melAgents keeps of one pane, from its start
+// (startPaneLocked) until it leaves the pane table (removePane).
+type melPane struct {
+	p *pane.Pane
+	// a is the melmux agent registered (nil for none; kept once exited).
+	a *melAgent
+	// ch is closed at the pane's next agent change (nil until asked for);
+	// gen counts those changes made here. Whoever waits on a pane's agent
+	// sleeps on ch: a registration, a report, a message queued or taken,
+	// an exit, a hook's report (agentChangedLocked).
+	ch  chan struct{}
+	gen uint64
+	// The melmux agent whose turns are told (toldID), the last turn it
+	// reported working on and the last told finished (melReportedLocked).
+	toldID        string
+	started, told int
+}
+
+// add enters pane id, which runs p.
+func (m *melAgents) add(id int, p *pane.Pane) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.panes == nil {
+		m.panes = map[int]*melPane{}
+	}
+	m.panes[id] = &melPane{p: p}
+}
+
+// drop forgets pane id, waking whoever waits on its agent.
+func (m *melAgents) drop(id int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if mp := m.panes[id]; mp != nil {
+		mp.changedLocked()
+		delete(m.panes, id)
+	}
+}
+
+// do runs f holding m.mu, letting go of it even when f panics.
+func (m *melAgents) do(f func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f()
+}
+
+// changedLocked counts an agent change and wakes whoever waits on it.
+// Caller holds melAgents.mu.
+func (mp *melPane) changedLocked() {
+	mp.gen++
+	if mp.ch != nil {
+		close(mp.ch)
+		mp.ch = nil
+	}
+}
+
+// changesLocked is a channel closed at the pane's next agent change.
+// Caller holds melAgents.mu.
+func (mp *melPane) changesLocked() <-chan struct{} {
+	if mp.ch == nil {
+		mp.ch = make(chan struct{})
+	}
+	return mp.ch
+}
+
+// changed is changedLocked of pane id.
+func (m *melAgents) changed(id int) {
+	m.do(func() {
+		if mp := m.panes[id]; mp != nil {
+			mp.changedLocked()
+		}
+	})
+}
+
+// changes is a channel closed at pane id's next agent change; nil (never
+// ready) once the pane has left.
+func (m *melAgents) changes(id int) (ch <-chan struct{}) {
+	m.do(func() {
+		if mp := m.panes[id]; mp != nil {
+			ch = mp.changesLocked()
+		}
+	})
+	return ch
+}
+
+// view is a copy of pane id's melmux agent (nil for none), without its
+// queue's messages and unread turn endings, and the count of the pane's
+// agent changes made here.
+func (m *melAgents) view(id int) (a *melAgent, gen uint64) {
+	m.do(func() {
+		mp := m.panes[id]
+		if mp == nil {
+			return
+		}
+		gen = mp.gen
+		if mp.a != nil {
+			c := *mp.a
+			n := len(mp.a.queue)
+			c.queue = mp.a.queue[:n:n] // for Pending: its messages are not to be read
+			c.unread = nil
+			a = &c
+		}
+	})
+	return a, gen
 }
 
 // maxUnread bounds the turn endings kept for read_agent: a lead that queues
@@ -124,42 +244,57 @@ func (a *melAgent) infoLocked(p *pane.Pane) *proto.AgentInfo {
 	return info
 }
 
-// melLocked is the pane's melmux agent when list_panes and the borders should
-// show it: while it lives, and once it exited unless the pane now runs a
-// coding agent found among its processes (the shell it left went on to
-// claude).
-func (e *paneEntry) melLocked() *melAgent {
-	if e.mel == nil || e.mel.live || e.kind == "" {
-		return e.mel
+// melLocked is a copy of the pane's melmux agent (melAgents.view) when
+// list_panes and the borders should show it: while it lives, and once it
+// exited unless the pane now runs a coding agent found among its processes
+// (the shell it left went on to claude). Caller holds Server.mu.
+func (s *Server) melLocked(e *paneEntry) *melAgent {
+	a, _ := s.mels.view(e.p.ID())
+	return e.shownMel(a)
+}
+
+// shownMel is a, or nil when the pane's melmux agent a has exited and the
+// pane now runs a coding agent found among its processes.
+func (e *paneEntry) shownMel(a *melAgent) *melAgent {
+	if a == nil || a.live || e.kind == "" {
+		return a
 	}
 	return nil
 }
 
-// agentChangesLocked is a channel closed at the pane's next melmux-agent
-// change: a registration, a report, a message queued or taken, an exit.
-func (e *paneEntry) agentChangesLocked() <-chan struct{} {
-	if e.melCh == nil {
-		e.melCh = make(chan struct{})
-	}
-	return e.melCh
+// melShownLocked says melLocked would give an agent, without copying it,
+// and gives agentGenLocked's count. Caller holds Server.mu.
+func (s *Server) melShownLocked(e *paneEntry) (shown bool, gen uint64) {
+	s.mels.do(func() {
+		if mp := s.mels.panes[e.p.ID()]; mp != nil {
+			shown = mp.a != nil && (mp.a.live || e.kind == "")
+			gen = mp.gen
+		}
+	})
+	return shown, e.ag.gen + gen
+}
+
+// agentGenLocked counts the changes of the pane's agent: those made under
+// Server.mu (hooks, decisions) and those of its melmux agent.
+func (s *Server) agentGenLocked(e *paneEntry) uint64 {
+	_, gen := s.melShownLocked(e)
+	return gen
+}
+
+// agentChanges is a channel closed at the pane's next agent change: a
+// melmux agent's registration, report, message queued or taken, exit, or
+// a change decided under Server.mu. No lock of the server's need be held.
+func (s *Server) agentChanges(e *paneEntry) <-chan struct{} {
+	return s.mels.changes(e.p.ID())
 }
 
 // agentChangedLocked wakes everyone waiting on the pane's agent (agent_next,
-// read_agent, wait --state, spawn_agent) and redraws the clients.
+// read_agent, wait --state, spawn_agent) and redraws the clients. Caller
+// holds Server.mu.
 func (s *Server) agentChangedLocked(e *paneEntry) {
 	e.ag.gen++ // the pane's last agent decision is out of date
-	if e.melCh != nil {
-		close(e.melCh)
-		e.melCh = nil
-	}
+	s.mels.changed(e.p.ID())
 	s.invalidateLocked()
-}
-
-// agentChanges is agentChangesLocked for callers not holding the lock.
-func (s *Server) agentChanges(e *paneEntry) <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return e.agentChangesLocked()
 }
 
 // agentIDParam checks the id an agent gives for itself.
@@ -173,29 +308,44 @@ func agentIDParam(method, id string) error {
 	return nil
 }
 
-// liveAgentLocked finds the live melmux agent of a pane that calls itself id:
-// the check every call of the agent's own (agent_next, agent_report) makes.
+// withLiveAgent runs f holding melAgents.mu (and no other lock of the
+// server's) with the live melmux agent of a pane that calls itself id: the
+// check every call of the agent's own (agent_next, agent_report) makes.
 // The call must come on the connection that registered the agent (ctx is
 // the request's): the pane and id are in every list_panes, and a report
 // from elsewhere would put words in the agent's mouth, an agent_next take
 // its message.
-func (s *Server) liveAgentLocked(ctx context.Context, method string, pane int, id string) (*paneEntry, *melAgent, error) {
-	e, err := s.lookupLocked(pane)
-	if err != nil {
-		return nil, nil, err
+func (s *Server) withLiveAgent(ctx context.Context, method string, pane int, id string, f func(mp *melPane, a *melAgent) error) error {
+	var err error
+	missing := false
+	s.mels.do(func() {
+		mp := s.mels.panes[pane]
+		if mp == nil {
+			missing = true
+			return
+		}
+		a := mp.a
+		switch {
+		case a == nil:
+			err = errorf(proto.CodeFailed, "%s: pane %d has no registered melmux agent (agent_register first)", method, pane)
+		case a.id != id:
+			err = errorf(proto.CodeBadParams, "%s: pane %d's melmux agent is %s, not %s", method, pane, a.id, id)
+		case !a.live:
+			err = errorf(proto.CodeFailed, "%s: the melmux agent %s in pane %d has exited (its connection closed); register again", method, id, pane)
+		case a.conn != connOf(ctx):
+			err = errorf(proto.CodeForbidden, "%s: the melmux agent %s of pane %d registered on another connection; only that connection (the agent's own) may call %s for it", method, id, pane, method)
+		default:
+			err = f(mp, a)
+		}
+	})
+	if missing {
+		// No such pane: the pane table says so, as for any command.
+		if err := s.withLockErr(func() error { _, err := s.lookupLocked(pane); return err }); err != nil {
+			return err
+		}
+		return errorf(proto.CodeFailed, "%s: pane %d has no registered melmux agent (agent_register first)", method, pane)
 	}
-	a := e.mel
-	switch {
-	case a == nil:
-		return nil, nil, errorf(proto.CodeFailed, "%s: pane %d has no registered melmux agent (agent_register first)", method, pane)
-	case a.id != id:
-		return nil, nil, errorf(proto.CodeBadParams, "%s: pane %d's melmux agent is %s, not %s", method, pane, a.id, id)
-	case !a.live:
-		return nil, nil, errorf(proto.CodeFailed, "%s: the melmux agent %s in pane %d has exited (its connection closed); register again", method, id, pane)
-	case a.conn != connOf(ctx):
-		return nil, nil, errorf(proto.CodeForbidden, "%s: the melmux agent %s of pane %d registered on another connection; only that connection (the agent's own) may call %s for it", method, id, pane, method)
-	}
-	return e, a, nil
+	return err
 }
 
 // connTag stands for one control connection; its requests carry it in
@@ -217,21 +367,23 @@ func connOf(ctx context.Context) *connTag {
 }
 
 // bindAgent marks the agent exited once the connection that registered it
-// ends (ctx is that connection's), keeping what it reported last.
-func (s *Server) bindAgent(ctx context.Context, pane int, e *paneEntry, a *melAgent) {
+// ends (ctx is that connection's), keeping what it reported last. It takes
+// melAgents.mu only.
+func (s *Server) bindAgent(ctx context.Context, pane int, a *melAgent) {
 	defer s.recovered("melmux agent binding", nil)
 	select {
 	case <-ctx.Done():
 	case <-s.done:
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a.live = false
-	s.log.Info("melmux agent exited", "pane", pane, "agent", a.id, "turn", a.turn)
-	if e.mel == a {
-		s.agentChangedLocked(e)
-	}
+	s.mels.do(func() {
+		a.live = false
+		s.log.Info("melmux agent exited", "pane", pane, "agent", a.id, "turn", a.turn)
+		if mp := s.mels.panes[pane]; mp != nil && mp.a == a {
+			mp.changedLocked()
+		}
+	})
+	s.invalidateLocked()
 }
 
 // enqueueLocked gives text the agent's next turn id and queues it. It

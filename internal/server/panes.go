@@ -254,6 +254,7 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 	e := &paneEntry{p: p, argv: spec.argv, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree, out: outputs}
 	e.turns.hooks = len(hooks) > 0
 	s.panes[id] = e
+	s.mels.add(id, p)
 	go s.watchAgent(id, e)
 	return e, nil
 }
@@ -309,7 +310,8 @@ func (s *Server) removePane(id int, killed bool) (last bool, err error) {
 		// Best effort: the layout and the pane table agree, so this cannot fail.
 		_ = s.layout.Remove(id)
 		s.relayoutLocked()
-		s.agentChangedLocked(e) // waits on its agent end
+		s.agentChangedLocked(e)
+		s.mels.drop(id) // waits on its agent end
 		last = len(s.panes) == 0
 		s.closed.add(id, closedPane{status: e.p.Status(), killed: killed})
 		return nil

@@ -259,7 +259,7 @@ func (s *Server) questionGone(ctx context.Context, id int, e *paneEntry, asked *
 			}
 			s.decideLocked(id, e, false)
 			gone = e.turns.q != asked || !e.p.Status().Running
-			ch, pch = e.agentChangesLocked(), e.p.Changed()
+			ch, pch = s.agentChanges(e), e.p.Changed()
 		}, id)
 		if gone {
 			return true

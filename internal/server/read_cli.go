@@ -99,7 +99,7 @@ func (s *Server) waitCLITurn(ctx context.Context, id int, e *paneEntry, target i
 			recheck = s.endTurnIfOverLocked(e, state, time.Now())
 			c := e.turns.turnOfLocked(target)
 			over = target == 0 || c == nil || c.ended || e.turns.q.asksLocked() || !e.p.Status().Running
-			ch = e.agentChangesLocked()
+			ch = s.agentChanges(e)
 		}, id)
 		if gone {
 			return waited, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)

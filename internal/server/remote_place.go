@@ -122,7 +122,7 @@ func (s *Server) place(verb string, localOnly bool) (*placement, error) {
 // here or on its host, or a pane placement put an agent in that has not
 // shown as one yet.
 func (s *Server) runsAgentLocked(e *paneEntry) bool {
-	if a := e.mel; a != nil {
+	if a, _ := s.mels.view(e.p.ID()); a != nil {
 		return a.live && a.role != "lead"
 	}
 	if l := e.link; l != nil {

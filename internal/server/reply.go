@@ -101,7 +101,7 @@ func (s *Server) waitStopHook(ctx context.Context, e *paneEntry, enter time.Time
 	for {
 		var h *hookReply
 		var ch <-chan struct{}
-		s.withLock(func() { h, ch = e.turns.stop, e.agentChangesLocked() })
+		s.withLock(func() { h, ch = e.turns.stop, s.agentChanges(e) })
 		if h != nil && h.at.After(enter) {
 			return h.text
 		}

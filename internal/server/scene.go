@@ -137,16 +137,17 @@ func (s *Server) frameAsksLocked(fresh int) map[int]*paneRead {
 		if e.p.Status().Running {
 			r.agent = true
 			_, known := e.agentKindKnownLocked()
-			r.agentSees = (known != "" || e.melLocked() != nil) && !e.decisionCurrentLocked()
+			mel, gen := s.melShownLocked(e)
+			r.agentSees = (known != "" || mel) && !e.decisionCurrentLocked(gen)
 		}
 	}
 	return reads
 }
 
 // decisionCurrentLocked says the pane's last agent decision holds: nothing
-// changed since it was made.
-func (e *paneEntry) decisionCurrentLocked() bool {
-	return e.ag.cached != nil && e.ag.cachedCh == e.p.Changed() && e.ag.cacheGen == e.ag.gen && time.Now().Before(e.ag.until)
+// changed since it was made (gen is agentGenLocked's count).
+func (e *paneEntry) decisionCurrentLocked(gen uint64) bool {
+	return e.ag.cached != nil && e.ag.cachedCh == e.p.Changed() && e.ag.cacheGen == gen && time.Now().Before(e.ag.until)
 }
 
 // read reads what r asks of the pane's emulator. It takes no lock of the
@@ -435,7 +436,7 @@ func (s *Server) displayNameFrom(e *paneEntry, progTitle func() string) string {
 // foreground program when the shell started another (vim, top, claude), else
 // the pane's command.
 func (s *Server) runningLocked(e *paneEntry) string {
-	if a := e.melLocked(); a != nil {
+	if a := s.melLocked(e); a != nil {
 		return "mel " + a.role // "mel worker", its state beside it
 	}
 	fg := s.foregroundLocked(e)

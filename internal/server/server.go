@@ -111,6 +111,9 @@ type Server struct {
 	// clients are the attached clients, under a lock of their own
 	// (clients.go).
 	clients *clientSet
+	// mels is the melmux agents registered in the panes (melagent.go),
+	// under its own lock.
+	mels melAgents
 	// sched holds other panes' output back while a typed key's echo is on
 	// its way, and owns the feed slots and the spare P (package sched).
 	sched *sched.Sched

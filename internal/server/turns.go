@@ -221,7 +221,7 @@ func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound
 			if d != nil {
 				next = d.Next
 			}
-			ch, pch = e.agentChangesLocked(), e.p.Changed()
+			ch, pch = s.agentChanges(e), e.p.Changed()
 		}, id)
 		if ready {
 			return

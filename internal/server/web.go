@@ -79,7 +79,7 @@ func (s *Server) webAgentsLocked(now time.Time) []proto.AgentRow {
 			continue
 		}
 		tab, _ := s.layout.TabOf(id)
-		key = append(key, uint64(id), uint64(tab), e.ag.gen)
+		key = append(key, uint64(id), uint64(tab), s.agentGenLocked(e))
 	}
 	if a.rows != nil && slices.Equal(key, a.key) && now.Sub(a.at) < webAgentsEvery {
 		return slices.Clone(a.rows)
