@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/pane"
 )
 
 // read_agent reads an agent's state and latest reply. For a melmux agent with
@@ -34,36 +35,49 @@ func init() {
 		case p.WaitMS < 0:
 			bound = 0
 		}
-		var e *paneEntry
+		// A live melmux agent is the agents part's alone (melAgents): its
+		// read takes melAgents.mu and the pane's own locks, no Server.mu,
+		// so it answers while a command or a frame holds the pane table.
+		// The agent itself, not a copy: the wait and the answer read it
+		// under melAgents.mu.
+		var pn *pane.Pane
 		var a *melAgent
-		var cli bool
 		var target int
+		s.mels.do(func() {
+			if mp := s.mels.panes[p.Pane]; mp != nil && mp.a != nil && mp.a.live {
+				pn, a, target = mp.p, mp.a, mp.a.given
+			}
+		})
+		var cli bool
+		var e *paneEntry
 		var other *proto.ReadAgentResult
-		err := s.withFreshErr(func() error {
-			var err error
-			if e, err = s.lookupLocked(p.Pane); err != nil {
-				return err
-			}
-			s.mels.do(func() {
-				// The agent itself, not a copy: the wait and the answer
-				// read it under melAgents.mu.
-				if mp := s.mels.panes[p.Pane]; mp != nil {
-					if a = e.shownMel(mp.a); a != nil {
-						target = a.given
-					}
+		var err error
+		if a == nil {
+			err = s.withFreshErr(func() error {
+				var err error
+				if e, err = s.lookupLocked(p.Pane); err != nil {
+					return err
 				}
-			})
-			if a != nil {
+				s.mels.do(func() {
+					// An exited one, unless the pane went on to a coding agent.
+					if mp := s.mels.panes[p.Pane]; mp != nil {
+						if a = e.shownMel(mp.a); a != nil {
+							pn, target = e.p, a.given
+						}
+					}
+				})
+				if a != nil {
+					return nil
+				}
+				if kind, _ := s.agentKindLocked(e); kind != "" {
+					cli = true
+					return nil
+				}
+				out := s.readOtherLocked(p.Pane, e)
+				other = &out
 				return nil
-			}
-			if kind, _ := s.agentKindLocked(e); kind != "" {
-				cli = true
-				return nil
-			}
-			out := s.readOtherLocked(p.Pane, e)
-			other = &out
-			return nil
-		}, p.Pane)
+			}, p.Pane)
+		}
 		switch {
 		case err != nil:
 			return nil, err
@@ -74,7 +88,7 @@ func init() {
 		}
 
 		start := time.Now()
-		waited, err := s.waitTurns(ctx, p.Pane, e, a, target, bound)
+		waited, err := s.waitTurns(ctx, p.Pane, pn, a, target, bound)
 		if err != nil {
 			return nil, err
 		}
@@ -82,11 +96,11 @@ func init() {
 		// The agent's part only: what it reported is melAgents.mu's, the
 		// pane's activity the pane's own.
 		s.mels.do(func() {
-			out = proto.ReadAgentResult{Pane: p.Pane, Agent: a.infoLocked(e.p), Status: statusWord(e.p.Status()),
+			out = proto.ReadAgentResult{Pane: p.Pane, Agent: a.infoLocked(pn), Status: statusWord(pn.Status()),
 				Reply: a.reply, Earlier: a.takeEarlierLocked(), Error: a.err, TurnDone: a.finished >= target}
 			out.WaitNote = waitNoteLocked(a, out.Agent, target, waited, time.Since(start), bound)
 		})
-		out.Activity, out.IdleMS = activity(e)
+		out.Activity, out.IdleMS = paneActivity(pn)
 		if waited {
 			out.WaitedMS = time.Since(start).Milliseconds()
 		}
@@ -97,7 +111,7 @@ func init() {
 // waitTurns waits up to bound until the agent has finished every turn up to
 // target or is gone. It reports whether it waited at all. It takes
 // melAgents.mu only.
-func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgent, target int, bound time.Duration) (bool, error) {
+func (s *Server) waitTurns(ctx context.Context, id int, pn *pane.Pane, a *melAgent, target int, bound time.Duration) (bool, error) {
 	var timeout <-chan time.Time
 	if bound > 0 {
 		t := time.NewTimer(bound)
@@ -114,7 +128,7 @@ func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgen
 				err = errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
 				return
 			}
-			over = mp.a != a || !a.live || a.finished >= target || !e.p.Status().Running
+			over = mp.a != a || !a.live || a.finished >= target || !pn.Status().Running
 			ch = mp.changesLocked()
 		})
 		if err != nil {
@@ -126,7 +140,7 @@ func (s *Server) waitTurns(ctx context.Context, id int, e *paneEntry, a *melAgen
 		runHook(&s.hooks.turnWait)
 		select {
 		case <-ch:
-		case <-e.p.Exited():
+		case <-pn.Exited():
 		case <-timeout:
 			return true, nil
 		case <-ctx.Done():

@@ -25,9 +25,10 @@
 //     its turns, replies and counters, which of its turns were told, and
 //     the channel closed at the pane's next agent change of any kind, with
 //     the count of those changes. The agent's own calls (agent_next,
-//     agent_report) and read_agent's wait for its turns take melAgents.mu
-//     alone, never Server.mu inside it: an agent takes its next message
-//     and reports its turn while a command or a frame holds Server.mu. What
+//     agent_report) and read_agent of a live one take melAgents.mu alone,
+//     never Server.mu inside it: an agent takes its next message and
+//     reports its turn, and a lead reads it, while a command or a frame
+//     holds Server.mu. What
 //     it needs of the pane table it is handed or finds without Server.mu:
 //     the pane (its process's status, by the pane's own lock) as the pane
 //     entered the table (add, drop: under Server.mu, as agent_register's

@@ -45,10 +45,10 @@ func within(t *testing.T, d time.Duration, what string, f func() error) {
 	}
 }
 
-// A melmux agent's own calls are the agents part's (melAgents, under its
-// own lock): while Server.mu is held by a command or a frame, the agent
-// takes its next message, reports its turn under way and takes the
-// message after it.
+// A melmux agent's own calls and read_agent of a live one are the agents
+// part's (melAgents, under its own lock): while Server.mu is held by a
+// command or a frame, the agent takes its next message and reports its
+// turn under way, a lead reads it, and the agent takes the message after.
 func TestAMelmuxAgentGoesOnWhileServerMuIsHeld(t *testing.T) {
 	t.Parallel()
 	s, c := startServer(t)
@@ -72,6 +72,13 @@ func TestAMelmuxAgentGoesOnWhileServerMuIsHeld(t *testing.T) {
 	})
 	if info.State != "working" || info.Turn != 1 || info.Pending != 1 {
 		t.Fatalf("agent_report: got %+v, want working on turn 1 with 1 pending", info)
+	}
+	var read proto.ReadAgentResult
+	within(t, 10*time.Second, "read_agent", func() error {
+		return c.Call(context.Background(), "read_agent", proto.ReadAgentParams{Pane: 1, WaitMS: -1}, &read)
+	})
+	if read.Agent == nil || read.Agent.State != "working" || read.Agent.Turn != 1 || read.TurnDone || read.Status != "running" {
+		t.Fatalf("read_agent: got %+v (agent %+v), want working on turn 1, turn 2 not done", read, read.Agent)
 	}
 	within(t, 10*time.Second, "agent_next", func() error {
 		return a.c.Call(context.Background(), "agent_next", proto.AgentNextParams{Pane: 1, ID: a.id, WaitMS: 10000}, &m)

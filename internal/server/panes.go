@@ -412,8 +412,14 @@ func (s *Server) costLocked(a *proto.AgentInfo) {
 // activity is busy while the running program printed within busyWindow, else
 // idle, with the time since its last output.
 func activity(e *paneEntry) (string, int64) {
-	idle := time.Since(e.p.LastOutput()).Milliseconds()
-	if busy, _ := e.p.BusyFor(busyWindow); busy {
+	return paneActivity(e.p)
+}
+
+// paneActivity is activity of the pane p, which needs no lock of the
+// server's.
+func paneActivity(p *pane.Pane) (string, int64) {
+	idle := time.Since(p.LastOutput()).Milliseconds()
+	if busy, _ := p.BusyFor(busyWindow); busy {
 		return "busy", idle
 	}
 	return "idle", idle
