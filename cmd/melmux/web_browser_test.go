@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/melmux/melmux/internal/testreq"
@@ -49,7 +52,7 @@ sleep 600
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox, chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1400, 900))
+		chromedp.NoSandbox, chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-smooth-scrolling", true), chromedp.WindowSize(1400, 900))
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(alloc)
@@ -194,5 +197,136 @@ ws.onerror = () => { document.title = 'refused'; };
 	}
 	if out := se.mustT(t, "web", "--status"); !strings.Contains(out, "is not served") {
 		t.Errorf("web --status after the refusal: %q", out)
+	}
+}
+
+// claudeTurn is a Claude Code stand-in that works on a turn until it is
+// sent a key, then waits at its prompt.
+const claudeTurn = `#!/bin/sh
+stty -icanon -echo min 1
+printf '\342\234\273 Working on it\342\200\246 (esc to interrupt)\n'
+dd bs=1 count=1 >/dev/null 2>&1
+printf '\033[2J\033[H\342\227\217 Done.\n\n\342\235\257 \n'
+sleep 600
+`
+
+// pageHooks records what the page does that a test cannot see in its
+// DOM: the notifications it makes (the real ones still made), its
+// WebSockets (so one can be closed, as a network would), and it makes the
+// page think it is not focused, as a page in the background.
+const pageHooks = `(() => {
+  window.__notes = [];
+  const N = window.Notification;
+  function W(title, opts) {
+    window.__notes.push({ title, body: (opts || {}).body || '' });
+    try { return new N(title, opts); } catch (e) { return {}; }
+  }
+  Object.defineProperty(W, 'permission', { get: () => N.permission });
+  W.requestPermission = (...a) => N.requestPermission(...a);
+  window.Notification = W;
+  document.hasFocus = () => false;
+  window.__sockets = [];
+  const S = window.WebSocket;
+  window.WebSocket = function (url) {
+    const ws = new S(url);
+    ws.states = 0;
+    ws.addEventListener('message', (e) => { if (e.data.startsWith('{"t":"state"')) ws.states++; });
+    window.__sockets.push(ws);
+    return ws;
+  };
+})()`
+
+// TestWebHistoryAndTurnsInChromium: a pane's history is scrolled back in
+// the page with the mouse wheel, read from the session a page at a time
+// up to its first line, and the view stays there while the pane prints
+// on; the way back to the bottom ends it. An agent that finishes a turn
+// is notified once (the permission granted, the page in the background),
+// not again when the page reconnects, nor when it is loaded again.
+func TestWebHistoryAndTurnsInChromium(t *testing.T) {
+	ctx := browser(t)
+	se := newSessionEnv(t)
+	bin := filepath.Join(se.home, "bin")
+	os.MkdirAll(bin, 0o755)
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(claudeTurn), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	se.env = append(se.env, "PATH="+bin+":"+os.Getenv("PATH"))
+	se.mustT(t, "new", "-d", "-x", "100", "-y", "20", "--", "sh", "-c", `seq -f "hist-%g." 1 500; exec sh`)
+	url := strings.TrimSpace(se.mustT(t, "web"))
+	base, _, _ := strings.Cut(url, "/#code=")
+	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: base}); err != nil {
+		t.Fatalf("grant notifications: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageHooks}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "open the page", chromedp.Navigate(url), chromedp.WaitVisible("#app"), until(paneText(1)+`.includes("hist-500.")`))
+
+	// The wheel over the pane, until its first line is in the DOM and the
+	// view at the top.
+	const hist = `document.querySelector('.pane[data-pane="1"] .hist')`
+	const first = `[...` + hist + `.children].find((d) => d.textContent === 'hist-1.')`
+	x, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('.pane[data-pane="1"] .body').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		found, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+first+`) && document.querySelector('.pane[data-pane="1"] .body').scrollTop === 0`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			do(t, ctx, "scroll back to line 1", until(`false`))
+		}
+		do(t, ctx, "turn the wheel", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, x[0], x[1], func(p *input.DispatchMouseEventParams) {
+			// The protocol wants deltaX too, which cdproto leaves out when 0.
+			p.DeltaX, p.DeltaY = 0.001, -1500
+		}))
+		// The rows above are read as the view comes near them: wait for
+		// what the wheel asked for, or for nothing more to ask.
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_ = chromedp.Do(wctx, chromedp.Poll[chromedp.Void](`!document.querySelector('.pane[data-pane="1"]').classList.contains('back') || `+hist+`.childElementCount > 0`, chromedp.WithPollingInterval(20*time.Millisecond)))
+		cancel()
+	}
+	do(t, ctx, "see where the view is", until(`document.querySelector('.pane[data-pane="1"] .backbar').textContent.includes("history: lines 1–")`))
+	where := `(() => { const d = ` + first + `, b = document.querySelector('.pane[data-pane="1"] .body'); return d.getBoundingClientRect().top - b.getBoundingClientRect().top; })()`
+	top0, err := chromedp.Run(ctx, chromedp.Evaluate[float64](where))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Output goes on: the screen changes below, the view stays, and the
+	// page says lines came.
+	se.mustT(t, "send-keys", "-t", "1", `seq -f "more-%g." 1 50<Enter>`)
+	do(t, ctx, "the pane prints on", until(paneText(1)+`.includes("more-50.")`),
+		until(`document.querySelector('.pane[data-pane="1"] .gap').textContent.includes("newer line")`))
+	if top1, err := chromedp.Run(ctx, chromedp.Evaluate[float64](where)); err != nil || top1 != top0 {
+		t.Errorf("line 1's row moved from %v to %v (%v) while the pane printed", top0, top1, err)
+	}
+	do(t, ctx, "back to live", chromedp.Click(`.pane[data-pane="1"] .backbar button`),
+		until(hist+`.childElementCount === 0`), until(`document.querySelector('.pane[data-pane="1"] .backbar').hidden`))
+
+	// An agent finishes a turn while the page is in the background.
+	se.mustT(t, "open-pane", "--layout", "tab", "--", "claude")
+	se.mustT(t, "wait", "-t", "2", "--state", "working", "--timeout", "30s")
+	const row2 = `document.querySelector('#agentlist li[data-pane="2"] .state')`
+	do(t, ctx, "see it work", until(row2+` && `+row2+`.textContent === "working"`))
+	se.mustT(t, "send-keys", "-t", "2", "x")
+	se.mustT(t, "wait", "-t", "2", "--state", "idle", "--timeout", "30s")
+	const done = `__notes.filter((n) => n.title.includes("pane 2 finished")).length`
+	do(t, ctx, "be notified", until(done+` === 1`))
+	do(t, ctx, "reconnect", chromedp.Evaluate[chromedp.Void](`__sockets[0].close()`),
+		until(`__sockets.length === 2 && __sockets[1].states > 0`))
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`__notes.length`)); err != nil || n != 1 {
+		t.Errorf("after a reconnect: %d notifications (%v), want the one", n, err)
+	}
+	do(t, ctx, "load the page again", chromedp.Navigate(base+"/"), chromedp.WaitVisible("#app"),
+		until(`__sockets.length === 1 && __sockets[0].states > 0`), until(row2+` && `+row2+`.textContent === "idle"`))
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`__notes.length`)); err != nil || n != 0 {
+		t.Errorf("after the page was loaded again: %d notifications (%v), want none", n, err)
 	}
 }

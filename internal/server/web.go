@@ -257,7 +257,17 @@ func (s *Server) webRequest(ctx context.Context, w *webProc, method string, raw 
 		if err != nil {
 			return nil, nil // gone: the page is told so
 		}
-		return webScreen(e.p.Term().Snapshot()), nil
+		return webScreenOf(e.p.Term()), nil
+	case webwire.History:
+		var p webwire.HistoryParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, err
+		}
+		e, err := s.lookup(p.Pane)
+		if err != nil {
+			return nil, nil // gone: the page is told so
+		}
+		return webHistory(e.p.Term(), p), nil
 	case webwire.Frame:
 		var p webwire.FrameParams
 		if err := json.Unmarshal(raw, &p); err != nil {
@@ -266,7 +276,7 @@ func (s *Server) webRequest(ctx context.Context, w *webProc, method string, raw 
 		f := webwire.FrameResult{State: s.webState(), Screens: make([]*webwire.ScreenResult, len(p.Panes))}
 		for i, id := range p.Panes {
 			if e, err := s.lookup(id); err == nil {
-				f.Screens[i] = webScreen(e.p.Term().Snapshot())
+				f.Screens[i] = webScreenOf(e.p.Term())
 			}
 		}
 		return f, nil

@@ -116,3 +116,22 @@ func webColor(c term.Color) int {
 	}
 	return -1
 }
+
+// webHistory is a page of t's history in the page's rows (no cursor).
+func webHistory(t *term.Terminal, p webwire.HistoryParams) *webwire.HistoryResult {
+	n := min(max(p.N, 1), webwire.MaxHistoryRows)
+	rows, first, oldest, top := t.HistoryPage(p.Before, p.After, n)
+	r := &webwire.HistoryResult{First: first, Oldest: oldest, Top: top, Lines: make([]json.RawMessage, len(rows))}
+	for i, cells := range rows {
+		r.Lines[i] = webRow(cells, -1)
+	}
+	return r
+}
+
+// webScreenOf is pane terminal t's screen for the page, with the place
+// above its history's newest line.
+func webScreenOf(t *term.Terminal) *webwire.ScreenResult {
+	r := webScreen(t.Snapshot())
+	r.Hist = t.HistoryTotal()
+	return r
+}

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/melmux/melmux/internal/webwire"
 	"github.com/melmux/melmux/pane/term"
 )
 
@@ -45,5 +47,28 @@ func TestWebRow(t *testing.T) {
 	r := webScreen(scr)
 	if r.Cursor != [3]int{1, 1, 1} || len(r.Lines) != 2 || string(r.Lines[1]) != `[[" "],[" ",-1,-1,512]]` || r.Title != "t" {
 		t.Errorf("webScreen: %+v %s", r, r.Lines)
+	}
+}
+
+// A page of history is rows as the screen's are, without a cursor, at
+// most MaxHistoryRows of them whatever a page asks.
+func TestWebHistory(t *testing.T) {
+	tm := term.New(20, 3, term.Options{})
+	for i := 1; i <= 700; i++ {
+		fmt.Fprintf(tm, "\x1b[31mr\x1b[m%d\r\n", i)
+	}
+	h := webHistory(tm, webwire.HistoryParams{N: 1 << 30})
+	if len(h.Lines) != webwire.MaxHistoryRows || h.Top != 698 || h.Oldest != 0 || h.First != 698-webwire.MaxHistoryRows {
+		t.Fatalf("the newest page: %d rows, first %d oldest %d top %d", len(h.Lines), h.First, h.Oldest, h.Top)
+	}
+	if got := string(h.Lines[len(h.Lines)-1]); got != `[["r",1,-1,0],["698"]]` {
+		t.Errorf("the newest row: %s", got)
+	}
+	h = webHistory(tm, webwire.HistoryParams{Before: 1, N: 5})
+	if len(h.Lines) != 1 || string(h.Lines[0]) != `[["r",1,-1,0],["1"]]` {
+		t.Errorf("the row above place 1: %s", h.Lines)
+	}
+	if scr := webScreenOf(tm); scr.Hist != 698 {
+		t.Errorf("the screen's history place: %d, want 698", scr.Hist)
 	}
 }

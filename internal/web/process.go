@@ -187,6 +187,15 @@ func (r *remote) Screen(id int) *webwire.ScreenResult {
 	return scr
 }
 
+func (r *remote) History(ctx context.Context, id int, p webwire.HistoryParams) *webwire.HistoryResult {
+	p.Pane = id
+	var h *webwire.HistoryResult
+	if err := r.peer.Call(ctx, webwire.History, p, &h); err != nil {
+		return nil
+	}
+	return h
+}
+
 func (r *remote) Type(ctx context.Context, id int, text string, keys bool) error {
 	return r.peer.Call(ctx, webwire.Type, webwire.TypeParams{Pane: id, Text: text, Keys: keys}, nil)
 }

@@ -45,6 +45,9 @@ type Backend interface {
 	// Screen is pane id's screen as the page's rows; nil when there is no
 	// such pane.
 	Screen(id int) *webwire.ScreenResult
+	// History is a page of pane id's history (webwire.HistoryParams,
+	// Pane left out); nil when there is no such pane.
+	History(ctx context.Context, id int, p webwire.HistoryParams) *webwire.HistoryResult
 	// Type writes into pane id: text as it is, or (keys) in send_keys'
 	// key notation ("<Up>", "<C-c>"), encoded for the pane's modes.
 	Type(ctx context.Context, id int, text string, keys bool) error

@@ -37,6 +37,7 @@ type fake struct {
 	mu     sync.Mutex
 	ch     chan struct{}
 	rows   []string
+	hist   int
 	typed  []string
 	answer []string
 }
@@ -80,7 +81,7 @@ func (f *fake) Screen(id int) *webwire.ScreenResult {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := &webwire.ScreenResult{Cols: f.cols(), Rows: len(f.rows)}
+	s := &webwire.ScreenResult{Cols: f.cols(), Rows: len(f.rows), Hist: uint64(f.hist) + 1}
 	for _, r := range f.rows {
 		enc := json.RawMessage("[]")
 		if r != "" {
@@ -90,6 +91,27 @@ func (f *fake) Screen(id int) *webwire.ScreenResult {
 		s.Lines = append(s.Lines, enc)
 	}
 	return s
+}
+
+// History is a history of hist lines "h0".."h{hist-1}" at places 1 on.
+func (f *fake) History(ctx context.Context, id int, p webwire.HistoryParams) *webwire.HistoryResult {
+	if id != 1 {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	top := uint64(f.hist) + 1
+	to := top
+	if p.Before > 0 {
+		to = min(p.Before, top)
+	}
+	from := max(1, int(to)-p.N)
+	r := &webwire.HistoryResult{First: uint64(from), Oldest: 1, Top: top}
+	for i := from; i < int(to); i++ {
+		b, _ := json.Marshal([][]string{{fmt.Sprintf("h%d", i-1)}})
+		r.Lines = append(r.Lines, b)
+	}
+	return r
 }
 
 func (f *fake) Type(ctx context.Context, id int, text string, keys bool) error {
@@ -642,3 +664,65 @@ func TestASlowPageIsDropped(t *testing.T) {
 }
 
 var _ = errors.New
+
+// A page reads a pane's history a page at a time, a read-only login too;
+// lines scrolling off a screen that looks the same after are news to a
+// page scrolled back.
+func TestHistoryPages(t *testing.T) {
+	r := start(t)
+	r.be.mu.Lock()
+	r.be.hist = 5
+	r.be.mu.Unlock()
+	c := r.mustDial(r.login(r.token("watcher", true)))
+	next(t, c, "hello")
+	write(t, c, map[string]any{"t": "watch", "panes": []int{1}})
+	next(t, c, "screen")
+	write(t, c, map[string]any{"t": "history", "pane": 1, "n": 2})
+	var h historyMsg
+	readJSON(t, c, "history", &h)
+	if h.Pane != 1 || h.First != 4 || h.Oldest != 1 || h.Top != 6 || len(h.Lines) != 2 || string(h.Lines[1]) != `[["h4"]]` {
+		t.Errorf("the newest 2 rows: %+v %s", h, h.Lines)
+	}
+	write(t, c, map[string]any{"t": "history", "pane": 1, "before": 4, "n": 10})
+	readJSON(t, c, "history", &h)
+	if h.First != 1 || len(h.Lines) != 3 || string(h.Lines[0]) != `[["h0"]]` {
+		t.Errorf("the rows above place 4: %+v %s", h, h.Lines)
+	}
+	write(t, c, map[string]any{"t": "history", "pane": 9, "n": 10})
+	readJSON(t, c, "history", &h)
+	if !h.Gone || h.Pane != 9 {
+		t.Errorf("a pane that is not: %+v", h)
+	}
+	r.be.mu.Lock()
+	r.be.hist = 6
+	r.be.mu.Unlock()
+	r.be.set(-1, "")
+	var s screenMsg
+	readJSON(t, c, "screen", &s)
+	if s.Hist != 7 || len(s.Lines) != 0 {
+		t.Errorf("after a line scrolled off an unchanged screen: hist %d, %d rows", s.Hist, len(s.Lines))
+	}
+}
+
+// readJSON reads messages until one of type typ, into v.
+func readJSON(t *testing.T, c *websocket.Conn, typ string, v any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %q: %v", typ, err)
+		}
+		var m msg
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.T == typ {
+			if err := json.Unmarshal(b, v); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+}

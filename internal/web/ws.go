@@ -44,6 +44,7 @@ type conn struct {
 type sentPane struct {
 	cols, rows int
 	lines      []string
+	hist       uint64
 	gone       bool
 }
 
@@ -56,6 +57,9 @@ type inMsg struct {
 	Key      string `json:"key,omitempty"`
 	Choice   string `json:"choice,omitempty"`
 	Question string `json:"question,omitempty"`
+	Before   uint64 `json:"before,omitempty"`
+	After    uint64 `json:"after,omitempty"`
+	N        int    `json:"n,omitempty"`
 }
 
 func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
@@ -196,6 +200,22 @@ func (c *conn) handle(ctx context.Context, m inMsg) {
 		c.watched = slices.Clone(ids)
 		c.mu.Unlock()
 		c.poke()
+		return
+	case "history":
+		// Watching includes the history: a read-only login reads it too.
+		// One page at a time, on the reading goroutine: a page cannot
+		// have more than one read of the session outstanding.
+		h := c.s.cfg.Backend.History(ctx, m.Pane, webwire.HistoryParams{Before: m.Before, After: m.After, N: m.N})
+		r := historyMsg{T: "history", Pane: m.Pane}
+		if h == nil {
+			r.Gone = true
+		} else {
+			r.First, r.Oldest, r.Top, r.Lines = h.First, h.Oldest, h.Top, h.Lines
+		}
+		if r.Lines == nil {
+			r.Lines = []json.RawMessage{}
+		}
+		c.send(r)
 		return
 	case "text", "key", "take", "answer":
 	default:
@@ -376,7 +396,19 @@ type screenMsg struct {
 	Title  string `json:"title"`
 	Lines  []row  `json:"lines"`
 	Cursor [3]int `json:"cursor"` // x, y, visible
+	Hist   uint64 `json:"hist"`   // the place above the history's newest line
 	Gone   bool   `json:"gone,omitempty"`
+}
+
+// historyMsg is a page of a pane's history (webwire.HistoryResult).
+type historyMsg struct {
+	T      string            `json:"t"`
+	Pane   int               `json:"pane"`
+	First  uint64            `json:"first"`
+	Oldest uint64            `json:"oldest"`
+	Top    uint64            `json:"top"`
+	Lines  []json.RawMessage `json:"lines"`
+	Gone   bool              `json:"gone,omitempty"`
 }
 
 // row is [y, runs] as JSON.
@@ -460,7 +492,7 @@ func (c *conn) screenDiff(id int, scr *webwire.ScreenResult) *screenMsg {
 		prev = &sentPane{cols: scr.Cols, rows: scr.Rows, lines: make([]string, len(scr.Lines))}
 		c.sent[id] = prev
 	}
-	m := &screenMsg{T: "screen", Pane: id, Cols: scr.Cols, Rows: scr.Rows, Full: full, Title: scr.Title, Cursor: scr.Cursor}
+	m := &screenMsg{T: "screen", Pane: id, Cols: scr.Cols, Rows: scr.Rows, Full: full, Title: scr.Title, Cursor: scr.Cursor, Hist: scr.Hist}
 	for y, enc := range scr.Lines {
 		if !full && prev.lines[y] == string(enc) {
 			continue
@@ -468,8 +500,11 @@ func (c *conn) screenDiff(id int, scr *webwire.ScreenResult) *screenMsg {
 		prev.lines[y] = string(enc)
 		m.Lines = append(m.Lines, row{Y: y, Runs: enc})
 	}
-	if !full && len(m.Lines) == 0 {
+	// Lines that scroll off a screen that looks the same after (`yes`)
+	// change only the history: a page scrolled back is told.
+	if !full && len(m.Lines) == 0 && prev.hist == scr.Hist {
 		return nil
 	}
+	prev.hist = scr.Hist
 	return m
 }

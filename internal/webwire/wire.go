@@ -36,6 +36,9 @@ const (
 	// Frame (FrameParams) answers State and the Screens of the panes
 	// named, in one round trip: what a page's frame reads.
 	Frame = "frame"
+	// History (HistoryParams) answers a *HistoryResult, a page of a
+	// pane's history in the rows Screen gives, null when the pane is gone.
+	History = "history"
 	// Arm (ArmParams), a notice the session takes in order (Inline),
 	// makes the session send the notice Changed with the same N at its
 	// next change: the web process arms before it reads what it sends,
@@ -135,6 +138,39 @@ type ScreenResult struct {
 	Rows   int               `json:"rows"`
 	Title  string            `json:"title"`
 	Cursor [3]int            `json:"cursor"` // x, y, visible (0 or 1)
+	Lines  []json.RawMessage `json:"lines"`
+	// Hist is the place above the history's newest line (HistoryResult):
+	// a page scrolled back into the history learns from it that lines
+	// scrolled off the screen since it read the history.
+	Hist uint64 `json:"hist"`
+}
+
+// HistoryParams asks for up to N rows of a pane's history: those just
+// above the place Before (0: the newest rows), or, with After, those from
+// the place After on. A place numbers a line of the pane's history from
+// the first line the pane ever saved, so that it stays the line's while
+// newer lines are saved and the oldest are dropped; a resize that takes
+// lines back onto the screen numbers them anew (a page reads the history
+// again after a resize).
+type HistoryParams struct {
+	Pane   int    `json:"pane"`
+	Before uint64 `json:"before,omitempty"`
+	After  uint64 `json:"after,omitempty"`
+	N      int    `json:"n"`
+}
+
+// MaxHistoryRows bounds HistoryParams.N: a page of history is one
+// message, and a page asks again as it scrolls.
+const MaxHistoryRows = 500
+
+// HistoryResult is a page of a pane's history, oldest first: Lines[i] is
+// the line at place First+i, in ScreenResult's rows. Oldest is the place
+// of the oldest line the history holds, Top the place above its newest
+// (Top-Oldest lines in all).
+type HistoryResult struct {
+	First  uint64            `json:"first"`
+	Oldest uint64            `json:"oldest"`
+	Top    uint64            `json:"top"`
 	Lines  []json.RawMessage `json:"lines"`
 }
 

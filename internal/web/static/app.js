@@ -9,6 +9,7 @@
   let tab = -1, shown = 0, focus = 0, watched = '', retry = 500;
   const panes = new Map(); // id -> {el, scr, rows: []}
   const asked = new Set(); // panes whose question was notified
+  const turns = new Map(); // pane -> its agent's state and since, as last seen
 
   function say(m) { $('msg').textContent = m; }
 
@@ -54,6 +55,7 @@
       case 'hello': readOnly = m.read_only; $('typebar').hidden = readOnly; $('status').textContent = 'live as ' + m.name + (readOnly ? ' (read-only)' : ''); break;
       case 'state': state = m.state; writer = m.writer; readOnly = m.read_only; layout(); break;
       case 'screen': paint(m); break;
+      case 'history': gotHistory(m); break;
       case 'answered': say(m.msg); break;
       case 'error': say(m.msg); break;
     }
@@ -89,21 +91,14 @@
     for (const info of list) {
       let p = panes.get(info.id);
       if (!p) {
-        const e = el('div', 'pane');
-        e.tabIndex = 0;
-        e.dataset.pane = info.id;
-        const title = el('div', 'title');
-        const pre = el('pre', 'screen');
-        e.append(title, pre);
-        e.addEventListener('focus', () => { focus = info.id; mark(); });
-        e.addEventListener('keydown', keydown);
-        box.append(e);
-        p = { el: e, title, pre, rows: [] };
+        p = newPane(info.id);
+        box.append(p.el);
         panes.set(info.id, p);
       }
       p.title.textContent = info.id + ' ' + (info.title || '') + (info.state ? ' [' + info.state + ']' : '');
       const st = p.el.style;
       st.left = info.x + 'ch'; st.top = (info.y * 1.2) + 'em'; st.width = info.w + 'ch'; st.height = ((info.h + 1) * 1.2) + 'em';
+      p.body.style.height = (info.h * 1.2) + 'em';
       p.el.classList.toggle('shown', info.id === shown);
       maxW = Math.max(maxW, info.x + info.w); maxH = Math.max(maxH, info.y + info.h + 1);
     }
@@ -113,6 +108,119 @@
     mark();
     const w = JSON.stringify(ids);
     if (w !== watched) { watched = w; send({ t: 'watch', panes: ids }); }
+  }
+
+  // A pane: its title, then its body, which holds the history read so
+  // far (while scrolled back) above the screen, and the bar that says the
+  // view is in the history.
+  function newPane(id) {
+    const e = el('div', 'pane');
+    e.tabIndex = 0;
+    e.dataset.pane = id;
+    const head = el('div', 'title'), title = el('span');
+    const body = el('div', 'body'), hist = el('div', 'hist'), gap = el('div', 'gap'), pre = el('pre', 'screen');
+    const bar = el('div', 'backbar'), where = el('span');
+    gap.hidden = bar.hidden = true;
+    body.append(hist, gap, pre);
+    const p = { id, el: e, title, body, hist, gap, pre, bar, where, rows: [], back: false, asking: false, first: 0, last: 0, oldest: 0, top: 0, up: 0 };
+    head.append(title, button('⇞ history', () => back(p, body.clientHeight), 'histbtn'));
+    bar.append(where, button('⤓ live', () => { toLive(p); e.focus(); }, 'live'));
+    e.append(head, body, bar);
+    e.addEventListener('focus', () => { focus = id; mark(); });
+    e.addEventListener('keydown', keydown);
+    // The wheel or a finger moving down over a pane at its screen enters
+    // its history; once in it, the body scrolls as any page does.
+    body.addEventListener('wheel', (ev) => {
+      if (p.back || ev.deltaY >= 0) return;
+      ev.preventDefault();
+      back(p, -ev.deltaY * (ev.deltaMode === 1 ? rowPx(p) : ev.deltaMode === 2 ? body.clientHeight : 1));
+    }, { passive: false });
+    let touchY = null;
+    body.addEventListener('touchstart', (ev) => { touchY = ev.touches[0].clientY; }, { passive: true });
+    body.addEventListener('touchmove', (ev) => {
+      if (!p.back && touchY !== null && ev.touches[0].clientY - touchY > 24) { touchY = null; back(p, body.clientHeight / 2); }
+    }, { passive: true });
+    body.addEventListener('scroll', () => scrolled(p), { passive: true });
+    return p;
+  }
+
+  // History: read from the session a page of rows at a time as the view
+  // nears the rows read so far, at most KEEP rows kept (the farthest from
+  // the view go). Output goes on meanwhile: the screen below changes, and
+  // the lines that scroll off it are read when the view comes near them,
+  // so the view stays where the person put it.
+  const PAGE = 200, KEEP = 5000;
+  function rowPx(p) { return (p.pre.firstElementChild || p.pre).offsetHeight || 16; }
+  function back(p, px) {
+    if (p.back) { p.body.scrollTop -= px; return; }
+    p.back = true;
+    p.up = Math.max(px, 3 * rowPx(p));
+    p.el.classList.add('back');
+    ask(p, {});
+  }
+  function ask(p, q) {
+    if (p.asking) return;
+    p.asking = true;
+    send(Object.assign({ t: 'history', pane: p.id, n: PAGE }, q));
+  }
+  function toLive(p) {
+    p.back = false;
+    p.el.classList.remove('back');
+    p.hist.replaceChildren();
+    p.gap.hidden = p.bar.hidden = true;
+    p.first = p.last = 0;
+    p.body.scrollTop = 0;
+  }
+  function keep(p, fromTop) {
+    const b = p.body;
+    while (p.last - p.first > KEEP) {
+      if (fromTop) {
+        const h = b.scrollHeight;
+        p.hist.firstElementChild.remove(); p.first++;
+        b.scrollTop -= h - b.scrollHeight;
+      } else { p.hist.lastElementChild.remove(); p.last--; }
+    }
+  }
+  function gotHistory(m) {
+    const p = panes.get(m.pane);
+    if (!p) return;
+    p.asking = false;
+    if (!p.back) return;
+    if (m.gone) { toLive(p); return; }
+    p.oldest = m.oldest; p.top = Math.max(p.top, m.top);
+    const rows = m.lines.map((runs) => { const d = el('div'); d.append(...runs.map(runEl)); return d; });
+    const b = p.body;
+    if (!p.hist.firstChild) {
+      if (!rows.length) { toLive(p); say('pane ' + p.id + ' has no history'); return; }
+      p.hist.append(...rows);
+      p.first = m.first; p.last = m.first + rows.length;
+      b.scrollTop = b.scrollHeight - b.clientHeight - p.up;
+      p.up = 0;
+    } else if (rows.length && m.first + rows.length === p.first) {
+      const h = b.scrollHeight;
+      p.hist.prepend(...rows);
+      p.first = m.first;
+      b.scrollTop += b.scrollHeight - h;
+      keep(p, false);
+    } else if (rows.length && m.first === p.last) {
+      p.hist.append(...rows);
+      p.last += rows.length;
+      keep(p, true);
+    }
+    p.bar.hidden = false;
+    scrolled(p);
+  }
+  function scrolled(p) {
+    if (!p.back) return;
+    const b = p.body, view = b.clientHeight;
+    if (p.hist.firstChild && b.scrollTop + view >= b.scrollHeight - 2) { toLive(p); return; }
+    const newer = p.top - p.last;
+    p.gap.hidden = newer <= 0;
+    p.gap.textContent = '⋯ ' + newer + ' newer line' + (newer === 1 ? '' : 's');
+    p.where.textContent = 'history: lines ' + (p.first - p.oldest + 1) + '–' + (p.last - p.oldest) + ' of ' + (p.top - p.oldest) + ' ';
+    if (p.asking || !p.hist.firstChild) return;
+    if (b.scrollTop < view && p.first > p.oldest) ask(p, { before: p.first });
+    else if (newer > 0 && p.gap.offsetTop - (b.scrollTop + view) < view) ask(p, { after: p.last });
   }
 
   function mark() { for (const [id, p] of panes) p.el.classList.toggle('focus', id === focus); }
@@ -126,17 +234,29 @@
       if (q) {
         li.append(el('div', 'q', q.text + (q.input ? '\n' + q.input : '')));
         if (!readOnly) for (const o of q.options || []) li.append(button(o.key + '  ' + o.label, () => send({ t: 'answer', pane: r.pane, choice: o.key, question: q.text }), 'opt'));
-        if (!asked.has(r.pane)) { asked.add(r.pane); notify(r, q); }
+        if (!asked.has(r.pane)) { asked.add(r.pane); notify('melmux: pane ' + r.pane + ' asks', q.text, r.pane); }
       } else asked.delete(r.pane);
+      // A turn ends where a working agent stops working without asking
+      // (idle at its prompt, or a melmux agent waiting for its next
+      // message). The page tells each end it sees once: a reconnect sends
+      // the same state again, and a page loaded anew starts from what it
+      // is first sent, telling nothing of turns that ended before.
+      const was = turns.get(r.pane);
+      if (was && was.state === 'working' && a.state !== 'working' && a.state !== 'exited' && !q && was.since !== r.since) {
+        notify('melmux: pane ' + r.pane + ' finished its turn', r.name + (r.title ? ': ' + r.title : ''), r.pane);
+      }
+      turns.set(r.pane, { state: a.state, since: r.since });
       li.addEventListener('click', (e) => { if (e.target.tagName !== 'BUTTON') { shown = focus = r.pane; tab = r.tab; layout(); } });
       return li;
     });
     $('agentlist').replaceChildren(...items);
   }
 
-  function notify(r, q) {
+  // notify tells the person, when they allowed it and look elsewhere; a
+  // pane's newer notification takes the place of its older one.
+  function notify(title, body, pane) {
     if (!('Notification' in window) || Notification.permission !== 'granted' || document.hasFocus()) return;
-    new Notification('melmux: pane ' + r.pane + ' asks', { body: q.text, tag: 'melmux-' + r.pane });
+    new Notification(title, { body, tag: 'melmux-' + pane });
   }
   if ('Notification' in window && Notification.permission === 'default') {
     const b = $('notify');
@@ -176,13 +296,17 @@
   function paint(m) {
     const p = panes.get(m.pane);
     if (!p) return;
-    if (m.gone) { p.pre.replaceChildren(el('div', '', '(the pane is gone)')); p.rows = []; return; }
+    if (m.gone) { toLive(p); p.pre.replaceChildren(el('div', '', '(the pane is gone)')); p.rows = []; return; }
     if (m.full || p.rows.length !== m.rows) {
+      // A resize numbers the history anew: the view goes back to the screen.
+      if (p.back) toLive(p);
       p.rows = [];
       for (let y = 0; y < m.rows; y++) p.rows.push(el('div'));
       p.pre.replaceChildren(...p.rows);
     }
     for (const [y, runs] of m.lines || []) if (p.rows[y]) p.rows[y].replaceChildren(...runs.map(runEl));
+    p.top = m.hist;
+    scrolled(p);
   }
 
   function keyName(e) {
@@ -201,6 +325,9 @@
     // A read-only login's keys go too: the server refuses them and says so.
     if (e.metaKey) return;
     const k = keyName(e);
+    // Typing goes back to the screen, as in a terminal.
+    const p = panes.get(focus);
+    if (p && p.back && (k || [...e.key].length === 1)) toLive(p);
     if (k) { e.preventDefault(); send({ t: 'key', pane: focus, key: k }); return; }
     if ([...e.key].length === 1) { e.preventDefault(); send({ t: 'text', pane: focus, text: e.key }); }
   }
