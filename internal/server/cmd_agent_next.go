@@ -48,7 +48,7 @@ func init() {
 				return nil
 			})
 			if m != nil {
-				s.invalidateLocked()
+				s.melChanged()
 			}
 			switch {
 			case err != nil:

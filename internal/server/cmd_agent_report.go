@@ -56,7 +56,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		s.invalidateLocked()
+		s.melChanged()
 		if tell {
 			// A turn finished is done, or needs you when it failed: the
 			// pane's marks and the focus are the pane table's.

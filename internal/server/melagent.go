@@ -288,6 +288,13 @@ func (s *Server) agentChanges(e *paneEntry) <-chan struct{} {
 	return s.mels.changes(e.p.ID())
 }
 
+// melChanged tells the clients (a redraw) and the state file of a change
+// made under melAgents.mu alone, once it is let go of; it takes no lock.
+func (s *Server) melChanged() {
+	s.stateChanged()
+	s.invalidate()
+}
+
 // agentChangedLocked wakes everyone waiting on the pane's agent (agent_next,
 // read_agent, wait --state, spawn_agent) and redraws the clients. Caller
 // holds Server.mu.
@@ -383,7 +390,7 @@ func (s *Server) bindAgent(ctx context.Context, pane int, a *melAgent) {
 			mp.changedLocked()
 		}
 	})
-	s.invalidateLocked()
+	s.melChanged()
 }
 
 // enqueueLocked gives text the agent's next turn id and queues it. It
