@@ -19,33 +19,33 @@
 //     keeps of each (paneEntry), the layout, the session size, the paste
 //     buffer. Server.mu is taken only through withLock and withFresh
 //     (lock.go).
-//   - The agents, in two parts. The melmux agents (melAgents, melagent.go;
-//     melAgents.mu): per pane, the melmux agent registered (kept once
-//     exited, until the pane leaves the table) with its queue of messages,
-//     its turns, replies and counters, which of its turns were told, and
-//     the channel closed at the pane's next agent change of any kind, with
-//     the count of those changes. The agent's own calls (agent_next,
-//     agent_report) and read_agent of a live one take melAgents.mu alone,
-//     never Server.mu inside it: an agent takes its next message and
-//     reports its turn, and a lead reads it, while a command or a frame
-//     holds Server.mu. What
-//     it needs of the pane table it is handed or finds without Server.mu:
-//     the pane (its process's status, by the pane's own lock) as the pane
-//     entered the table (add, drop: under Server.mu, as agent_register's
-//     check that the pane runs); a pane not in it is looked up in the pane
-//     table afterwards, for the error. What the pane table needs of it, it
-//     reads inside its sections (Server.mu, then melAgents.mu): a copy of
-//     the agent (view, melLocked) for the decisions, list_panes, the
-//     borders and the state file, the count of changes for the decision's
-//     cache; send_agent queues under both. A finished turn to tell is
-//     handed back and told (attendLocked) under Server.mu once
-//     melAgents.mu is let go of.
-//     The rest of each pane's agent (paneAgent, agent.go; Server.mu): what
+//   - The melmux agents (melAgents, melagent.go; melAgents.mu): per pane,
+//     the melmux agent registered (kept once exited, until the pane leaves
+//     the table) with its queue of messages, its turns, replies and
+//     counters, and which of its turns were told; and the channel closed at
+//     the pane's next agent change of any kind, with the count of those
+//     changes. The agent's own calls (agent_next, agent_report) and
+//     read_agent of a live one take melAgents.mu alone, never Server.mu
+//     inside it: an agent takes its next message and reports its turn, and
+//     a lead reads it, while a command or a frame holds Server.mu. What it
+//     needs of the pane table is handed to it: the pane (its process's
+//     status, by the pane's own lock) as it enters and leaves the table
+//     (add in startPaneLocked, drop in removePane, under Server.mu, as is
+//     agent_register's check that the pane runs); a call for a pane not in
+//     it looks the pane up in the table afterwards, for the error. The pane
+//     table reads it inside its sections (Server.mu, then melAgents.mu): a
+//     copy of the agent (view, melLocked) for the decisions, list_panes, the
+//     borders and the state file, the count of changes for the decisions'
+//     cache; send_agent queues under both. A finished turn to tell is handed
+//     back and told (attendLocked) under Server.mu once melAgents.mu is let
+//     go of: a turn-ending report waits for Server.mu, a working one does
+//     not.
+//   - The rest of each pane's agent (paneAgent, agent.go; Server.mu): what
 //     runs in it, the agent state engine and its reports, the notifications
-//     held back, the agent CLI's turns and questions. Under Server.mu with
-//     the pane table, because a decision weighs the pane's processes,
-//     reports and turns and whether a person looks at it (the focus), and
-//     the commands read them together.
+//     held back and the attention marks, the agent CLI's turns and
+//     questions. Under Server.mu with the pane table, because a decision
+//     weighs the pane's processes, reports and turns and whether a person
+//     looks at it (the focus), and the commands read them together.
 //   - The clients (clientSet, clients.go; clientSet.mu): who is attached and
 //     who is joining against max_clients, when the session was last used,
 //     the release of departed clients' memory; a lock-free copy of the list
