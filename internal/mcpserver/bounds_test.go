@@ -284,13 +284,31 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// A 95 MiB line reaches the tool with one copy of it read and nothing more
+// scaledLimits are the real limits with room for a 12 MiB line instead of
+// 96 MiB, everything else as it is: the envelope, the room beside a line and
+// the calls in flight. Under the race detector every pass over a 95 MiB line
+// (reading it, the JSON check, the tool decoding it) costs seconds, so the
+// tests of what the bounds do run at these; a large line here is still over
+// collectBytes, so its garbage is collected as a real one's is.
+// TestLargestArgumentsPass and TestLineOverTheRealLimit keep the real limits.
+var scaledLimits = limits{
+	line:     12<<20 + MaxEnvelopeBytes,
+	envelope: MaxEnvelopeBytes,
+	pending:  12<<20 + MaxEnvelopeBytes + (MaxPendingBytes - MaxLineBytes),
+	calls:    MaxCallsInFlight,
+}
+
+// largeLine is the size of a large line at scaledLimits: 11 MiB, as 95 MiB
+// is at the real ones.
+const largeLine = 11 << 20
+
+// A large line reaches the tool with one copy of it read and nothing more
 // of its size (the SDK's stdio transport copied it eight times over).
 func TestLargeLineIsReadOnce(t *testing.T) {
 	srv, bt := newBlockingServer(t)
-	rc, c := startConn(t, srv, defaultLimits, nil)
+	rc, c := startConn(t, srv, scaledLimits, nil)
 	rc.initialize()
-	line := blockLine(1, 95<<20)
+	line := blockLine(1, largeLine)
 	n := allocated(func() {
 		rc.sendBytes(line)
 		waitFor(t, bt.started, "the call")
@@ -306,20 +324,20 @@ func TestLargeLineIsReadOnce(t *testing.T) {
 	}
 }
 
-// Six 95 MiB lines sent together are read one at a time as their calls are
-// answered, within MaxPendingBytes: the second waits, part-read, while the
-// first runs.
+// Six large lines sent together are read one at a time as their calls are
+// answered, within the bound on input held: the second waits, part-read,
+// while the first runs.
 func TestPipelinedLargeLines(t *testing.T) {
 	srv, bt := newBlockingServer(t)
 	waiting := make(chan struct{}, 1)
-	rc, c := startConn(t, srv, defaultLimits, func() {
+	rc, c := startConn(t, srv, scaledLimits, func() {
 		select {
 		case waiting <- struct{}{}:
 		default:
 		}
 	})
 	rc.initialize()
-	line := blockLine(1, 95<<20)
+	line := blockLine(1, largeLine)
 	idAt := bytes.Index(line, []byte(`"id":1`)) + len(`"id":`)
 	const lines = 6
 	go func() {
@@ -343,41 +361,58 @@ func TestPipelinedLargeLines(t *testing.T) {
 			t.Fatalf("answer to call %d: %.200v", i, m)
 		}
 	}
-	if p := c.peakHeld(); p > MaxPendingBytes {
-		t.Errorf("held %d bytes, over MaxPendingBytes (%d)", p, MaxPendingBytes)
+	if p := c.peakHeld(); p > scaledLimits.pending {
+		t.Errorf("held %d bytes, over the bound (%d)", p, scaledLimits.pending)
 	}
 }
 
-// The documented answers at the real limits: a 95 MiB call gets the tool's
-// error; a line over the limit gets -32700 and costs no more than the
-// limit.
-func TestLargeLinesGetTheDocumentedAnswers(t *testing.T) {
+// sendKeysLine is a send_keys call whose text is n bytes of x, written out
+// as a client's JSON encoder writes it.
+func sendKeysLine(n int) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"pane":1,"text":"` +
+		strings.Repeat("x", n) + `"},"name":"send_keys"}}` + "\n")
+}
+
+// A large call inside the line limit gets the tool's own answer, and what
+// the tool decoded is garbage by the time the call is answered, collected
+// then: what is left is the line here and the line read, not several times
+// it, for the next line to be read beside.
+func TestLargeCallGetsTheToolsAnswer(t *testing.T) {
 	ex := &toolexec.Executor{Root: t.TempDir(), Role: toolexec.RoleLead}
 	t.Cleanup(func() { ex.Close() })
 	srv, err := New(Options{Executor: ex, Tools: []string{"send_keys"}, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, _ := startConn(t, srv, defaultLimits, nil)
+	rc, _ := startConn(t, srv, scaledLimits, nil)
 	rc.initialize()
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": "send_keys", "arguments": map[string]any{"pane": 1, "text": strings.Repeat("x", 95<<20)}}})
-	rc.sendBytes(append(line, '\n'))
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	line := sendKeysLine(largeLine)
+	rc.sendBytes(line)
 	m := rc.recv()
 	res, _ := m["result"].(map[string]any)
-	if m["id"] != float64(1) || res["isError"] != true ||
-		!strings.Contains(fmt.Sprint(res["content"]), `send_keys: argument "text" is 99614720 bytes, over the limit of 256 KiB`) {
-		t.Fatalf("a 95 MiB call: %.300v", m)
+	want := fmt.Sprintf(`send_keys: argument "text" is %d bytes, over the limit of 256 KiB`, largeLine)
+	if m["id"] != float64(1) || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), want) {
+		t.Fatalf("a %d MiB call: %.300v", largeLine>>20, m)
 	}
-	// What the tool decoded is garbage by the time the call is answered,
-	// and collected then: what is left is the line here and the line read,
-	// not several times it, for the next line to be read beside.
-	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	if limit := uint64(2*len(line) + 32<<20); ms.HeapAlloc > limit {
-		t.Errorf("heap of %d MiB once a %d MiB call was answered, over %d MiB", ms.HeapAlloc>>20, len(line)>>20, limit>>20)
+	t.Logf("heap: %d MiB before the call, %d MiB once answered", before>>20, ms.HeapAlloc>>20)
+	if limit := before + uint64(2*len(line)+4<<20); ms.HeapAlloc > limit {
+		t.Errorf("heap of %d MiB once a %d MiB call was answered, over %d MiB (%d MiB before it)",
+			ms.HeapAlloc>>20, len(line)>>20, limit>>20, before>>20)
 	}
+	runtime.KeepAlive(line)
+}
 
+// A line over the real limit gets the documented -32700 and costs no more
+// than the limit.
+func TestLineOverTheRealLimit(t *testing.T) {
+	srv, _ := newBlockingServer(t)
+	rc, _ := startConn(t, srv, defaultLimits, nil)
+	rc.initialize()
 	over := append(bytes.Repeat([]byte("x"), MaxLineBytes+1<<20), '\n')
 	n := allocated(func() {
 		rc.sendBytes(over)
@@ -405,11 +440,13 @@ func TestLargestArgumentsPass(t *testing.T) {
 	}
 	rc, _ := startConn(t, srv, defaultLimits, nil)
 	rc.initialize()
-	// Every byte a quote or a newline: two bytes each in JSON.
+	// Every byte a quote or a newline: two bytes each in JSON. The line is
+	// written out by hand: json.Marshal would cost another pass over its
+	// 64 MiB.
 	content := strings.Repeat("\"\n", toolexec.MaxContentBytes/2)
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": "write_file", "arguments": map[string]any{"path": "big.txt", "content": content}}})
-	rc.sendBytes(append(line, '\n'))
+	line := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"big.txt","content":"` +
+		strings.Repeat(`\"\n`, toolexec.MaxContentBytes/2) + `"}}}` + "\n"
+	rc.sendBytes([]byte(line))
 	m := rc.recv()
 	if res, _ := m["result"].(map[string]any); res == nil || res["isError"] == true {
 		t.Fatalf("write_file of %d MiB: %.300v", len(content)>>20, m)

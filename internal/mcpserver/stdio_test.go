@@ -80,7 +80,7 @@ func (c *rawClient) recv() map[string]any {
 			c.t.Fatalf("recv %q: %v", r.line, err)
 		}
 		return m
-	case <-time.After(2 * time.Minute): // a 95 MiB call under -race takes seconds
+	case <-time.After(2 * time.Minute): // a 64 MiB call under -race takes seconds
 		c.t.Fatal("no answer: the server is stuck")
 		return nil
 	}
