@@ -31,8 +31,8 @@ const maxQueued = 256
 var reportStates = map[string]bool{"working": true, "waiting": true, "idle": true}
 
 // melAgent is a registered melmux agent. Its fields are read and written
-// under melAgents.mu only; code of the pane table reads a copy
-// (melAgents.view).
+// under melAgents.mu only (its ...Locked methods are called holding it), or
+// on a copy (melAgents.view), which code of the pane table reads.
 type melAgent struct {
 	id, role, provider, model, task string
 
