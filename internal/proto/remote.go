@@ -99,6 +99,10 @@ type RemoteLinkParams struct {
 	// as the host's session read it; with State empty the report says only
 	// that.
 	Usage *RemoteUsage `json:"usage,omitempty"`
+	// RTTMS, when set, is the link's round trip in milliseconds: the
+	// median of its last pings over the pane's ssh channel. With State
+	// empty the report says only that.
+	RTTMS *float64 `json:"rtt_ms,omitempty"`
 }
 
 // RemoteUsage is a remote pane's process tree's CPU use (percent of one
@@ -116,6 +120,11 @@ type HostInfo struct {
 	Since int64  `json:"since"`
 	Error string `json:"error,omitempty"`
 	Panes []int  `json:"panes"`
+	// LatencyMS is the round trip over the host's live links in
+	// milliseconds (the median of its connected panes' figures, each the
+	// median of that link's last pings); null while none is connected or
+	// none has measured yet.
+	LatencyMS *float64 `json:"latency_ms"`
 }
 
 // HostsResult lists the hosts the session's panes run on.

@@ -273,6 +273,10 @@ func takeIn(ctx context.Context, c *client.Client, fw *frameWriter, rel *bridgeR
 				// Best effort: a size out of the session's range keeps the last one.
 				_ = c.Call(ctx, "resize", proto.ResizeParams{Cols: cols, Rows: rows + paneExtra}, nil)
 			}
+		case frameRTT:
+			if err := fw.write(frameRTT, p); err != nil {
+				return err
+			}
 		case frameKill:
 			_ = c.Call(ctx, "kill_server", proto.KillServerParams{}, nil)
 			return nil

@@ -40,6 +40,10 @@ const (
 	frameSetup  byte = 'S' // JSON agentSetup, first of all with --agent --new
 	frameQuery  byte = 'Q' // what do the pane's processes use? (melmux top, here)
 
+	// both ways: the link's round trip. The local side sends its clock
+	// (8 bytes) and the host sends the frame straight back.
+	frameRTT byte = 'T'
+
 	// both ways: a worker agent's control connections (forward.go)
 	frameResume byte = 'r' // JSON resume: how far this end of the relay read
 	frameMsg    byte = 'm' // a relayed message: 8-byte number, kind, 4-byte connection id, bytes

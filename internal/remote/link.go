@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -28,13 +30,33 @@ import (
 // Timing of the link. A host's bridge pings at least every streamWaitMS,
 // so a link that carried nothing for deadAfter is taken for dropped (a
 // dropped network does not end a TCP connection for minutes), and a new
-// one is tried after a backoff that doubles from backoffMin.
+// one is tried after a backoff that doubles from backoffMin up to
+// backoffFast, so that a network back is used within seconds; a link down
+// for slowAfter (a host gone, a laptop away) is tried less often, up to
+// backoffMax apart.
 var (
-	deadAfter  = 6 * time.Second
-	helloWait  = 45 * time.Second
-	backoffMin = 500 * time.Millisecond
-	backoffMax = 15 * time.Second
+	deadAfter   = 6 * time.Second
+	helloWait   = 45 * time.Second
+	backoffMin  = 500 * time.Millisecond
+	backoffFast = 2 * time.Second
+	backoffMax  = 15 * time.Second
+	slowAfter   = 5 * time.Minute
 )
+
+// nextBackoff is the wait after b, for a link down for down.
+func nextBackoff(b, down time.Duration) time.Duration {
+	if down < slowAfter {
+		return min(b*2, backoffFast)
+	}
+	return min(b*2, backoffMax)
+}
+
+// The link's round trip: a ping every rttEvery over the live channel, and
+// the median of the last rttKeep is its figure (`melmux hosts`), so that
+// one ping queued behind a burst of output does not make the link look slow.
+var rttEvery = 2 * time.Second
+
+const rttKeep = 5
 
 // inputLimit bounds the typing held for the host while it is not taken:
 // past it the pane's terminal holds the rest, as a kernel holds typing a
@@ -89,7 +111,7 @@ func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
 	if len(o.Stream) < 12 {
 		o.Stream = randomID()
 	}
-	l := &link{o: o, from: -1, stream: o.Stream, in: make(chan struct{}, 1), resized: make(chan struct{}, 1),
+	l := &link{o: o, from: -1, epoch: time.Now(), stream: o.Stream, in: make(chan struct{}, 1), resized: make(chan struct{}, 1),
 		fgCh: make(chan struct{}, 1), query: make(chan struct{}, 1)}
 	if o.Agent != nil {
 		// The worker's connections outlive each ssh channel (forward.go).
@@ -133,6 +155,7 @@ func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
 	l.session = "r-" + l.stream[:12]
 	backoff := backoffMin
 	connected := false
+	var downSince time.Time
 	for {
 		start := time.Now()
 		exit, up, err := l.once(ctx, !connected)
@@ -146,6 +169,9 @@ func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
 		}
 		if up {
 			connected = true
+			downSince = time.Now()
+			// A link that held starts its backoff over; one that drops
+			// as soon as it is made does not make it spin.
 			if time.Since(start) > backoffMax {
 				backoff = backoffMin
 			}
@@ -156,7 +182,7 @@ func Link(ctx context.Context, o LinkOptions) (*proto.RemoteExit, error) {
 		case <-ctx.Done():
 			return nil, nil
 		}
-		backoff = min(backoff*2, backoffMax)
+		backoff = nextBackoff(backoff, time.Since(downSince))
 	}
 }
 
@@ -185,10 +211,17 @@ type link struct {
 	// What the host says the pane runs, and what it uses, the latest not
 	// yet told to the local server: told by a goroutine of its own, so
 	// that a slow local server never holds up the host's output.
-	fgMu      sync.Mutex // guards fgNext and usageNext
+	fgMu      sync.Mutex // guards fgNext, usageNext and rttNext
 	fgNext    *proto.RemoteForeground
 	usageNext *proto.RemoteUsage
+	rttNext   *float64
 	fgCh      chan struct{} // capacity one
+
+	// Pings' round trips on this connection, read and written by once's
+	// loop only; the figure last told; the clock a ping carries.
+	rtts    []time.Duration
+	rttTold float64
+	epoch   time.Time
 }
 
 // poke does a non-blocking send on a capacity-one channel.
@@ -257,15 +290,15 @@ func (l *link) report(state, why string) {
 func (l *link) tellForeground() {
 	for range l.fgCh {
 		l.fgMu.Lock()
-		fg, use := l.fgNext, l.usageNext
-		l.fgNext, l.usageNext = nil, nil
+		fg, use, rtt := l.fgNext, l.usageNext, l.rttNext
+		l.fgNext, l.usageNext, l.rttNext = nil, nil, nil
 		l.fgMu.Unlock()
-		if fg == nil && use == nil || l.o.Sock == "" {
+		if fg == nil && use == nil && rtt == nil || l.o.Sock == "" {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		err := client.Once(ctx, l.o.Sock, "remote_link", proto.RemoteLinkParams{Pane: l.o.Pane, Host: l.o.Dest,
-			Foreground: fg, Usage: use}, nil)
+			Foreground: fg, Usage: use, RTTMS: rtt}, nil)
 		cancel()
 		if err != nil {
 			// Told again with the next news: what the pane runs must not
@@ -288,9 +321,9 @@ func (l *link) size() (int, int) {
 	return int(ws.Col), int(ws.Row)
 }
 
-// once makes one connection and serves it until it ends. up says the host
-// answered (the link was made); exit is set when the program ended.
-func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up bool, err error) {
+// command is ssh running the host's bridge: a first connection starts the
+// host's session, a next one links to it from the offset drawn so far.
+func (l *link) command(first bool) *exec.Cmd {
 	cols, rows := l.size()
 	args := []string{"__bridge", "--stream", l.stream, "--from", strconv.FormatInt(l.fromNow(), 10)}
 	if l.o.Agent != nil {
@@ -306,8 +339,19 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 	if first && len(l.o.Argv) > 0 {
 		args = append(append(args, "--"), l.o.Argv...)
 	}
-	cmd := exec.Command(l.o.SSH[0], sshArgs(l.o.SSH[1:], l.o.Dest, hostCommand(l.dir, args))...)
+	timeout := firstConnectTimeout
+	if !first {
+		timeout = reconnectConnectTimeout
+	}
+	cmd := exec.Command(l.o.SSH[0], sshArgs(l.o.SSH[1:], l.o.Dest, hostCommand(l.dir, args), timeout)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the pane's hangup is ours to tell the host
+	return cmd
+}
+
+// once makes one connection and serves it until it ends. up says the host
+// answered (the link was made); exit is set when the program ended.
+func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up bool, err error) {
+	cmd := l.command(first)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, false, err
@@ -381,6 +425,7 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 	l.sent = h.Received // what did not reach the host goes again
 	l.mu.Unlock()
 	l.acked(h.Received)
+	l.rtts, l.rttTold = l.rtts[:0], 0 // the session forgets the last connection's figure
 	l.report(proto.LinkConnected, "")
 	poke(l.in)
 	poke(l.resized)
@@ -431,6 +476,10 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 			case frameResume, frameMsg, frameMsgAck:
 				if l.rel != nil {
 					relayFrame(l.rel, rch, f.typ, f.p)
+				}
+			case frameRTT:
+				if at, _, err := splitOffset(f.p); err == nil {
+					l.tookRTT(time.Since(l.epoch) - time.Duration(at))
 				}
 			case frameFore:
 				var fg proto.RemoteForeground
@@ -491,12 +540,51 @@ func (l *link) fromNow() int64 {
 	return l.from
 }
 
-// send writes typing not sent yet and resizes, until stop or an error.
+// tookRTT keeps a ping's round trip, and has the link's figure told to
+// the local session when it moved by a fifth (and a tenth of a
+// millisecond) from the one told: not every ping costs it a call.
+func (l *link) tookRTT(d time.Duration) {
+	if d < 0 {
+		return
+	}
+	l.rtts = append(l.rtts, d)
+	if len(l.rtts) > rttKeep {
+		l.rtts = l.rtts[1:]
+	}
+	s := slices.Clone(l.rtts)
+	slices.Sort(s)
+	ms := max(float64(s[len(s)/2].Microseconds())/1000, 0.001)
+	if l.rttTold > 0 && math.Abs(ms-l.rttTold) < max(0.1, l.rttTold/5) {
+		return
+	}
+	l.rttTold = ms
+	l.fgMu.Lock()
+	l.rttNext = &ms
+	l.fgMu.Unlock()
+	poke(l.fgCh)
+}
+
+// ping sends the clock for the host to send back (frameRTT).
+func (l *link) ping(fw *frameWriter) error {
+	return fw.write(frameRTT, withOffset(int64(time.Since(l.epoch)), nil))
+}
+
+// send writes typing not sent yet, resizes and pings, until stop or an
+// error.
 func (l *link) send(fw *frameWriter, stop <-chan struct{}) error {
+	if err := l.ping(fw); err != nil {
+		return err
+	}
+	tick := time.NewTicker(rttEvery)
+	defer tick.Stop()
 	for {
 		select {
 		case <-stop:
 			return nil
+		case <-tick.C:
+			if err := l.ping(fw); err != nil {
+				return err
+			}
 		case <-l.resized:
 			cols, rows := l.size()
 			if err := fw.write(frameResize, proto.ResizePayload(cols, rows)); err != nil {

@@ -3,15 +3,25 @@ package remote
 import (
 	"strconv"
 	"strings"
+	"time"
+)
+
+// ssh's ConnectTimeout: a first connection (a pane's, bootstrap's, a
+// check's) waits as long as a slow host or jump host may need; a
+// reconnection gives up sooner, so that a try begun while the network was
+// down does not hold up the one that finds it back.
+const (
+	firstConnectTimeout     = 15 * time.Second
+	reconnectConnectTimeout = 5 * time.Second
 )
 
 // sshArgs is ssh's command line for running command on dest. The user's
 // own configuration (aliases, keys, agent, jump hosts, ControlMaster)
 // applies; BatchMode makes a missing key or an unknown host key fail at once,
 // saying so, instead of asking in a pane whose typing goes to the host.
-func sshArgs(opts []string, dest, command string) []string {
+func sshArgs(opts []string, dest, command string, connectTimeout time.Duration) []string {
 	args := append([]string{}, opts...)
-	args = append(args, "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=15")
+	args = append(args, "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout="+strconv.Itoa(int(connectTimeout.Seconds())))
 	host, port := splitDest(dest)
 	if port != "" {
 		args = append(args, "-p", port)

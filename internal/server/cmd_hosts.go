@@ -10,7 +10,8 @@ import (
 
 // hosts lists the hosts the session's panes run on, each with the state of
 // its links: the worst of its panes' (failed, disconnected, connecting,
-// connected), since when, and why.
+// connected), since when, and why; and the round trip its live links
+// measured (each pane has its own ssh channel: the median of theirs).
 func init() {
 	register(&Command{Name: "hosts", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		if err := decodeParams("hosts", raw, &struct{}{}); err != nil {
@@ -18,6 +19,7 @@ func init() {
 		}
 		rank := map[string]int{proto.LinkConnected: 0, proto.LinkConnecting: 1, proto.LinkDisconnected: 2, proto.LinkFailed: 3}
 		by := map[string]*proto.HostInfo{}
+		rtts := map[string][]float64{}
 		s.withLock(func() {
 			for id, e := range s.panes {
 				l := e.link
@@ -32,11 +34,19 @@ func init() {
 					h.State, h.Since, h.Error = l.state, l.since.UnixMilli(), l.err
 				}
 				h.Panes = append(h.Panes, id)
+				if l.state == proto.LinkConnected && l.rttMS > 0 {
+					rtts[l.host] = append(rtts[l.host], l.rttMS)
+				}
 			}
 		})
 		out := proto.HostsResult{Hosts: []proto.HostInfo{}}
 		for _, h := range by {
 			sort.Ints(h.Panes)
+			if r := rtts[h.Host]; len(r) > 0 && h.State == proto.LinkConnected {
+				sort.Float64s(r)
+				m := r[len(r)/2]
+				h.LatencyMS = &m
+			}
 			out.Hosts = append(out.Hosts, *h)
 		}
 		sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].Host < out.Hosts[j].Host })

@@ -26,8 +26,8 @@ func init() {
 		case "":
 			// What the pane runs or uses, told on its own: a report
 			// that said connected might come after a drop and undo it.
-			if p.Foreground == nil && p.Usage == nil {
-				return nil, errorf(proto.CodeBadParams, "remote_link: give a state, a foreground or a usage")
+			if p.Foreground == nil && p.Usage == nil && p.RTTMS == nil {
+				return nil, errorf(proto.CodeBadParams, "remote_link: give a state, a foreground, a usage or a round trip")
 			}
 		default:
 			return nil, errorf(proto.CodeBadParams, "remote_link: state %q is not one of connecting, connected, disconnected, failed", p.State)
@@ -51,11 +51,15 @@ func init() {
 			if p.Usage != nil {
 				l.tookUsageLocked(*p.Usage)
 			}
+			if p.RTTMS != nil && *p.RTTMS >= 0 {
+				l.rttMS = *p.RTTMS
+			}
 			if p.State == "" {
 				return nil
 			}
 			if l.state != p.State || l.since.IsZero() {
 				l.since = time.Now()
+				l.rttMS = 0 // the last connection's: the new one measures its own
 			}
 			l.state, l.err = p.State, p.Error
 			if p.Session != "" {

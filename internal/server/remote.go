@@ -37,6 +37,9 @@ type paneLink struct {
 	usageAt time.Time
 	askedAt time.Time
 	usageCh chan struct{} // closed and replaced when a usage is told; nil until asked
+	// The link's round trip in milliseconds as last told (pings over its
+	// ssh channel); 0 until this connection measured one.
+	rttMS float64
 
 	// The host's side: the input stream typed so far. Its own lock, held
 	// across the write, orders two calls of one stream.
