@@ -239,7 +239,9 @@ const pageHooks = `(() => {
 // TestWebHistoryAndTurnsInChromium: a pane's history is scrolled back in
 // the page with the mouse wheel, read from the session a page at a time
 // up to its first line, and the view stays there while the pane prints
-// on; the way back to the bottom ends it. An agent that finishes a turn
+// on; the way back to the bottom ends it. A wide character takes two
+// columns, a colour and the cursor show, a hidden cursor does not; a
+// failed login is in the session's log. An agent that finishes a turn
 // is notified once (the permission granted, the page in the background),
 // not again when the page reconnects, nor when it is loaded again.
 func TestWebHistoryAndTurnsInChromium(t *testing.T) {
@@ -309,6 +311,48 @@ func TestWebHistoryAndTurnsInChromium(t *testing.T) {
 	}
 	do(t, ctx, "back to live", chromedp.Click(`.pane[data-pane="1"] .backbar button`),
 		until(hist+`.childElementCount === 0`), until(`document.querySelector('.pane[data-pane="1"] .backbar').hidden`))
+
+	// The cursor, a wide character and a colour, as the terminal shows them.
+	se.mustT(t, "send-keys", "-t", "1", "-l", `printf 'W:世|\033[31mR\033[m\n'`)
+	se.mustT(t, "send-keys", "-t", "1", "<Enter>")
+	const row = `[...document.querySelectorAll('.pane[data-pane="1"] pre > div')].find((d) => d.textContent === 'W:世|R')`
+	do(t, ctx, "see the wide character", until(`!!(`+row+`)`))
+	look, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+  const d = `+row+`, w = d.querySelector('span.w'), red = [...d.querySelectorAll('span')].find((s) => s.textContent === 'R');
+  const at = (node, i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect(); };
+  const x0 = at(d.firstChild, 0).left, ch = at(d.firstChild, 0).width, bar = at(w.nextSibling, 0).left;
+  const cur = document.querySelector('.pane[data-pane="1"] pre span.cur.on');
+  return [w.textContent, Math.round((bar - x0) / ch * 10) / 10, red && red.style.color, cur && cur.parentElement.textContent.startsWith('$ ')].join(' ');
+})()`))
+	if want := "世 4 rgb(205, 0, 0) true"; err != nil || look != want {
+		t.Errorf("the wide character, the bar after it in columns, the colour and the cursor: %q (%v), want %q", look, err, want)
+	}
+	se.mustT(t, "send-keys", "-t", "1", "-l", `printf '\033[?25l'`)
+	se.mustT(t, "send-keys", "-t", "1", "<Enter>")
+	do(t, ctx, "the cursor hidden", until(`!document.querySelector('.pane[data-pane="1"] pre span.cur')`))
+
+	// A failed login is in the session's log, with where it came from.
+	req, _ := http.NewRequest("POST", base+"/login", strings.NewReader(`{"token":"mmx_wrong"}`))
+	req.Header.Set("Origin", base)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %s, want 401", resp.Status)
+	}
+	logged := func() bool {
+		b, _ := os.ReadFile(filepath.Join(se.home, "melmux", "main.log"))
+		return strings.Contains(string(b), "web: failed login") && strings.Contains(string(b), "from=127.0.0.1:")
+	}
+	for deadline := time.Now().Add(time.Minute); !logged(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(se.home, "melmux", "main.log"))
+			t.Fatalf("the failed login is not in the session's log:\n%s", b)
+		}
+	}
 
 	// An agent finishes a turn while the page is in the background.
 	se.mustT(t, "open-pane", "--layout", "tab", "--", "claude")

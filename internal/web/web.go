@@ -87,15 +87,18 @@ const (
 	failsAllowed  = 5 // in failWindow; then every login is refused until the oldest ages out
 	maxCodes      = 8 // one-time codes outstanding; the oldest is dropped
 	maxSessions   = 64
-	pingEvery     = 25 * time.Second
 	frameInterval = 50 * time.Millisecond
 	outQueue      = 32
 	maxWatched    = 16
 )
 
 // writeTimeout is how long a page may take to take a frame before it is
-// dropped (a variable: tests shorten it).
-var writeTimeout = 10 * time.Second
+// dropped; pingEvery is how often an idle page is sent a keep-alive (its
+// only traffic). Variables: tests shorten them.
+var (
+	writeTimeout = 10 * time.Second
+	pingEvery    = 25 * time.Second
+)
 
 //go:embed static
 var static embed.FS

@@ -65,11 +65,13 @@
 // default 10000, kept only for the primary screen. ED 3 clears it. When a
 // pane goes quiet (Trim) its older lines are deflated out of the ring and
 // decoded again only when read (history.freeze, history.thaw). A
-// terminal whose program has ended can be retired (Retire, retire.go): its
-// last screen is kept as runs of one style and vt10x is dropped until
-// something needs it again (a resize, a write), when it is rebuilt as it
-// was; Retire checks that in a scratch vt10x first and refuses a screen
-// that would not come back the same.
+// terminal whose output has gone quiet, its program ended or waiting, can
+// be retired (Retire, retire.go): vt10x's whole state (both screens, the
+// cursor with its pen and pending wrap, the saved cursor, the region, the
+// tab stops, the modes) is kept packed, the screen as runs of one style,
+// and vt10x is dropped until something needs it again (a write, a
+// resize), when it is rebuilt as it was; Retire checks that in a scratch
+// vt10x first and refuses a state that would not come back the same.
 //
 // Fast paths (fast.go) keep vt10x out of work whose result can never be
 // seen, and each is checked against the plain path by fast_test.go (the

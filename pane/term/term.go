@@ -58,9 +58,10 @@ type Terminal struct {
 	h  history
 
 	// frozen is a retired terminal's screen; retireNo the state a refusal
-	// to retire was made in.
+	// to retire was made in; changes counts writes and resizes, for it.
 	frozen   *frozenScreen
 	retireNo retireKey
+	changes  uint64
 
 	cols, rows int
 	out        []byte // normalised bytes waiting to be fed to vt10x
@@ -215,6 +216,7 @@ func (t *Terminal) Write(p []byte) (int, error) {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
 	t.mu.Lock()
+	t.changes++
 	t.noFast = 0
 	if len(t.tail) > 0 {
 		t.joined = append(append(t.joined[:0], t.tail...), p...)
@@ -262,6 +264,7 @@ func (t *Terminal) deliver() {
 // columns of the new width.
 func (t *Terminal) Resize(cols, rows int) {
 	t.mu.Lock()
+	t.changes++
 	t.resizeLocked(cols, rows)
 	t.mu.Unlock()
 	t.deliver()
