@@ -14,6 +14,7 @@ import (
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -239,7 +240,8 @@ const pageHooks = `(() => {
 // TestWebHistoryAndTurnsInChromium: a pane's history is scrolled back in
 // the page with the mouse wheel, read from the session a page at a time
 // up to its first line, and the view stays there while the pane prints
-// on; the way back to the bottom ends it. A wide character takes two
+// on; the way back to the bottom ends it; on a phone, the pane's history
+// button is the way in. A wide character takes two
 // columns, a colour and the cursor show, a hidden cursor does not; a
 // failed login is in the session's log. An agent that finishes a turn
 // is notified once (the permission granted, the page in the background),
@@ -311,6 +313,15 @@ func TestWebHistoryAndTurnsInChromium(t *testing.T) {
 	}
 	do(t, ctx, "back to live", chromedp.Click(`.pane[data-pane="1"] .backbar button`),
 		until(hist+`.childElementCount === 0`), until(`document.querySelector('.pane[data-pane="1"] .backbar').hidden`))
+
+	// On a phone, a pane's "history" button is the way in.
+	do(t, ctx, "a phone's history", chromedp.EmulateViewport(390, 844, func(p *emulation.SetDeviceMetricsOverrideParams, tp *emulation.SetTouchEmulationEnabledParams) {
+		p.Mobile, tp.Enabled = true, true
+	}), until(`getComputedStyle(document.querySelector('#panepick')).display !== 'none'`),
+		chromedp.Click(`.pane[data-pane="1"] .histbtn`), until(hist+`.childElementCount > 0`),
+		until(`!document.querySelector('.pane[data-pane="1"] .backbar').hidden`),
+		chromedp.Click(`.pane[data-pane="1"] .backbar button`), until(hist+`.childElementCount === 0`),
+		chromedp.EmulateViewport(1400, 900))
 
 	// The cursor, a wide character and a colour, as the terminal shows them.
 	se.mustT(t, "send-keys", "-t", "1", "-l", `printf 'W:世|\033[31mR\033[m\n'`)
