@@ -3,6 +3,7 @@
 //
 //	go run ./bench/web                          # echo latency, flood bytes, page size
 //	go run ./bench/web -screenshots docs/images # the two screenshots
+//	go run ./bench/web -renderers               # melmux's renderer against xterm.js (renderers.go)
 //
 // Echo latency: a session with a shell (bash --norc, else sh) on the left
 // and the raw-mode echo bench/latency types into (`stty raw -echo; exec
@@ -55,10 +56,10 @@ import (
 )
 
 type config struct {
-	bins, chromium, shots string
-	keys, warmup          int
-	gap, jitter, flood    time.Duration
-	attached, keep        bool
+	bins, chromium, shots, xterm string
+	keys, warmup, frames, rounds int
+	gap, jitter, flood           time.Duration
+	attached, keep, renderers    bool
 }
 
 func main() {
@@ -73,9 +74,13 @@ func main() {
 	flag.DurationVar(&c.flood, "flood", 10*time.Second, "how long the flooding pane's page is counted (0 skips it)")
 	flag.BoolVar(&c.attached, "attached", true, "also run bench/latency (melmux, neighbour idle) for the attached terminal's echo")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory")
+	flag.BoolVar(&c.renderers, "renderers", false, "compare melmux's renderer with xterm.js instead (renderers.go; fetches xterm.js with npm)")
+	flag.StringVar(&c.xterm, "xterm", "", "with -renderers: an unpacked @xterm/xterm `DIR` with addon-webgl.js in its lib (default: npm pack into the temporary directory)")
+	flag.IntVar(&c.frames, "frames", 200, "with -renderers: frames of the flooding pane replayed")
+	flag.IntVar(&c.rounds, "rounds", 3, "with -renderers: rounds, each renderer in turn")
 	flag.Parse()
-	if c.keys < 1 || c.warmup < 0 || c.gap < 0 || c.jitter < 0 || c.flood < 0 {
-		fmt.Fprintln(os.Stderr, "web: -n must be at least 1; -warmup, -gap, -jitter and -flood must not be negative")
+	if c.keys < 1 || c.warmup < 0 || c.gap < 0 || c.jitter < 0 || c.flood < 0 || c.frames < 1 || c.rounds < 1 {
+		fmt.Fprintln(os.Stderr, "web: -n, -frames and -rounds must be at least 1; -warmup, -gap, -jitter and -flood must not be negative")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -205,6 +210,9 @@ func run(ctx context.Context, c config) error {
 	}()
 	if c.shots != "" {
 		return screenshots(ctx, c, e)
+	}
+	if c.renderers {
+		return renderers(ctx, c, e)
 	}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
