@@ -66,10 +66,13 @@ func OneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // LogPath is the session daemon's log, $XDG_STATE_HOME/melmux/NAME.log
 // (default ~/.local/state): the daemon writes it, the CLI points to it when
-// the daemon did not start.
+// the daemon did not start. A relative $XDG_STATE_HOME is ignored, as the
+// XDG specification says and as the state file, the audit log and the web
+// tokens ignore it: the log would otherwise land in whatever directory the
+// session was started from.
 func LogPath(name string) string {
 	base := os.Getenv("XDG_STATE_HOME")
-	if base == "" {
+	if base == "" || !filepath.IsAbs(base) {
 		home, err := os.UserHomeDir()
 		if err != nil {
 			home = os.TempDir()

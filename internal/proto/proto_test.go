@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,19 @@ func TestFrames(t *testing.T) {
 	// A frame cut short is an error, not a short payload.
 	if _, _, err := ReadFrame(bytes.NewReader([]byte{FrameInput, 0, 0, 0, 9, 'a'}), nil); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("truncated frame: %v", err)
+	}
+}
+
+func TestLogPathIgnoresARelativeStateHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", "state")
+	if got, want := LogPath("main"), filepath.Join(home, ".local", "state", "melmux", "main.log"); got != want {
+		t.Errorf("LogPath with a relative $XDG_STATE_HOME = %s, want %s", got, want)
+	}
+	abs := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", abs)
+	if got, want := LogPath("main"), filepath.Join(abs, "melmux", "main.log"); got != want {
+		t.Errorf("LogPath = %s, want %s", got, want)
 	}
 }
