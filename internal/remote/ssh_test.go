@@ -363,6 +363,9 @@ func TestRemotePaneSurvivesTheNetwork(t *testing.T) {
 	h := newSSHHost(t)
 	l := newLocalSession(t, h)
 	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `PS1='$ ' exec sh`))
+	// Typed before the prompt, the loop's echo would have the prompt
+	// printed after it, on the line of its first tick.
+	l.shows(id, "$") // read-pane drops the space after it
 	l.must("send-keys", "-t", id, `for i in $(seq 1 60); do echo tick-$i; sleep 0.25; done; echo fin""ished<Enter>`)
 	l.shows(id, "tick-2\n")
 
