@@ -342,19 +342,18 @@ func (p *Pane) readLoop() {
 
 // Trim lets go of what the pane's emulator grew to take in output fast
 // (term.Terminal.Trim), if it had output since the last Trim, and of the
-// emulator itself once the program has ended and its output was all read
-// (term.Terminal.Retire: the last screen is kept packed; a pane kept
-// after its program, remain-on-exit, holds a few KB instead of vt10x's
-// screens). The server calls it once output has gone quiet.
+// emulator's vt10x (term.Terminal.Retire: its state is kept packed, a few
+// KB instead of two screens of glyphs, 320 KB at 200x50). The server
+// calls it once output has gone quiet, so a pane retires whether its
+// program has ended (remain-on-exit) or waits (a shell at its prompt, an
+// agent CLI waiting for its next message); the program's next output, or
+// a resize, brings vt10x back first, as it was. A terminal that would not
+// come back the same is kept, and not looked at again until it changes.
 func (p *Pane) Trim() {
 	if p.untrimmed.Swap(false) {
 		p.term.Trim()
 	}
-	select {
-	case <-p.exited:
-		p.term.Retire()
-	default:
-	}
+	p.term.Retire()
 }
 
 func (p *Pane) waitLoop() {
