@@ -14,9 +14,14 @@
 #      line shows;
 #   4. ten 200x50 panes (tabs / windows) each print 2000 lines: time until all
 #      ten have ended and show their last line, median of RUNS; then the
-#      server's resident memory (VmRSS) while the ten panes hold their 2000
-#      lines of history, and a check that no line was lost; the same RSS for
-#      twenty panes holding 10,000 SGR-coloured lines each.
+#      server's resident memory (VmRSS, once it stopped falling) while the
+#      ten panes hold their 2000 lines of history, and a check that no line
+#      was lost; the same RSS for
+#      twenty panes holding 10,000 SGR-coloured lines each. Both memory tests
+#      run once for each way of holding the panes in HOLD: "ended" (the
+#      program has ended; tmux keeps the pane with remain-on-exit) and "live"
+#      (the program prints its lines and then waits, `exec sleep`, as a shell
+#      at its prompt or an agent CLI waiting for its next message does).
 #   Each test also reports the server process's CPU time (/proc/PID/stat),
 #   which the machine's other load disturbs far less than wall time, and a
 #   baseline: session start with a silent pane, and an idle server's RSS.
@@ -29,11 +34,13 @@
 # Usage: bench/pane_throughput.sh
 #   environment: RUNS=3 SIZE_MB=20
 #   KINDS="plain sgr cursor ink watch homeclear logclear region ri" FLOOD=8
-#   CLEARS=1000000 KEEP=0 (KEEP=1 keeps the temporary directory)
+#   CLEARS=1000000 HOLD="ended live" KEEP=0 (KEEP=1 keeps the temporary
+#   directory)
 #   MELMUX_BIN=PATH (measure that binary, with the melmux-server and
 #   melmux-agent beside it, instead of building this checkout,
 #   e.g. an older commit's, for bench/changes.sh); a test is
-#   left out with FLOOD=0 or CLEARS=0 or KINDS=""
+#   left out with FLOOD=0 or CLEARS=0 or KINDS="", the memory tests with
+#   HOLD=""
 # Needs: go, tmux, awk, seq. Exit status 1 if a correctness check failed.
 set -euo pipefail
 
@@ -42,6 +49,7 @@ SIZE_MB=${SIZE_MB:-20}
 KINDS=${KINDS-plain sgr cursor ink watch homeclear logclear region ri}
 FLOOD=${FLOOD:-8}
 CLEARS=${CLEARS:-1000000}
+HOLD=${HOLD-ended live}
 KEEP=${KEEP:-0}
 COLS=200
 ROWS=50
@@ -59,6 +67,11 @@ case $RUNS in '' | *[!0-9]* | 0) die "RUNS=$RUNS: give a whole number of runs >=
 case $SIZE_MB in '' | *[!0-9]* | 0) die "SIZE_MB=$SIZE_MB: give a whole number of megabytes >= 1" ;; esac
 case $FLOOD in '' | *[!0-9]*) die "FLOOD=$FLOOD: give a whole number of panes (0 leaves the test out)" ;; esac
 case $CLEARS in '' | *[!0-9]*) die "CLEARS=$CLEARS: give a whole number of clears (0 leaves the test out)" ;; esac
+for h in $HOLD; do
+	case $h in ended | live) ;;
+	*) die "HOLD: no way $h to hold the memory tests' panes (the ways are ended and live)" ;;
+	esac
+done
 for kind in $KINDS; do
 	case $kind in plain | sgr | cursor | ink | watch | homeclear | logclear | region | ri) ;;
 	*) die "KINDS: no stream $kind (the streams are plain sgr cursor ink watch homeclear logclear region ri)" ;;
@@ -234,14 +247,23 @@ check_geometry_tmux() {
 	[ -z "$bad" ] || fail "tmux session $1 has panes of ${bad//$'\n'/, }, want ${COLS}x$ROWS"
 }
 
+# hold: how the panes of multi_melmux and multi_tmux end: "ended" (CMD's
+# end ends the pane's program) or "live" (the program waits after CMD, as a
+# shell at its prompt would, and the panes count as done once they show
+# LAST). The memory tests set it; the rest run ended.
+hold=ended
+# live_tail: what a live pane's program runs after CMD.
+live_tail='exec sleep 1000000'
+
 # multi_melmux NAME N CMD LAST: a session of N panes (the first from new,
 # the others tabs), each running CMD; sets elapsed to the seconds until every
-# pane ended and shows LAST (none when LAST is empty), cpu to the daemon's
-# CPU seconds since it started, melmux_rss to its RSS in kB. (Results go
-# through globals, not $(...), so that started and failures, kept by the
-# caller's shell, see what happened.)
+# pane ended and shows LAST (none when LAST is empty; a live pane: until it
+# shows LAST), cpu to the daemon's CPU seconds since it started, melmux_rss
+# to its RSS in kB. (Results go through globals, not $(...), so that started
+# and failures, kept by the caller's shell, see what happened.)
 multi_melmux() {
 	local s=$1 n=$2 cmd=$3 want=$4 t0 t1 i tries pid
+	[ "$hold" = ended ] || cmd="$cmd; $live_tail"
 	t0=$(now_ns)
 	"$M" -s "$s" new -d -x "$COLS" -y $((ROWS + 2)) -- sh -c "$cmd"
 	started+=("$s")
@@ -249,6 +271,10 @@ multi_melmux() {
 		"$M" -s "$s" open-pane --layout tab -- sh -c "$cmd" >/dev/null
 	done
 	for ((i = 1; i <= n; i++)); do
+		if [ "$hold" = live ]; then
+			until_screen_shows "$want" "$M" -s "$s" read-pane -t "$i" >/dev/null || fail "melmux $s pane $i: the last line never showed$(dump_err)"
+			continue
+		fi
 		"$M" -s "$s" wait -t "$i" --exit --timeout 10m >/dev/null
 		[ -n "$want" ] || continue
 		tries=$(until_screen_shows "$want" "$M" -s "$s" read-pane -t "$i") || fail "melmux $s pane $i: the last line never showed after wait --exit"
@@ -265,14 +291,15 @@ multi_melmux() {
 # multi_tmux NAME N CMD LAST: the same in a detached tmux session (windows),
 # cpu being what the shared server used meanwhile; leaves the session up.
 multi_tmux() {
-	local s=$1 n=$2 cmd=$3 want=$4 t0 t1 c0 i
+	local s=$1 n=$2 cmd=$3 want=$4 t0 t1 c0 i after=
+	[ "$hold" = ended ] || after="; $live_tail"
 	tids=()
 	c0=$(cpu_ticks "$tpid")
 	t0=$(now_ns)
 	tids+=("$(T -f "$work/tmux.conf" new-session -d -P -F '#{pane_id}' -s "$s" -x "$COLS" -y "$ROWS" \
-		"$cmd; tmux -S '$TSOCK' wait-for -S $s-1")")
+		"$cmd; tmux -S '$TSOCK' wait-for -S $s-1$after")")
 	for ((i = 2; i <= n; i++)); do
-		tids+=("$(T new-window -d -P -F '#{pane_id}' -t "=$s:" "$cmd; tmux -S '$TSOCK' wait-for -S $s-$i")")
+		tids+=("$(T new-window -d -P -F '#{pane_id}' -t "=$s:" "$cmd; tmux -S '$TSOCK' wait-for -S $s-$i$after")")
 	done
 	for ((i = 1; i <= n; i++)); do
 		T wait-for "$s-$i"
@@ -321,20 +348,36 @@ count_lines() {
 		END { if (bad) print want "+" bad " out of order"; else print want }'
 }
 
+# settled_rss PID: the process's RSS in kB once it has stopped falling: half
+# a second after the panes showed their last line, then every quarter of a
+# second while it fell by more than 1%, for at most 5 s more. melmux gives
+# memory back once output has been quiet for 200 ms (history deflated,
+# emulators retired, free pages returned), which on a loaded machine can
+# take longer than the half second; tmux's does not change.
+settled_rss() {
+	local prev cur i
+	sleep 0.5
+	cur=$(rss_kb "$1")
+	for ((i = 0; i < 20; i++)); do
+		prev=$cur
+		sleep 0.25
+		cur=$(rss_kb "$1")
+		[ "$((cur * 100))" -lt "$((prev * 99))" ] || break
+	done
+	echo "$cur"
+}
+
 # held_melmux NAME N CMD LAST: N panes run CMD, then the server's RSS in kB
-# (melmux_rss) half a second after the last one showed LAST, while the panes
-# hold their history; panes_secs and cpu as multi_melmux's. The session is
-# left up for the caller's checks.
+# (melmux_rss, settled_rss) while the panes hold their history; panes_secs
+# and cpu as multi_melmux's. The session is left up for the caller's checks.
 held_melmux() {
 	multi_melmux "$@"
-	sleep 0.5
-	melmux_rss=$(rss_kb "$(melmux_server_pid "$1")")
+	melmux_rss=$(settled_rss "$(melmux_server_pid "$1")")
 	panes_secs=$elapsed
 }
 held_tmux() {
 	multi_tmux "$@"
-	sleep 0.5
-	tmux_rss=$(rss_kb "$tpid") # the keepalive session is in it too: one small pane
+	tmux_rss=$(settled_rss "$tpid") # the keepalive session is in it too: one small pane
 	panes_secs=$elapsed
 }
 
@@ -400,60 +443,71 @@ count_lines() {
 		END { if (bad) print want "+" bad " out of order"; else print want }'
 }
 
-echo
-echo "== $PANES panes x $LINES_PER_PANE lines, ${COLS}x$ROWS each ($RUNS runs)"
-ps_m=() ps_t=() rs_m=() rs_t=() pc_m=() pc_t=()
-for ((r = 1; r <= RUNS; r++)); do
-	s="panes-$r"
-	fresh_tmux
-	held_melmux "$s" "$PANES" "seq -f '$seqfmt' $LINES_PER_PANE" "$panes_last"
-	for ((i = 1; i <= PANES; i++)); do
-		got=$("$M" -s "$s" read-pane -t "$i" --all | count_lines)
-		[ "$got" = "$LINES_PER_PANE" ] || fail "melmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
+# The memory tests, once for each way of holding the panes.
+declare -A pan_m pan_t pan_mc pan_tc rss_m rss_t sgr_rss_m sgr_rss_t
+held_what() {
+	case $1 in
+	ended) echo "panes ended (tmux: remain-on-exit)" ;;
+	live) echo "panes live and quiet (the program waits after its output)" ;;
+	esac
+}
+for hold in $HOLD; do
+	echo
+	echo "== $PANES panes x $LINES_PER_PANE lines, ${COLS}x$ROWS each, $(held_what "$hold") ($RUNS runs)"
+	ps_m=() ps_t=() rs_m=() rs_t=() pc_m=() pc_t=()
+	for ((r = 1; r <= RUNS; r++)); do
+		s="panes-$hold-$r"
+		fresh_tmux
+		held_melmux "$s" "$PANES" "seq -f '$seqfmt' $LINES_PER_PANE" "$panes_last"
+		for ((i = 1; i <= PANES; i++)); do
+			got=$("$M" -s "$s" read-pane -t "$i" --all | count_lines)
+			[ "$got" = "$LINES_PER_PANE" ] || fail "melmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
+		done
+		kill_melmux "$s"
+		ps_m+=("$panes_secs") rs_m+=("$melmux_rss") pc_m+=("$cpu")
+		held_tmux "$s" "$PANES" "seq -f '$seqfmt' $LINES_PER_PANE" "$panes_last"
+		for ((i = 1; i <= PANES; i++)); do
+			got=$(T capture-pane -p -S - -E - -t "${tids[i - 1]}" | count_lines)
+			[ "$got" = "$LINES_PER_PANE" ] || fail "tmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
+		done
+		T kill-session -t "=$s"
+		ps_t+=("$panes_secs") rs_t+=("$tmux_rss") pc_t+=("$cpu")
+		echo "run $r: melmux ${ps_m[r - 1]} s (server CPU ${pc_m[r - 1]} s), RSS $(mib "${rs_m[r - 1]}") MiB; tmux ${ps_t[r - 1]} s (server CPU ${pc_t[r - 1]} s), RSS $(mib "$tmux_rss") MiB"
 	done
-	kill_melmux "$s"
-	ps_m+=("$panes_secs") rs_m+=("$melmux_rss") pc_m+=("$cpu")
-	held_tmux "$s" "$PANES" "seq -f '$seqfmt' $LINES_PER_PANE" "$panes_last"
-	for ((i = 1; i <= PANES; i++)); do
-		got=$(T capture-pane -p -S - -E - -t "${tids[i - 1]}" | count_lines)
-		[ "$got" = "$LINES_PER_PANE" ] || fail "tmux $s pane $i: history and screen hold $got of $LINES_PER_PANE lines"
-	done
-	T kill-session -t "=$s"
-	ps_t+=("$panes_secs") rs_t+=("$tmux_rss") pc_t+=("$cpu")
-	echo "run $r: melmux ${ps_m[r - 1]} s (server CPU ${pc_m[r - 1]} s), RSS $(mib "$melmux_rss") MiB; tmux ${ps_t[r - 1]} s (server CPU ${pc_t[r - 1]} s), RSS $(mib "$tmux_rss") MiB"
-done
-pan_m=$(median "${ps_m[@]}")
-pan_t=$(median "${ps_t[@]}")
-pan_mc=$(median "${pc_m[@]}")
-pan_tc=$(median "${pc_t[@]}")
-rss_m=$(median "${rs_m[@]}")
-rss_t=$(median "${rs_t[@]}")
+	pan_m[$hold]=$(median "${ps_m[@]}")
+	pan_t[$hold]=$(median "${ps_t[@]}")
+	pan_mc[$hold]=$(median "${pc_m[@]}")
+	pan_tc[$hold]=$(median "${pc_t[@]}")
+	rss_m[$hold]=$(median "${rs_m[@]}")
+	rss_t[$hold]=$(median "${rs_t[@]}")
 
-echo
-echo "== $SGR_PANES panes x $SGR_LINES SGR lines, ${COLS}x$ROWS each: resident memory ($RUNS runs)"
-sr_m=() sr_t=()
-for ((r = 1; r <= RUNS; r++)); do
-	fresh_tmux
-	held_melmux "sgrmem-$r" "$SGR_PANES" "cat '$work/sgr10k.txt'" "$sgr10k_last"
-	kill_melmux "sgrmem-$r"
-	sr_m+=("$melmux_rss")
-	held_tmux "sgrmem-$r" "$SGR_PANES" "cat '$work/sgr10k.txt'" "$sgr10k_last"
-	T kill-session -t "=sgrmem-$r"
-	sr_t+=("$tmux_rss")
-	echo "run $r: melmux RSS $(mib "$melmux_rss") MiB; tmux RSS $(mib "$tmux_rss") MiB"
+	echo
+	echo "== $SGR_PANES panes x $SGR_LINES SGR lines, ${COLS}x$ROWS each, $(held_what "$hold"): resident memory ($RUNS runs)"
+	sr_m=() sr_t=()
+	for ((r = 1; r <= RUNS; r++)); do
+		fresh_tmux
+		held_melmux "sgrmem-$hold-$r" "$SGR_PANES" "cat '$work/sgr10k.txt'" "$sgr10k_last"
+		kill_melmux "sgrmem-$hold-$r"
+		sr_m+=("$melmux_rss")
+		held_tmux "sgrmem-$hold-$r" "$SGR_PANES" "cat '$work/sgr10k.txt'" "$sgr10k_last"
+		T kill-session -t "=sgrmem-$hold-$r"
+		sr_t+=("$tmux_rss")
+		echo "run $r: melmux RSS $(mib "${sr_m[r - 1]}") MiB; tmux RSS $(mib "$tmux_rss") MiB"
+	done
+	sgr_rss_m[$hold]=$(median "${sr_m[@]}")
+	sgr_rss_t[$hold]=$(median "${sr_t[@]}")
 done
-sgr_rss_m=$(median "${sr_m[@]}")
-sgr_rss_t=$(median "${sr_t[@]}")
+hold=ended
 
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "== summary (medians of $RUNS runs)"
 echo
-echo "Wall time runs from the first command until every pane has ended and shows its last line. Server CPU is the"
-echo "user+system time of the server process over the same span (melmux: its own daemon; tmux: the shared server),"
-echo "which other load on the machine disturbs far less than wall time. Ratios are melmux / tmux: above 1 means"
-echo "melmux is faster for MB/s, slower for seconds, bigger for memory."
+echo "Wall time runs from the first command until every pane has ended and shows its last line (a live pane: until it"
+echo "shows its last line). Server CPU is the user+system time of the server process over the same span (melmux: its"
+echo "own daemon; tmux: the shared server), which other load on the machine disturbs far less than wall time. Ratios"
+echo "are melmux / tmux: above 1 means melmux is faster for MB/s, slower for seconds, bigger for memory."
 echo
 echo "| test | melmux | tmux | melmux/tmux |"
 echo "|---|---|---|---|"
@@ -468,10 +522,13 @@ for key in "${keys[@]}"; do
 	echo "| ${med_title[$key]}: wall | ${med_m[$key]} s = $mm MB/s | ${med_t[$key]} s = $tt MB/s | $(ratio "$mm" "$tt") (MB/s) |"
 	echo "| same: MB per server CPU second | ${med_mc[$key]} s = $mc MB/s | ${med_tc[$key]} s = $tc MB/s | $(ratio "$mc" "$tc") (MB/s) |"
 done
-echo "| $PANES panes x $LINES_PER_PANE lines: wall | ${pan_m} s | ${pan_t} s | $(ratio "$pan_m" "$pan_t") (s) |"
-echo "| same: server CPU | ${pan_mc} s | ${pan_tc} s | $(ratio "$pan_mc" "$pan_tc") (s) |"
-echo "| server RSS holding those $PANES panes' history | $(mib "$rss_m") MiB | $(mib "$rss_t") MiB | $(ratio "$rss_m" "$rss_t") |"
-echo "| server RSS holding $SGR_PANES panes x $SGR_LINES SGR lines | $(mib "$sgr_rss_m") MiB | $(mib "$sgr_rss_t") MiB | $(ratio "$sgr_rss_m" "$sgr_rss_t") |"
+for h in $HOLD; do
+	what=$(held_what "$h")
+	echo "| $PANES panes x $LINES_PER_PANE lines, $what: wall | ${pan_m[$h]} s | ${pan_t[$h]} s | $(ratio "${pan_m[$h]}" "${pan_t[$h]}") (s) |"
+	echo "| same: server CPU | ${pan_mc[$h]} s | ${pan_tc[$h]} s | $(ratio "${pan_mc[$h]}" "${pan_tc[$h]}") (s) |"
+	echo "| server RSS holding those $PANES panes' history, $what | $(mib "${rss_m[$h]}") MiB | $(mib "${rss_t[$h]}") MiB | $(ratio "${rss_m[$h]}" "${rss_t[$h]}") |"
+	echo "| server RSS holding $SGR_PANES panes x $SGR_LINES SGR lines, $what | $(mib "${sgr_rss_m[$h]}") MiB | $(mib "${sgr_rss_t[$h]}") MiB | $(ratio "${sgr_rss_m[$h]}" "${sgr_rss_t[$h]}") |"
+done
 echo
 if [ "$failures" -gt 0 ]; then
 	echo "$failures correctness check(s) failed; see CORRECTNESS lines above" >&2
