@@ -169,7 +169,7 @@ func Check(ctx context.Context, ssh []string, dest string, bins Binaries, each f
 	rtt, detail, err := bridgeCheck(ctx, ssh, dest, hostPrelude(id))
 	if err != nil {
 		add(CheckStep{Name: "session", Status: CheckFailed, Detail: err.Error(),
-			Fix: fmt.Sprintf("run `ssh %s \"$HOME/.local/share/melmux/bin/%s/melmux\" new -d -s try -- true` to see what the host says (the path is under $XDG_DATA_HOME there when set)", dest, id)})
+			Fix: fmt.Sprintf("the host's melmux did not serve a session: read the log the host named, or run `%s %s '\"${XDG_DATA_HOME:-$HOME/.local/share}/melmux/bin/%s/melmux\" new -d -s try -- true'` to see what it says", strings.Join(ssh, " "), dest, id)})
 		skip("no session answered", "round trip")
 		return res
 	}

@@ -3,6 +3,7 @@ package remote
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,39 @@ func TestHostsCheck(t *testing.T) {
 	eventually(t, "the check's session ended", time.Minute, func() bool {
 		return strings.Join(h.hostSessions(), " ") == strings.Join(before, " ")
 	})
+
+	// A build there whose server does not start: the session step runs it,
+	// and fails saying what the host said.
+	servers := h.builds()
+	if len(servers) != 1 {
+		t.Fatalf("builds on the host: %v", servers)
+	}
+	server := filepath.Join(servers[0], "melmux-server")
+	good, err := os.ReadFile(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap := func(b []byte) {
+		// Renamed into place: the pane's session runs the file there.
+		if err := os.WriteFile(server+".new", b, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(server+".new", server); err != nil {
+			t.Fatal(err)
+		}
+	}
+	swap([]byte("#!/bin/sh\necho broken server >&2; exit 1\n"))
+	res, ok = l.check("h1")
+	swap(good)
+	if ok || res.OK {
+		t.Fatalf("a host whose build starts no session passed the check: %+v", res)
+	}
+	if st := stepOf(t, res, "session"); st.Status != CheckFailed || st.Fix == "" {
+		t.Fatalf("the session step, with the host's server broken: %+v", st)
+	}
+	if st := stepOf(t, res, "round trip"); st.Status != CheckSkipped {
+		t.Fatalf("the round trip step, with no session: %+v", st)
+	}
 
 	// Nothing listens on port 2299 of the host: ssh says so.
 	cfg, err := os.ReadFile(h.config)
