@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hinshun/vt10x"
@@ -13,8 +14,9 @@ import (
 
 // benchStreams builds about 1 MB of each stream of bench/streams (plain
 // text, SGR-coloured words, a cursor-heavy redraw, an Ink-style agent UI,
-// clears), with the "\r\n" line ends a PTY delivers.
-func benchStreams() map[string][]byte {
+// clears), with the "\r\n" line ends a PTY delivers. They are built once
+// (a second under the race detector) and shared: no caller writes to them.
+var benchStreams = sync.OnceValue(func() map[string][]byte {
 	out := map[string][]byte{}
 	for _, kind := range streams.Kinds {
 		b, err := streams.Generate(kind, 1<<20)
@@ -24,7 +26,7 @@ func benchStreams() map[string][]byte {
 		out[kind] = onlcr(b)
 	}
 	return out
-}
+})
 
 // benchChunks are the write sizes measured: what one PTY read holds, and
 // what the pane's reader hands the terminal at once under a flood, having

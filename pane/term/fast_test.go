@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,12 @@ import (
 )
 
 // twins is the same stream fed to a terminal that takes its fast paths and
-// to one that never does (the plain path), in the same pieces.
+// to one that never does (the plain path), in the same pieces. The tests
+// that feed them whole streams run in parallel (t.Parallel): they are most
+// of the package's CPU, and one after another they kept one of CI's two
+// cores idle once the other packages were done. Each has its own
+// terminals; the one test that changes a package variable (freezeMin in
+// TestFrozenHistory) is not parallel, so it is over before they start.
 type twins struct {
 	fast, plain *Terminal
 	replies     [2][]string
@@ -123,7 +129,7 @@ func (tw *twins) same(t testing.TB, what string) {
 	t.Helper()
 	for round := 0; round < 2; round++ {
 		a, b := stateOf(tw.fast), stateOf(tw.plain)
-		if !reflect.DeepEqual(a, b) {
+		if !equalStates(a, b) {
 			t.Fatalf("%s (round %d): the fast path differs from the plain one:\n%s", what, round, stateDiff(a, b))
 		}
 		// Replies go to the PTY as one stream: how they were batched is not seen.
@@ -133,6 +139,44 @@ func (tw *twins) same(t testing.TB, what string) {
 		// The saved cursor (DECRC) too, which no reader sees directly.
 		tw.write([]byte("\x1b[2bq\u0301\x1b[6nx\n\ty\r\n\x1b8z"))
 	}
+}
+
+// equalStates is reflect.DeepEqual(a, b), the large parts (the screen's
+// cells, the glyphs, history) compared as typed slices: reflect's walk over
+// them, under the race detector and its pointer checks, cost more CPU than
+// the writes the twins are compared after.
+func equalStates(a, b vtState) bool {
+	if !equalRows(a.Glyphs, b.Glyphs) || !equalRows(a.Raw, b.Raw) || !equalSlice(a.History, b.History) ||
+		(a.Screen == nil) != (b.Screen == nil) {
+		return false
+	}
+	if a.Screen != nil {
+		if !equalRows(a.Screen.Cells, b.Screen.Cells) {
+			return false
+		}
+		sa, sb := *a.Screen, *b.Screen
+		sa.Cells, sb.Cells = nil, nil
+		a.Screen, b.Screen = &sa, &sb
+	}
+	a.Glyphs, b.Glyphs, a.Raw, b.Raw, a.History, b.History = nil, nil, nil, nil, nil, nil
+	return reflect.DeepEqual(a, b)
+}
+
+// equalRows and equalSlice tell nil from empty, as reflect.DeepEqual does.
+func equalRows[T comparable](a, b [][]T) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !equalSlice(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalSlice[T comparable](a, b []T) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
 }
 
 func stateDiff(a, b vtState) string {
@@ -356,6 +400,7 @@ func scaled(n int) int {
 var twinSizes = [][2]int{{10, 4}, {7, 3}, {1, 1}, {2, 2}, {3, 1}, {40, 10}, {13, 5}}
 
 func TestFastPathMatchesPlainPath(t *testing.T) {
+	t.Parallel()
 	for name, s := range fastStreams() {
 		var fast, bytes, all uint64
 		for _, sz := range twinSizes {
@@ -385,6 +430,7 @@ func TestFastPathMatchesPlainPath(t *testing.T) {
 // TestFastPathOnCorpus runs the tmux agreement corpus and the benchmark
 // streams through both paths.
 func TestFastPathOnCorpus(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.in"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("corpus: %v", err)

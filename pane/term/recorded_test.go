@@ -14,6 +14,7 @@ import (
 // random size, with models of the screen starting often; they must not
 // differ.
 func TestFastPathOnRecordings(t *testing.T) {
+	t.Parallel()
 	all, err := corpus.All()
 	if err != nil {
 		t.Fatal(err)

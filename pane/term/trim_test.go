@@ -10,6 +10,7 @@ import (
 // stream (a model of the screen is written into vt10x and dropped, scratch
 // let go) and requires the same state as the plain twin, which never trims.
 func TestTrimIsInvisible(t *testing.T) {
+	t.Parallel()
 	streams := fastStreams()
 	for name, s := range benchStreams() {
 		streams["bench-"+name] = string(s[:min(len(s), scaled(64<<10))])
