@@ -179,7 +179,7 @@ func names(files map[string]string) []string {
 // runSSH runs script under sh on dest and returns its output; its error
 // holds what ssh or the script said on stderr.
 func runSSH(ctx context.Context, ssh []string, dest, script string, stdin io.Reader) (string, error) {
-	cmd := exec.CommandContext(ctx, ssh[0], sshArgs(ssh[1:], dest, "sh -c "+shQuote(script), firstConnectTimeout)...)
+	cmd := exec.CommandContext(ctx, ssh[0], sshArgs(ssh[1:], dest, "sh -c "+shQuote(script), connectTimeout(ctx, ssh, dest, true))...)
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

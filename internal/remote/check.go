@@ -189,7 +189,7 @@ func bridgeCheck(ctx context.Context, ssh []string, dest, prelude string) (time.
 	stream := randomID()
 	session := "r-" + stream[:12]
 	args := []string{"__bridge", "--stream", stream, "--from", "-1", "--new", "-x", "80", "-y", "24", session, "--", "sleep", "120"}
-	cmd := exec.CommandContext(ctx, ssh[0], sshArgs(ssh[1:], dest, hostCommand(prelude, args), firstConnectTimeout)...)
+	cmd := exec.CommandContext(ctx, ssh[0], sshArgs(ssh[1:], dest, hostCommand(prelude, args), connectTimeout(ctx, ssh, dest, true))...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -287,7 +287,7 @@ func bridgeCheck(ctx context.Context, ssh []string, dest, prelude string) (time.
 // catRoundTrip is the round trip over ssh to a cat on the host: what can
 // be measured where melmux's build is not there yet.
 func catRoundTrip(ctx context.Context, ssh []string, dest string) (time.Duration, error) {
-	cmd := exec.CommandContext(ctx, ssh[0], sshArgs(ssh[1:], dest, "sh -c "+shQuote("exec cat"), firstConnectTimeout)...)
+	cmd := exec.CommandContext(ctx, ssh[0], sshArgs(ssh[1:], dest, "sh -c "+shQuote("exec cat"), connectTimeout(ctx, ssh, dest, true))...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return 0, err

@@ -175,7 +175,8 @@ func TestHostsCheck(t *testing.T) {
 }
 
 // Reconnection tries use a short connect timeout, the first connection
-// ssh's usual one; the backoff stays within seconds while a link has been
+// a longer one, and a host the user's ssh configuration gives a
+// ConnectTimeout has it for both; the backoff stays within seconds while a link has been
 // down for less than slowAfter, so that a network back is used soon.
 func TestReconnectTiming(t *testing.T) {
 	has := func(args []string, want string) bool {
@@ -192,12 +193,22 @@ func TestReconnectTiming(t *testing.T) {
 	if a := sshArgs(nil, "h", "true", reconnectConnectTimeout); !has(a, "ConnectTimeout=5") {
 		t.Fatalf("reconnect: %q", a)
 	}
-	l := &link{o: LinkOptions{Dest: "h", SSH: []string{"ssh"}}, session: "r-x", stream: "s"}
+	// The user's own ConnectTimeout for a host is used for both.
+	cfg := filepath.Join(t.TempDir(), "ssh_config")
+	if err := os.WriteFile(cfg, []byte("Host slow\n  ConnectTimeout 30\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ssh := []string{"ssh", "-F", cfg}
+	l := &link{o: LinkOptions{Dest: "h", SSH: ssh}, session: "r-x", stream: "s"}
 	if a := l.command(false).Args; !has(a, "ConnectTimeout=5") {
 		t.Fatalf("a reconnection's ssh: %q", a)
 	}
 	if a := l.command(true).Args; !has(a, "ConnectTimeout=15") {
 		t.Fatalf("a first connection's ssh: %q", a)
+	}
+	l.o.Dest = "slow:2200"
+	if a, b := l.command(false).Args, l.command(true).Args; !has(a, "ConnectTimeout=30") || !has(b, "ConnectTimeout=30") {
+		t.Fatalf("a host with its own ConnectTimeout: reconnection %q, first %q", a, b)
 	}
 	b, most := backoffMin, time.Duration(0)
 	for range 20 {

@@ -339,10 +339,7 @@ func (l *link) command(first bool) *exec.Cmd {
 	if first && len(l.o.Argv) > 0 {
 		args = append(append(args, "--"), l.o.Argv...)
 	}
-	timeout := firstConnectTimeout
-	if !first {
-		timeout = reconnectConnectTimeout
-	}
+	timeout := connectTimeout(context.Background(), l.o.SSH, l.o.Dest, first)
 	cmd := exec.Command(l.o.SSH[0], sshArgs(l.o.SSH[1:], l.o.Dest, hostCommand(l.dir, args), timeout)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the pane's hangup is ours to tell the host
 	return cmd

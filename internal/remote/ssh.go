@@ -1,19 +1,70 @@
 package remote
 
 import (
+	"context"
+	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // ssh's ConnectTimeout: a first connection (a pane's, bootstrap's, a
 // check's) waits as long as a slow host or jump host may need; a
 // reconnection gives up sooner, so that a try begun while the network was
-// down does not hold up the one that finds it back.
+// down does not hold up the one that finds it back. A ConnectTimeout the
+// user's configuration gives the host is used for both instead.
 const (
 	firstConnectTimeout     = 15 * time.Second
 	reconnectConnectTimeout = 5 * time.Second
 )
+
+// connectTimeout is ssh's ConnectTimeout for a first connection to dest
+// or a reconnection.
+func connectTimeout(ctx context.Context, ssh []string, dest string, first bool) time.Duration {
+	if t := configuredTimeout(ctx, ssh, dest); t > 0 {
+		return t
+	}
+	if first {
+		return firstConnectTimeout
+	}
+	return reconnectConnectTimeout
+}
+
+// configured holds what `ssh -G` said of each ssh command line and
+// destination: it reads the configuration and connects nowhere, so once a
+// process is enough.
+var configured sync.Map // string → time.Duration
+
+// configuredTimeout is the ConnectTimeout the user's ssh configuration
+// gives dest (`ssh -G`); 0 when it gives none or ssh cannot say.
+func configuredTimeout(ctx context.Context, ssh []string, dest string) time.Duration {
+	key := strings.Join(ssh, "\x00") + "\x00" + dest
+	if v, ok := configured.Load(key); ok {
+		return v.(time.Duration)
+	}
+	host, port := splitDest(dest)
+	args := append(append([]string{}, ssh[1:]...), "-G")
+	if port != "" {
+		args = append(args, "-p", port)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, ssh[0], append(args, "--", host)...).Output()
+	if err != nil {
+		return 0 // not stored: asked again next time
+	}
+	var t time.Duration
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(strings.ToLower(line), "connecttimeout "); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+				t = time.Duration(n) * time.Second
+			}
+		}
+	}
+	configured.Store(key, t)
+	return t
+}
 
 // sshArgs is ssh's command line for running command on dest. The user's
 // own configuration (aliases, keys, agent, jump hosts, ControlMaster)
