@@ -177,15 +177,9 @@ func TestRemoteHostGoneForGood(t *testing.T) {
 	l.shows(id, "sh$")
 	l.must("send-keys", "-t", id, `echo be""fore<Enter>`)
 	l.shows(id, "\nbefore")
-	var res proto.SpawnAgentResult
-	if err := json.Unmarshal([]byte(l.must("spawn-agent", "--host", "h1", "--layout", "down", "--json", "--task", "a task on h1")), &res); err != nil {
-		t.Fatal(err)
-	}
+	res := l.spawn("--host", "h1", "--layout", "down", "--task", "a task on h1")
 	wid := fmt.Sprint(res.ID)
-	var r proto.ReadAgentResult
-	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", wid, "--wait", "2m", "--json")), &r); err != nil {
-		t.Fatal(err)
-	}
+	r := l.readAgent(wid)
 	if !r.TurnDone || r.Reply != "the worker's reply" {
 		t.Fatalf("read-agent of the worker on h1: %+v", r)
 	}

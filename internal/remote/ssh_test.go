@@ -263,6 +263,28 @@ func (l *localSession) must(args ...string) string {
 	return out
 }
 
+// spawn runs spawn-agent --json with args and gives its result.
+func (l *localSession) spawn(args ...string) proto.SpawnAgentResult {
+	l.t.Helper()
+	var res proto.SpawnAgentResult
+	out := l.must(append([]string{"spawn-agent", "--json"}, args...)...)
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		l.t.Fatalf("spawn-agent --json: %v: %s", err, out)
+	}
+	return res
+}
+
+// readAgent waits up to 2 minutes for the turn of pane id's agent.
+func (l *localSession) readAgent(id string) proto.ReadAgentResult {
+	l.t.Helper()
+	var r proto.ReadAgentResult
+	out := l.must("read-agent", "-t", id, "--wait", "2m", "--json")
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		l.t.Fatalf("read-agent --json: %v: %s", err, out)
+	}
+	return r
+}
+
 // shows waits for pane id to show text (its history included).
 func (l *localSession) shows(id, text string) string {
 	l.t.Helper()
@@ -592,17 +614,11 @@ func TestRemoteWorkerAgent(t *testing.T) {
 	l.env = append(l.env, "MELMUX_AGENT_PROVIDER=relay", "MELMUX_RELAY_URL=http://"+addr+"/relay", "MELMUX_RELAY_TOKEN="+modeltest.Key)
 
 	start := time.Now()
-	var res proto.SpawnAgentResult
-	out := l.must("spawn-agent", "--host", "h1", "--json", "--task", "count the host's files")
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("spawn-agent --json: %v: %s", err, out)
-	}
+	res := l.spawn("--host", "h1", "--task", "count the host's files")
 	t.Logf("spawn-agent --host took %s (with the first copy of melmux)", time.Since(start).Round(time.Millisecond))
 	id := fmt.Sprint(res.ID)
 	var r proto.ReadAgentResult
-	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", id, "--wait", "2m", "--json")), &r); err != nil {
-		t.Fatal(err)
-	}
+	r = l.readAgent(id)
 	if !r.TurnDone || r.Reply != "done on the host" {
 		t.Fatalf("read-agent after the task: %+v", r)
 	}
@@ -620,9 +636,7 @@ func TestRemoteWorkerAgent(t *testing.T) {
 	}
 
 	l.must("send-agent", "-t", id, "and a second thing")
-	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", id, "--wait", "2m", "--json")), &r); err != nil {
-		t.Fatal(err)
-	}
+	r = l.readAgent(id)
 	if !r.TurnDone || r.Reply != "second reply from the host" {
 		t.Fatalf("read-agent after send-agent: %+v", r)
 	}
@@ -777,15 +791,10 @@ func TestRemoteWorkerSurvivesTheNetwork(t *testing.T) {
 	l := newLocalSession(t, h)
 	l.env = append(l.env, "MELMUX_AGENT_PROVIDER=relay", "MELMUX_RELAY_URL=http://"+proxy.addr+"/relay", "MELMUX_RELAY_TOKEN="+modeltest.Key)
 
-	var res proto.SpawnAgentResult
-	if err := json.Unmarshal([]byte(l.must("spawn-agent", "--host", "h1", "--json", "--task", "first task")), &res); err != nil {
-		t.Fatal(err)
-	}
+	res := l.spawn("--host", "h1", "--task", "first task")
 	id := fmt.Sprint(res.ID)
 	var r proto.ReadAgentResult
-	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", id, "--wait", "2m", "--json")), &r); err != nil {
-		t.Fatal(err)
-	}
+	r = l.readAgent(id)
 	if !r.TurnDone || r.Reply != "first reply" {
 		t.Fatalf("read-agent after the task: %+v", r)
 	}
@@ -850,9 +859,7 @@ func TestRemoteWorkerSurvivesTheNetwork(t *testing.T) {
 	}
 
 	l.must("send-agent", "-t", id, "after the link")
-	if err := json.Unmarshal([]byte(l.must("read-agent", "-t", id, "--wait", "2m", "--json")), &r); err != nil {
-		t.Fatal(err)
-	}
+	r = l.readAgent(id)
 	if !r.TurnDone || r.Agent == nil || r.Agent.Turn != 3 || r.Reply != "third reply" {
 		t.Fatalf("the turn after the link came back: %+v", r)
 	}
