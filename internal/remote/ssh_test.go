@@ -36,7 +36,7 @@ type sshHost struct {
 	t       *testing.T
 	dir     string
 	env     []string // the host user's environment, for looking at it directly
-	config  string   // the ssh client's private config: Host h1 (and h1-sparc)
+	config  string   // the ssh client's private config: Host h1 (and h1-sparc), or the name given
 	veth    string   // the local end of the link
 	local   string   // its address, which the host reaches
 	addr    string
@@ -46,6 +46,12 @@ type sshHost struct {
 }
 
 func newSSHHost(t *testing.T) *sshHost {
+	t.Helper()
+	return newSSHHostNamed(t, "h1")
+}
+
+// newSSHHostNamed is a host whose ssh alias is name (and name-sparc).
+func newSSHHostNamed(t *testing.T, name string) *sshHost {
 	t.Helper()
 	testreq.Root(t, "a network namespace and sshd")
 	for _, p := range []string{"ssh", "ssh-keygen", "ip", "unshare", "nsenter"} {
@@ -57,7 +63,11 @@ func newSSHHost(t *testing.T) *sshHost {
 	}
 	dir := t.TempDir()
 	h := &sshHost{t: t, dir: dir}
+	// A second host of the same test takes another link.
 	n := rand.IntN(200) + 20
+	for exec.Command("ip", "link", "show", fmt.Sprintf("mxa%d", n)).Run() == nil {
+		n = rand.IntN(200) + 20
+	}
 	h.veth = fmt.Sprintf("mxa%d", n)
 	peer := fmt.Sprintf("mxb%d", n)
 	h.addr = fmt.Sprintf("10.231.%d.2", n)
@@ -162,7 +172,7 @@ func newSSHHost(t *testing.T) *sshHost {
 		"  IdentitiesOnly yes", "  UserKnownHostsFile " + filepath.Join(dir, "known_hosts"), "  GlobalKnownHostsFile /dev/null",
 		"  StrictHostKeyChecking yes", "  ControlMaster no", "  LogLevel ERROR"}
 	h.config = filepath.Join(dir, "ssh_config")
-	h.write("ssh_config", "Host h1\n"+strings.Join(common, "\n")+"\nHost h1-sparc\n"+strings.Join(common, "\n")+"\n  SetEnv MELMUX_TEST_ARCH=sparc64\n")
+	h.write("ssh_config", "Host "+name+"\n"+strings.Join(common, "\n")+"\nHost "+name+"-sparc\n"+strings.Join(common, "\n")+"\n  SetEnv MELMUX_TEST_ARCH=sparc64\n")
 	t.Cleanup(func() {
 		// The host's sessions end with the test.
 		socks, _ := filepath.Glob(filepath.Join(run, "melmux-*", "*.sock"))
