@@ -163,13 +163,24 @@ func (r *review) copyIndex(admin string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	copied, err := copyInto(dst, filepath.Join(admin, "index"))
+	src := filepath.Join(admin, "index")
+	before, statErr := os.Stat(src)
+	copied, err := copyInto(dst, src)
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil || !copied {
 		os.Remove(dst.Name()) // an empty file is not an index
 		return false, err
+	}
+	// The copy keeps the index's time: git takes an entry whose file is
+	// not older than the index as racily clean and reads its content. With
+	// the copy's own, later time, a file changed to the same size within
+	// the same clock tick as its checkout looked unchanged.
+	if statErr == nil {
+		if err := os.Chtimes(dst.Name(), time.Time{}, before.ModTime()); err != nil {
+			return false, err
+		}
 	}
 	ents, err := os.ReadDir(admin)
 	if err != nil {
