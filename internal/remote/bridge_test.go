@@ -82,6 +82,8 @@ type pipeBridge struct {
 	in     io.WriteCloser
 	frames chan frameIn
 	done   chan error
+	// kept are output frames ack passed over, which next gives first.
+	kept []frameIn
 }
 
 func startBridge(t *testing.T, env []string, args ...string) *pipeBridge {
@@ -114,9 +116,16 @@ func startBridge(t *testing.T, env []string, args ...string) *pipeBridge {
 	return b
 }
 
-// next is the next frame that is not a ping.
+// next is the next frame that is not a ping. The 60 s are counted from
+// the call: the bridge's pings, which it passes over, must not restart it.
 func (b *pipeBridge) next() frameIn {
 	b.t.Helper()
+	if len(b.kept) > 0 {
+		f := b.kept[0]
+		b.kept = b.kept[1:]
+		return f
+	}
+	deadline := time.After(60 * time.Second)
 	for {
 		select {
 		case f := <-b.frames:
@@ -126,7 +135,7 @@ func (b *pipeBridge) next() frameIn {
 			if f.typ != framePing && f.typ != frameFore {
 				return f
 			}
-		case <-time.After(60 * time.Second):
+		case <-deadline:
 			b.t.Fatal("no frame from the bridge within 60s")
 		}
 	}
@@ -178,17 +187,22 @@ func (b *pipeBridge) hello() hello {
 	return h
 }
 
+// ack waits for the next ack; the output frames before it are kept for
+// next, as the typed line's output may come ahead of its ack.
 func (b *pipeBridge) ack() int64 {
 	b.t.Helper()
+	var passed []frameIn
 	for {
 		f := b.next()
 		if f.typ == frameAck {
+			b.kept = append(passed, b.kept...)
 			n, _, _ := splitOffset(f.p)
 			return n
 		}
 		if f.typ != frameOutput {
 			b.t.Fatalf("frame %q while waiting for an ack", f.typ)
 		}
+		passed = append(passed, f)
 	}
 }
 
