@@ -3,7 +3,6 @@ package web
 import (
 	"bufio"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -62,8 +61,7 @@ func TestAnIdleSessionSendsOnlyPings(t *testing.T) {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(time.Minute))
-	fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nCookie: %s=%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", r.srv.Addr(), r.base, cookie.Name, cookie.Value)
+	askUpgrade(conn, r, cookie)
 	br := bufio.NewReader(conn)
 	for {
 		l, err := br.ReadString('\n')

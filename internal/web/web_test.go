@@ -253,21 +253,9 @@ type msg struct {
 // next reads messages until one of type typ.
 func next(t *testing.T, c *websocket.Conn, typ string) msg {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
-		_, b, err := c.Read(ctx)
-		if err != nil {
-			t.Fatalf("waiting for %q: %v", typ, err)
-		}
-		var m msg
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		if m.T == typ {
-			return m
-		}
-	}
+	var m msg
+	readJSON(t, c, typ, &m)
+	return m
 }
 
 func write(t *testing.T, c *websocket.Conn, v any) {
@@ -638,8 +626,7 @@ func TestASlowPageIsDropped(t *testing.T) {
 	}
 	defer conn.Close()
 	conn.(*net.TCPConn).SetReadBuffer(4096)
-	fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nCookie: %s=%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", r.srv.Addr(), r.base, cookie.Name, cookie.Value)
+	askUpgrade(conn, r, cookie)
 	buf := make([]byte, 4096)
 	n, _ := conn.Read(buf)
 	if !strings.HasPrefix(string(buf[:n]), "HTTP/1.1 101") {
@@ -725,4 +712,11 @@ func readJSON(t *testing.T, c *websocket.Conn, typ string, v any) {
 			return
 		}
 	}
+}
+
+// askUpgrade writes a WebSocket upgrade of /ws by hand, from the page's
+// origin with cookie, for tests that read the server's frames raw.
+func askUpgrade(conn net.Conn, r *rig, cookie *http.Cookie) {
+	fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nCookie: %s=%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", r.srv.Addr(), r.base, cookie.Name, cookie.Value)
 }
