@@ -24,18 +24,7 @@ func TestFloodingPaneDoesNotRebuildTheAgents(t *testing.T) {
 	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "right", Command: "sleep 600", NoWait: true}, nil)
 	var res proto.WebResult
 	call(t, c, "web", proto.WebParams{}, &res)
-	base, code, ok := strings.Cut(res.URL, "/#code=")
-	if !ok {
-		t.Fatalf("web: %+v", res)
-	}
-	req, _ := http.NewRequest("POST", base+"/login", strings.NewReader(`{"code":"`+code+`"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Origin", base)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, base := webLogin(t, res.URL)
 	if resp.StatusCode != 200 || len(resp.Cookies()) == 0 {
 		t.Fatalf("login: %s", resp.Status)
 	}

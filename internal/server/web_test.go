@@ -36,6 +36,14 @@ func webProcOf(s *Server) *webProc {
 // HTTP status.
 func loginStatus(t *testing.T, url string) int {
 	t.Helper()
+	resp, _ := webLogin(t, url)
+	return resp.StatusCode
+}
+
+// webLogin posts a login with the code of a `web` URL to its server; it
+// returns the answer (its body closed) and the server's base URL.
+func webLogin(t *testing.T, url string) (*http.Response, string) {
+	t.Helper()
 	base, code, ok := strings.Cut(url, "/#code=")
 	if !ok {
 		t.Fatalf("web URL %q has no code", url)
@@ -48,7 +56,7 @@ func loginStatus(t *testing.T, url string) int {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	return resp.StatusCode
+	return resp, base
 }
 
 // TestTheWebServerIsAProcessOfItsOwn: `web` starts the web server in a
