@@ -156,65 +156,75 @@ func newRelay(dial func() (net.Conn, error)) *relay {
 // same.
 func (r *relay) attach(fw *frameWriter) *relChannel {
 	ch := &relChannel{fw: fw, resumeDue: true}
-	r.mu.Lock()
-	r.ch = ch
-	r.cond.Broadcast()
-	r.mu.Unlock()
+	locked(&r.mu, func() {
+		r.ch = ch
+		r.cond.Broadcast()
+	})
 	go r.pump(ch)
 	return ch
 }
 
 // detach ends ch; what it did not deliver goes on the next.
 func (r *relay) detach(ch *relChannel) {
-	r.mu.Lock()
-	if r.ch == ch {
-		r.ch = nil
-	}
-	r.cond.Broadcast()
-	r.mu.Unlock()
+	locked(&r.mu, func() {
+		if r.ch == ch {
+			r.ch = nil
+		}
+		r.cond.Broadcast()
+	})
 }
 
 // pump writes ch's frames, outside the lock: a channel that blocks (a
 // dead network fills ssh's buffers) must not hold up reading the other.
 func (r *relay) pump(ch *relChannel) {
 	for {
-		r.mu.Lock()
-		for !r.closed && r.ch == ch && !ch.resumeDue && !ch.ackDue && !(ch.live && ch.sent < r.seq) {
-			r.cond.Wait()
-		}
-		if r.closed || r.ch != ch {
-			r.mu.Unlock()
+		frames, ok := r.due(ch)
+		if !ok {
 			return
 		}
-		type frame struct {
-			typ byte
-			p   []byte
-		}
-		var frames []frame
-		if ch.resumeDue {
-			b, _ := json.Marshal(resume{Epoch: r.epoch, Peer: r.peer, Received: r.in})
-			frames = append(frames, frame{frameResume, b})
-			ch.resumeDue = false
-		}
-		if ch.live {
-			for _, m := range r.out {
-				if m.seq > ch.sent {
-					frames = append(frames, frame{frameMsg, m.frame()})
-				}
-			}
-			ch.sent = r.seq
-		}
-		if ch.ackDue {
-			frames = append(frames, frame{frameMsgAck, withOffset(int64(r.in), nil)})
-			ch.ackDue = false
-		}
-		r.mu.Unlock()
 		for _, f := range frames {
 			if err := ch.fw.write(f.typ, f.p); err != nil {
 				return // its owner sees the channel end too
 			}
 		}
 	}
+}
+
+// relFrame is a frame pump writes.
+type relFrame struct {
+	typ byte
+	p   []byte
+}
+
+// due waits until ch has frames to write, and takes them as written; ok
+// is false once ch is not the relay's channel, or the relay closed.
+func (r *relay) due(ch *relChannel) (frames []relFrame, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for !r.closed && r.ch == ch && !ch.resumeDue && !ch.ackDue && !(ch.live && ch.sent < r.seq) {
+		r.cond.Wait()
+	}
+	if r.closed || r.ch != ch {
+		return nil, false
+	}
+	if ch.resumeDue {
+		b, _ := json.Marshal(resume{Epoch: r.epoch, Peer: r.peer, Received: r.in})
+		frames = append(frames, relFrame{frameResume, b})
+		ch.resumeDue = false
+	}
+	if ch.live {
+		for _, m := range r.out {
+			if m.seq > ch.sent {
+				frames = append(frames, relFrame{frameMsg, m.frame()})
+			}
+		}
+		ch.sent = r.seq
+	}
+	if ch.ackDue {
+		frames = append(frames, relFrame{frameMsgAck, withOffset(int64(r.in), nil)})
+		ch.ackDue = false
+	}
+	return frames, true
 }
 
 // onResume takes the other end's frameResume on ch.
@@ -332,18 +342,26 @@ func (r *relay) send(kind byte, id uint32, data []byte) {
 
 // accept carries c, a connection made at this end, to the other.
 func (r *relay) accept(c net.Conn) {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	rc := r.newConn()
+	if rc == nil {
 		_ = c.Close()
 		return
+	}
+	r.send(relOpen, rc.id, nil) // before any of its bytes
+	go rc.run(c)
+}
+
+// newConn numbers a connection made at this end; nil once the relay closed.
+func (r *relay) newConn() *relConn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
 	}
 	r.nextID++
 	rc := &relConn{r: r, id: r.nextID}
 	r.conns[rc.id] = rc
-	r.mu.Unlock()
-	r.send(relOpen, rc.id, nil) // before any of its bytes
-	go rc.run(c)
+	return rc
 }
 
 // drop forgets connection id here; it says whether it was still open.
@@ -362,14 +380,14 @@ func (r *relay) drop(id uint32) bool {
 
 // close ends the relay and every connection it holds.
 func (r *relay) close() {
-	r.mu.Lock()
-	r.closed = true
-	for id, rc := range r.conns {
-		delete(r.conns, id)
-		rc.ending, rc.q = true, nil
-	}
-	r.cond.Broadcast()
-	r.mu.Unlock()
+	locked(&r.mu, func() {
+		r.closed = true
+		for id, rc := range r.conns {
+			delete(r.conns, id)
+			rc.ending, rc.q = true, nil
+		}
+		r.cond.Broadcast()
+	})
 }
 
 // relConn is one relayed connection at this end.
@@ -412,17 +430,10 @@ func (rc *relConn) run(c net.Conn) {
 		}
 	}()
 	for {
-		r.mu.Lock()
-		for len(rc.q) == 0 && !rc.ending && !r.closed {
-			r.cond.Wait()
-		}
-		if len(rc.q) == 0 {
-			r.mu.Unlock()
+		p, ok := rc.next()
+		if !ok {
 			return // ending, or closed: c closes
 		}
-		p := rc.q[0]
-		rc.q = rc.q[1:]
-		r.mu.Unlock()
 		if _, err := c.Write(p); err != nil {
 			if r.drop(rc.id) {
 				r.send(relClose, rc.id, nil)
@@ -430,4 +441,21 @@ func (rc *relConn) run(c net.Conn) {
 			return
 		}
 	}
+}
+
+// next waits for the bytes the other end sent for c next; ok is false
+// once none will come (the connection ends, or the relay closed).
+func (rc *relConn) next() (p []byte, ok bool) {
+	r := rc.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(rc.q) == 0 && !rc.ending && !r.closed {
+		r.cond.Wait()
+	}
+	if len(rc.q) == 0 {
+		return nil, false
+	}
+	p = rc.q[0]
+	rc.q = rc.q[1:]
+	return p, true
 }
