@@ -70,7 +70,7 @@ func (f failure) Error() string { return f.Message }
 
 // frameWriter writes whole frames from several goroutines.
 type frameWriter struct {
-	mu sync.Mutex
+	mu sync.Mutex // guards w: one frame at a time
 	w  io.Writer
 }
 

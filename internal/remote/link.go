@@ -194,9 +194,9 @@ type link struct {
 	stream  string
 	rel     *relay // a worker's control connections; nil for other programs
 
-	mu   sync.Mutex
-	met  bool  // a host answered once
-	from int64 // the output offset drawn so far; -1 before the first
+	mu   sync.Mutex // guards met, from, buf, base, sent and more
+	met  bool       // a host answered once
+	from int64      // the output offset drawn so far; -1 before the first
 	// typing not yet taken by the host: buf starts at byte base of the
 	// stream, and sent is how far this connection sent it.
 	buf  []byte
@@ -236,28 +236,32 @@ func poke(ch chan struct{}) {
 func (l *link) readInput() {
 	b := make([]byte, 32<<10)
 	for {
-		l.mu.Lock()
-		for len(l.buf) >= inputLimit {
-			if l.more == nil {
-				l.more = make(chan struct{})
-			}
-			ch := l.more
-			l.mu.Unlock()
-			<-ch
-			l.mu.Lock()
+		for more := l.inputFull(); more != nil; more = l.inputFull() {
+			<-more
 		}
-		l.mu.Unlock()
 		n, err := l.o.In.Read(b)
 		if n > 0 {
-			l.mu.Lock()
-			l.buf = append(l.buf, b[:n]...)
-			l.mu.Unlock()
+			locked(&l.mu, func() { l.buf = append(l.buf, b[:n]...) })
 			poke(l.in)
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// inputFull gives, while the typing held reaches inputLimit, a channel
+// closed when the host took some; nil when there is room.
+func (l *link) inputFull() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.buf) < inputLimit {
+		return nil
+	}
+	if l.more == nil {
+		l.more = make(chan struct{})
+	}
+	return l.more
 }
 
 // acked drops the typing the host took.
@@ -289,10 +293,13 @@ func (l *link) report(state, why string) {
 // what it uses, the latest each time; best effort, as report.
 func (l *link) tellForeground() {
 	for range l.fgCh {
-		l.fgMu.Lock()
-		fg, use, rtt := l.fgNext, l.usageNext, l.rttNext
-		l.fgNext, l.usageNext, l.rttNext = nil, nil, nil
-		l.fgMu.Unlock()
+		var fg *proto.RemoteForeground
+		var use *proto.RemoteUsage
+		var rtt *float64
+		locked(&l.fgMu, func() {
+			fg, use, rtt = l.fgNext, l.usageNext, l.rttNext
+			l.fgNext, l.usageNext, l.rttNext = nil, nil, nil
+		})
 		if fg == nil && use == nil && rtt == nil || l.o.Sock == "" {
 			continue
 		}
@@ -303,11 +310,11 @@ func (l *link) tellForeground() {
 		if err != nil {
 			// Told again with the next news: what the pane runs must not
 			// wait for it to change again.
-			l.fgMu.Lock()
-			if l.fgNext == nil {
-				l.fgNext = fg
-			}
-			l.fgMu.Unlock()
+			locked(&l.fgMu, func() {
+				if l.fgNext == nil {
+					l.fgNext = fg
+				}
+			})
 		}
 	}
 }
@@ -413,14 +420,14 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 	case <-ctx.Done():
 		return nil, false, nil
 	}
-	l.mu.Lock()
-	if !l.met {
-		// The host's count of the stream is where this process's typing
-		// starts: a restored pane's predecessor typed the rest.
-		l.met, l.base = true, h.Received
-	}
-	l.sent = h.Received // what did not reach the host goes again
-	l.mu.Unlock()
+	locked(&l.mu, func() {
+		if !l.met {
+			// The host's count of the stream is where this process's
+			// typing starts: a restored pane's predecessor typed the rest.
+			l.met, l.base = true, h.Received
+		}
+		l.sent = h.Received // what did not reach the host goes again
+	})
 	l.acked(h.Received)
 	l.rtts, l.rttTold = l.rtts[:0], 0 // the session forgets the last connection's figure
 	l.report(proto.LinkConnected, "")
@@ -454,9 +461,7 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 				if _, err := l.o.Out.Write(data); err != nil {
 					return nil, true, err
 				}
-				l.mu.Lock()
-				l.from = next
-				l.mu.Unlock()
+				locked(&l.mu, func() { l.from = next })
 			case frameAck:
 				received, _, err := splitOffset(f.p)
 				if err != nil {
@@ -481,17 +486,13 @@ func (l *link) once(ctx context.Context, first bool) (exit *proto.RemoteExit, up
 			case frameFore:
 				var fg proto.RemoteForeground
 				if json.Unmarshal(f.p, &fg) == nil {
-					l.fgMu.Lock()
-					l.fgNext = &fg
-					l.fgMu.Unlock()
+					locked(&l.fgMu, func() { l.fgNext = &fg })
 					poke(l.fgCh)
 				}
 			case frameUsage:
 				var use proto.RemoteUsage
 				if json.Unmarshal(f.p, &use) == nil {
-					l.fgMu.Lock()
-					l.usageNext = &use
-					l.fgMu.Unlock()
+					locked(&l.fgMu, func() { l.usageNext = &use })
 					poke(l.fgCh)
 				}
 			}
@@ -555,9 +556,7 @@ func (l *link) tookRTT(d time.Duration) {
 		return
 	}
 	l.rttTold = ms
-	l.fgMu.Lock()
-	l.rttNext = &ms
-	l.fgMu.Unlock()
+	locked(&l.fgMu, func() { l.rttNext = &ms })
 	poke(l.fgCh)
 }
 
@@ -593,15 +592,7 @@ func (l *link) send(fw *frameWriter, stop <-chan struct{}) error {
 			}
 		case <-l.in:
 			for {
-				l.mu.Lock()
-				from := l.sent - l.base
-				var chunk []byte
-				if from >= 0 && from < int64(len(l.buf)) {
-					chunk = append([]byte(nil), l.buf[from:min(int64(len(l.buf)), from+32<<10)]...)
-				}
-				at := l.sent
-				l.sent += int64(len(chunk))
-				l.mu.Unlock()
+				at, chunk := l.nextInput()
 				if len(chunk) == 0 {
 					break
 				}
@@ -611,6 +602,20 @@ func (l *link) send(fw *frameWriter, stop <-chan struct{}) error {
 			}
 		}
 	}
+}
+
+// nextInput takes the next piece of typing to send, at its offset in the
+// stream; none when the host was sent all.
+func (l *link) nextInput() (at int64, chunk []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	from := l.sent - l.base
+	if from >= 0 && from < int64(len(l.buf)) {
+		chunk = append([]byte(nil), l.buf[from:min(int64(len(l.buf)), from+32<<10)]...)
+	}
+	at = l.sent
+	l.sent += int64(len(chunk))
+	return at, chunk
 }
 
 // frameIn is one frame read, or the error that ended the reading.
@@ -647,7 +652,7 @@ func randomID() string {
 
 // tail keeps the end of ssh's stderr: why it failed.
 type tail struct {
-	mu sync.Mutex
+	mu sync.Mutex // guards b: ssh writes it while a failure reads it
 	b  []byte
 }
 
