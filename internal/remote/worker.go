@@ -86,12 +86,12 @@ func serveRelay(ln net.Listener, r *relay) {
 		if err != nil {
 			return
 		}
-		mu.Lock()
-		if last != nil {
-			_ = last.Close()
-		}
-		last = c
-		mu.Unlock()
+		locked(&mu, func() {
+			if last != nil {
+				_ = last.Close()
+			}
+			last = c
+		})
 		go func() {
 			defer c.Close()
 			ch := r.attach(&frameWriter{w: c})
@@ -170,13 +170,13 @@ func (b *bridgeRelay) run(ctx context.Context) {
 		<-ctx.Done()
 		_ = c.Close()
 	}()
-	b.mu.Lock()
-	b.conn = &frameWriter{w: c}
-	if b.pending != nil {
-		_ = b.conn.write(frameResume, b.pending)
-		b.pending = nil
-	}
-	b.mu.Unlock()
+	locked(&b.mu, func() {
+		b.conn = &frameWriter{w: c}
+		if b.pending != nil {
+			_ = b.conn.write(frameResume, b.pending)
+			b.pending = nil
+		}
+	})
 	br := bufio.NewReader(c)
 	for {
 		typ, p, err := proto.ReadFrame(br, nil)
@@ -187,7 +187,5 @@ func (b *bridgeRelay) run(ctx context.Context) {
 			break
 		}
 	}
-	b.mu.Lock()
-	b.conn, b.gone = nil, true
-	b.mu.Unlock()
+	locked(&b.mu, func() { b.conn, b.gone = nil, true })
 }
