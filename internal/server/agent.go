@@ -19,9 +19,10 @@ import (
 // the agent's hooks (`melmux notify`), its program status reports and other
 // OSC signals on its terminal, its screen under the kind's rules, its
 // output and the input sent to it. The engine lives on the paneEntry under
-// Server.mu. Whoever asks (list_panes, wait, read_agent, the clients'
-// frames, the pane's watcher) gets the same decision; the watcher
-// (watchAgent) makes sure a change is seen, and notified, when nobody asks.
+// the pane's agent lock (paneAgent.agentMu). Whoever asks (list_panes,
+// wait, read_agent, the clients' frames, the pane's watcher) gets the same
+// decision; the watcher (watchAgent) makes sure a change is seen, and
+// notified, when nobody asks.
 
 // agentKindTTL bounds how often a pane's foreground processes are looked up
 // (an ioctl and a walk of /proc): often enough to notice `claude` started
@@ -38,23 +39,39 @@ const KindAgent = "agent"
 
 // paneAgent is the agents part of a pane: what runs in it as last looked
 // up, the agent state engine and its reports, the notifications of its
-// changes held back, the turns and questions of the agent CLI it runs (the
-// melmux agent registered for it is melAgents', under its own lock). It is
-// guarded by Server.mu, as the pane table is: a decision weighs the pane's
-// processes and program, its reports, its turns and whether a person looks
-// at it (the focus and the clients), and a command reads them with the
-// pane's other state in one section. paneEntry embeds it, so the agents'
-// files (agent*.go, deliver.go, turns.go, questions.go and the agent
-// commands) reach its fields as the pane's.
+// changes held back and its attention mark, the turns and questions of the
+// agent CLI it runs (the melmux agent registered for it is melAgents',
+// under its own lock). It is guarded by its own lock, agentMu, not by
+// Server.mu: a decision reads the pane's screen, and the pane's watcher, an
+// agent's hooks (`melmux notify`) and read_agent's wait for a turn decide
+// while a command or a frame holds the pane table. What a decision needs of
+// the rest of the server it reads without Server.mu: the pane itself (its
+// own locks), the focused pane as the last section under Server.mu left
+// it (Server.focus) and the clients' count (clientSet). Sections under
+// Server.mu (list_panes, the frames, explain, send_keys) take agentMu
+// inside it, never the other way round. paneEntry embeds it, so the
+// agents' files (agent*.go, deliver.go, turns.go, questions.go and the
+// agent commands) reach its fields as the pane's.
 type paneAgent struct {
+	// hooks are the server's test hooks (agentDo runs agentLock).
+	hooks *testHooks
+	// agentMu guards the fields below.
+	agentMu sync.Mutex
+	// gone says the pane left the table (removePane): nothing is decided
+	// for it any more.
+	gone bool
 	// The coding agent the pane runs ("" for none) and when that was last
-	// looked up (withFresh), and the channel closed when the lookup under
-	// way ends (nil for none).
+	// looked up (agentFresh, withFresh), and the channel closed when the
+	// lookup under way ends (nil for none).
 	kind    string
 	kindPID int    // the agent's process, 0 when unknown
 	fg      string // the foreground program's name
 	kindAt  time.Time
 	looking chan struct{}
+	// remoteFg is what the host of a pane on another host said the pane
+	// runs (remote_link), with the host's name; nil for a local pane.
+	remoteFg   *proto.RemoteForeground
+	remoteHost string
 	// The agent state engine and its reports.
 	ag agentWatch
 	// The notifications of its agent's changes held back
@@ -65,8 +82,101 @@ type paneAgent struct {
 	turns cliTurns
 }
 
+// agentDo runs f holding the pane's agent lock, and lets go of it even
+// when f panics.
+func (e *paneEntry) agentDo(f func()) {
+	e.agentMu.Lock()
+	defer e.agentMu.Unlock()
+	if e.hooks != nil {
+		runHook(&e.hooks.agentLock)
+	}
+	f()
+}
+
+// lockChecks, when set (the package's tests set it), is told of each use
+// of a pane's agent state that mustHoldAgent finds without its lock.
+var lockChecks func(what string)
+
+// mustHoldAgent tells lockChecks when nobody holds the pane's agent lock:
+// the ...Locked functions of the agents part call it, so a path that
+// reaches them without the lock fails the package's tests at once, not
+// only when the race detector happens to see two of them meet.
+func (e *paneEntry) mustHoldAgent() {
+	if lockChecks != nil && e.agentMu.TryLock() {
+		defer e.agentMu.Unlock()
+		lockChecks("a pane's agent state was used without its agent lock (paneAgent.agentMu)")
+	}
+}
+
+// agentFresh runs f holding pane e's agent lock alone, with what the pane
+// runs looked up no longer than agentKindTTL ago, as withFresh does for a
+// section under Server.mu; a lookup that cannot be kept fresh is read as
+// last made after three rounds. It reports false, without running f, once
+// the pane has left the table.
+func (s *Server) agentFresh(e *paneEntry, f func()) bool {
+	for round := 0; ; round++ {
+		gone, due := false, false
+		e.agentDo(func() {
+			if gone = e.gone; gone {
+				return
+			}
+			if due = round < 3 && e.lookupDueLocked(); !due {
+				f()
+			}
+		})
+		if gone {
+			return false
+		}
+		if !due {
+			return true
+		}
+		s.refreshForeground(e)
+	}
+}
+
+// agentEntry is pane id's entry, found without Server.mu; nil when the
+// pane is not in the table. Its agent lock says whether it left since
+// (paneAgent.gone).
+func (s *Server) agentEntry(id int) *paneEntry {
+	if e, ok := s.agentPanes.Load(id); ok {
+		return e.(*paneEntry)
+	}
+	return nil
+}
+
+// agentLookup is pane id's entry for a call of the agents part that takes
+// no Server.mu. A pane not in the index is looked up in the table, for the
+// error that says what became of it.
+func (s *Server) agentLookup(id int) (*paneEntry, error) {
+	if e := s.agentEntry(id); e != nil {
+		return e, nil
+	}
+	var e *paneEntry
+	err := s.withLockErr(func() error {
+		var err error
+		e, err = s.lookupLocked(id)
+		return err
+	})
+	return e, err
+}
+
+// goneError says what became of pane id, which left the table while a
+// call of the agents part was at it.
+func (s *Server) goneError(id int) error {
+	if err := s.withLockErr(func() error { _, err := s.lookupLocked(id); return err }); err != nil {
+		return err
+	}
+	return errorf(proto.CodeFailed, "pane %d was closed", id)
+}
+
+// lookupDueLocked says what the pane runs was last looked up agentKindTTL
+// ago or more. Caller holds the pane's agent lock.
+func (e *paneEntry) lookupDueLocked() bool {
+	return e.kindAt.IsZero() || time.Since(e.kindAt) >= agentKindTTL
+}
+
 // agentWatch is a pane's agent state: its engine, the reports it got and
-// the last decision. Guarded by Server.mu.
+// the last decision. Guarded by the pane's agent lock.
 type agentWatch struct {
 	engine *agentstate.Engine
 	hook   *agentstate.Report // the last `melmux notify`
@@ -90,7 +200,7 @@ type agentWatch struct {
 	cachedCh <-chan struct{}
 	cacheGen uint64 // agentGenLocked when it was made
 	until    time.Time
-	gen      uint64 // bumped by reports and changes under Server.mu (agentGenLocked adds the melmux agent's)
+	gen      uint64 // bumped by reports and changes under the agent lock (agentGenLocked adds the melmux agent's)
 }
 
 // outputTimes keeps the times of a pane's last output writes. It is written
@@ -129,17 +239,17 @@ func (o *outputTimes) newestFirst() []time.Time {
 	return out
 }
 
-// What a pane runs is looked up without Server.mu: the lookup reads /proc
-// (the group's processes, more for a wrapper's tree), and
-// every command, frame and client waits on Server.mu. So lookForeground
-// gathers (the foreground group by the pane's ioctl, its processes, their
-// kind) with no lock held, and applyForegroundLocked stores the result on
-// the paneEntry under Server.mu. Code that answers with a pane's agent or
-// foreground program (list_panes, wait, frames, the watcher...) takes
-// Server.mu through withFresh, which first brings the lookups it needs up
-// to date, so an answer rests on a lookup no older than agentKindTTL, as
-// when the lookup was made under the lock; the ...Locked readers only read
-// what was stored.
+// What a pane runs is looked up holding no lock: the lookup reads /proc
+// (the group's processes, more for a wrapper's tree), and every decision
+// of the pane's agent waits on its agent lock, as every command, frame and
+// client waits on Server.mu. So lookForeground gathers (the foreground
+// group by the pane's ioctl, its processes, their kind) with no lock held,
+// and applyForegroundLocked stores the result on the paneEntry under its
+// agent lock. Code that answers with a pane's agent or foreground program
+// (list_panes, wait, frames, the watcher...) takes the lock through
+// agentFresh or withFresh, which first bring the lookups it needs up to
+// date, so an answer rests on a lookup no older than agentKindTTL; the
+// ...Locked readers only read what was stored.
 
 // foreground is what one lookup of a pane found.
 type foreground struct {
@@ -158,7 +268,7 @@ type foreground struct {
 // the coding agent among the processes of its group, or a kind's banner on
 // its screen (once the pane has printed, unless the group is bannered,
 // whose banner is known), the program it ran once it has exited. It reads
-// /proc and the screen: the caller must not hold Server.mu.
+// /proc and the screen: the caller holds no lock of the server's.
 func (s *Server) lookForeground(p *pane.Pane, bannered int, printed bool) foreground {
 	r := foreground{at: time.Now(), pgrp: p.ForegroundGroup()}
 	rules := s.rules()
@@ -218,8 +328,9 @@ func agentPID(rules *agentstate.Rules, procs []agentstate.Proc) int {
 }
 
 // applyForegroundLocked stores a lookup's result, unless a later lookup's
-// is stored already. Caller holds Server.mu.
+// is stored already. Caller holds the pane's agent lock.
 func (s *Server) applyForegroundLocked(e *paneEntry, r foreground) {
+	e.mustHoldAgent()
 	if !r.at.After(e.kindAt) {
 		return
 	}
@@ -237,11 +348,11 @@ func (s *Server) applyForegroundLocked(e *paneEntry, r foreground) {
 
 // refreshForeground looks up what pane e runs now and stores it; when a
 // lookup of the pane is under way already, it waits for that one instead.
-// The caller must not hold Server.mu.
+// The caller holds no lock of the server's.
 func (s *Server) refreshForeground(e *paneEntry) {
 	var ch, waitFor chan struct{}
 	bannered := 0
-	s.withLock(func() {
+	e.agentDo(func() {
 		if waitFor = e.looking; waitFor != nil {
 			return
 		}
@@ -259,7 +370,7 @@ func (s *Server) refreshForeground(e *paneEntry) {
 	looked := false
 	defer func() { // even after a panic: whoever waits on ch is let go
 		defer close(ch)
-		s.withLock(func() {
+		e.agentDo(func() {
 			if looked {
 				s.applyForegroundLocked(e, r)
 			}
@@ -271,13 +382,15 @@ func (s *Server) refreshForeground(e *paneEntry) {
 }
 
 // lookupsDueLocked lists the panes among ids (every pane when none is
-// given) whose lookup is older than agentKindTTL.
+// given) whose lookup is older than agentKindTTL. Caller holds Server.mu.
 func (s *Server) lookupsDueLocked(ids []int) []*paneEntry {
 	var due []*paneEntry
 	add := func(e *paneEntry) {
-		if e.kindAt.IsZero() || time.Since(e.kindAt) >= agentKindTTL {
-			due = append(due, e)
-		}
+		e.agentDo(func() {
+			if e.lookupDueLocked() {
+				due = append(due, e)
+			}
+		})
 	}
 	if len(ids) == 0 {
 		for _, e := range s.panes {
@@ -315,6 +428,7 @@ func (s *Server) agentKindFromLocked(e *paneEntry, pre *agentRead) (string, stri
 // agentKindKnownLocked is the pane's agent kind from what is known of it
 // already, reading nothing of its emulator.
 func (e *paneEntry) agentKindKnownLocked() (string, string) {
+	e.mustHoldAgent()
 	switch {
 	case e.kind != "":
 		return e.kind, e.ag.kindWhy
@@ -335,6 +449,7 @@ func (e *paneEntry) agentKindKnownLocked() (string, string) {
 // pane's terminal, or from what a frame read of it (pre), which may be
 // older than a report already taken: the count only goes up.
 func (s *Server) readStatusLocked(e *paneEntry, pre *agentRead) {
+	e.mustHoldAgent()
 	var sig term.Signal
 	if pre != nil {
 		sig = pre.signals.Status
@@ -361,13 +476,14 @@ func (s *Server) readStatusLocked(e *paneEntry, pre *agentRead) {
 // the shell runs vim), "" once the pane's program has exited, as last
 // looked up (see withFresh).
 func (s *Server) foregroundLocked(e *paneEntry) string {
+	e.mustHoldAgent()
 	return e.fg
 }
 
 // agentLocked describes the agent in a pane, or nil when it runs none. It
 // also says when the state could change with no output (a working agent
 // turning idle once quiet, a question settling), 0 for never. Caller holds
-// Server.mu.
+// the pane's agent lock.
 func (s *Server) agentLocked(id int, e *paneEntry) (*proto.AgentInfo, time.Duration) {
 	info, next, _ := s.agentFromLocked(id, e, nil)
 	return info, next
@@ -416,6 +532,7 @@ func (s *Server) decideLocked(id int, e *paneEntry, fresh bool) (*agentstate.Dec
 // is at most what the pane printed since the frame's read out of date);
 // else short says nothing could be decided.
 func (s *Server) decideFromLocked(id int, e *paneEntry, fresh bool, pre *agentRead) (_ *agentstate.Decision, _ string, short bool) {
+	e.mustHoldAgent()
 	kind, why := s.agentKindFromLocked(e, pre)
 	mel, melGen := s.mels.view(e.p.ID())
 	a := e.shownMel(mel)
@@ -490,7 +607,8 @@ func (s *Server) signalsLocked(e *paneEntry, kind, why string, now time.Time, pr
 }
 
 // agentRead is what an agent decision reads of a pane's emulator, read
-// apart from the decision: a frame reads it before it takes Server.mu.
+// apart from the decision: a frame reads it before it takes Server.mu and
+// the pane's agent lock.
 type agentRead struct {
 	signals term.Signals
 	// What a new decision reads beside the signals, when it was asked for
@@ -572,16 +690,14 @@ func (s *Server) watchAgent(id int, e *paneEntry) {
 
 // decideAgent is one decision of pane id's watcher: what to wait on for
 // the next and when it is due at the latest; ok is false once the pane is
-// gone. Server.mu is let go of even after a panic.
+// gone. It takes the pane's agent lock alone, let go of even after a
+// panic: a watcher deciding never holds up a command or a frame.
 func (s *Server) decideAgent(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration, ok bool) {
-	s.withFresh(func() { ch, ach, next, ok = s.decideAgentLocked(id, e) }, id)
+	ok = s.agentFresh(e, func() { ch, ach, next = s.decideAgentLocked(id, e) })
 	return ch, ach, next, ok
 }
 
-func (s *Server) decideAgentLocked(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration, ok bool) {
-	if s.panes[id] != e {
-		return nil, nil, 0, false
-	}
+func (s *Server) decideAgentLocked(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration) {
 	ch, ach = e.p.Changed(), s.agentChanges(e)
 	info, next := s.agentLocked(id, e)
 	if since := time.Since(e.kindAt); info == nil && e.p.LastOutput().After(e.kindAt) && since < agentKindTTL {
@@ -589,7 +705,7 @@ func (s *Server) decideAgentLocked(id int, e *paneEntry) (ch, ach <-chan struct{
 		// started; look again once the lookup is due.
 		next = agentKindTTL - since
 	}
-	return ch, ach, next, true
+	return ch, ach, next
 }
 
 // watchEvery bounds how often a pane's watcher decides: output comes in

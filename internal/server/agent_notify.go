@@ -112,7 +112,8 @@ type agentEvent struct {
 }
 
 // notifyGate holds a pane's changes back to one notification per
-// NotifyEvery, and keeps the pane's attention mark. Guarded by Server.mu.
+// NotifyEvery, and keeps the pane's attention mark. Guarded by the pane's
+// agent lock.
 type notifyGate struct {
 	last    time.Time   // when the pane's last notification was told
 	pending *agentEvent // the latest change not told yet
@@ -168,8 +169,8 @@ func (ev agentEvent) summary() string {
 // agentChangedStateLocked runs when a pane's agent state changed: it wakes
 // whoever waits on the pane's agent, redraws, and tells a new question
 // (needs you) or a finished turn (done). A melmux agent's turns are told
-// from its reports (melTurnEndedLocked): its "waiting" is for its next
-// message, which is nobody's news. Caller holds Server.mu.
+// from its reports (melReportedLocked): its "waiting" is for its next
+// message, which is nobody's news. Caller holds the pane's agent lock.
 func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d agentstate.Decision) {
 	s.log.Info("agent state", "pane", id, "kind", kind, "from", string(d.From), "to", string(d.State), "evidence", d.Evidence)
 	s.agentChangedLocked(e)
@@ -196,7 +197,8 @@ func (s *Server) agentChangedStateLocked(id int, e *paneEntry, kind string, d ag
 // waiting after it) is done, or needs you when it failed. Each turn is
 // told once; a turn it resumed at (a restored conversation) was never seen
 // start and is no news. It returns the event to tell (attendLocked, under
-// Server.mu, without melAgents.mu), if any. Caller holds melAgents.mu.
+// the pane's agent lock, without melAgents.mu), if any. Caller holds
+// melAgents.mu.
 func (mp *melPane) melReportedLocked(id int, a *melAgent, state string, turn int, reply, failure string) (agentEvent, bool) {
 	if mp.toldID != a.id {
 		mp.toldID, mp.started, mp.told = a.id, 0, 0
@@ -220,7 +222,8 @@ func (mp *melPane) melReportedLocked(id int, a *melAgent, state string, turn int
 }
 
 // paneEndedLocked runs when pane id's program ended and the pane stays:
-// a failure needs the person, exit code 0 is done. Caller holds Server.mu.
+// a failure needs the person, exit code 0 is done. Caller holds Server.mu
+// and the pane's agent lock.
 func (s *Server) paneEndedLocked(id int, e *paneEntry) {
 	st := e.p.Status()
 	ev := agentEvent{pane: id, kind: e.kind, state: agentstate.Exited, evidence: "the process ended (" + exitWords(st) + ")",
@@ -234,13 +237,14 @@ func (s *Server) paneEndedLocked(id int, e *paneEntry) {
 
 // attendLocked marks the pane with ev's attention and tells ev, unless the
 // person is looking at the pane or (hush) it is hushed since a restore.
-// Caller holds Server.mu.
+// Caller holds the pane's agent lock.
 func (s *Server) attendLocked(e *paneEntry, ev agentEvent, hush bool) {
+	e.mustHoldAgent()
 	switch {
 	case hush && s.hushedLocked(e):
 		s.log.Info("not told: the pane is as restore found it", "pane", ev.pane, "attention", ev.attn.word())
 		return
-	case s.lookedAtLocked(ev.pane):
+	case s.lookedAt(ev.pane):
 		return
 	}
 	g := &e.notify
@@ -253,30 +257,34 @@ func (s *Server) attendLocked(e *paneEntry, ev agentEvent, hush bool) {
 	s.notifyLocked(e, ev)
 }
 
-// lookedAtLocked says a person is looking at pane id: it is the focused
-// pane and a client is attached. Caller holds Server.mu.
-func (s *Server) lookedAtLocked(id int) bool {
-	return s.clients.count() > 0 && s.layout.Focused() == id
+// lookedAt says a person is looking at pane id: it is the focused pane
+// (as the last section under Server.mu left the layout) and a client is
+// attached. It takes no lock of the server's but the clients'.
+func (s *Server) lookedAt(id int) bool {
+	return s.clients.count() > 0 && s.focus.Load() == int64(id)
 }
 
 // hushLocked hushes a pane restore started (see notifyGate.hushed);
 // typing says restore will type a line into it (restoreTypedLocked ends
-// that). Caller holds Server.mu.
+// that). Caller holds the pane's agent lock.
 func (e *paneEntry) hushLocked(typing bool) {
+	e.mustHoldAgent()
 	g := &e.notify
 	g.hushed, g.hushTyping, g.hushFrom = true, typing, time.Now()
 }
 
 // restoreTypedLocked says restore typed its line into the pane: input
-// after this is someone's. Caller holds Server.mu.
+// after this is someone's. Caller holds the pane's agent lock.
 func (e *paneEntry) restoreTypedLocked() {
+	e.mustHoldAgent()
 	g := &e.notify
 	g.hushTyping, g.hushFrom = false, time.Now()
 }
 
 // hushedLocked says the pane is still as restore found it: nothing typed
-// into it since. Caller holds Server.mu.
+// into it since. Caller holds the pane's agent lock.
 func (s *Server) hushedLocked(e *paneEntry) bool {
+	e.mustHoldAgent()
 	g := &e.notify
 	if !g.hushed {
 		return false
@@ -298,26 +306,33 @@ type attnSeen struct {
 // seeLocked clears the attention marks of what client c's frame shows: the
 // focused pane always, and every pane on the active tab when the tab is
 // new to the clients (a tab switched to, a client's first frame): the
-// person has visited them. Caller holds Server.mu.
+// person has visited them. Caller holds Server.mu (not the panes' agent
+// locks, which it takes).
 func (s *Server) seeLocked(c *client) {
 	active := s.layout.ActiveTab()
 	if c.scene == nil || !s.seen.ok || s.seen.tab != active {
 		w, h := s.paneAreaLocked()
 		for _, pl := range s.layout.Place(active, w, h) {
 			if e, ok := s.panes[pl.Pane]; ok {
-				e.notify.mark, e.notify.markQ = attnNone, false
+				e.agentDo(e.unmarkLocked)
 			}
 		}
 	}
 	s.seen.tab, s.seen.ok = active, true
 	if e, ok := s.panes[s.layout.Focused()]; ok {
-		e.notify.mark, e.notify.markQ = attnNone, false
+		e.agentDo(e.unmarkLocked)
 	}
+}
+
+// unmarkLocked clears the pane's attention mark: the person saw it.
+// Caller holds the pane's agent lock.
+func (e *paneEntry) unmarkLocked() {
+	e.notify.mark, e.notify.markQ = attnNone, false
 }
 
 // notifyLocked tells ev now, or once NotifyEvery has passed since the
 // pane's last notification, merged with the changes after it. Caller holds
-// Server.mu.
+// the pane's agent lock.
 func (s *Server) notifyLocked(e *paneEntry, ev agentEvent) {
 	g := &e.notify
 	every := s.cfg().agents.NotifyEvery
@@ -342,11 +357,11 @@ func (s *Server) notifyLocked(e *paneEntry, ev agentEvent) {
 // tellPending tells the pane's change held back by notifyLocked.
 func (s *Server) tellPending(e *paneEntry) {
 	defer s.recovered("agent notification", nil)
-	s.withLock(func() {
+	e.agentDo(func() {
 		g := &e.notify
 		ev := g.pending
 		g.pending, g.timer = nil, nil
-		if ev == nil || s.shutdown {
+		if ev == nil || s.ending.Load() {
 			return
 		}
 		g.last = time.Now()
@@ -355,10 +370,10 @@ func (s *Server) tellPending(e *paneEntry) {
 }
 
 // tellLocked rings the clients, sends them OSC 9 and runs notify_command,
-// as the config says, for ev. Caller holds Server.mu.
+// as the config says, for ev. Caller holds the pane's agent lock.
 func (s *Server) tellLocked(ev agentEvent) {
 	id := ev.pane
-	if s.lookedAtLocked(id) {
+	if s.lookedAt(id) {
 		return // focused since, with a client attached: the person sees it
 	}
 	ac := s.cfg().agents

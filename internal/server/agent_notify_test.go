@@ -74,7 +74,7 @@ echo flapped; exec sleep 600`)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var held bool
-		s.withLock(func() { held = e.notify.pending != nil || e.notify.timer != nil })
+		e.agentDo(func() { held = e.notify.pending != nil || e.notify.timer != nil })
 		if !held {
 			break
 		}
@@ -169,10 +169,12 @@ func waitMarks(t *testing.T, s *Server, want ...string) {
 				m := ""
 				for _, id := range tab.Panes {
 					if e, ok := s.panes[id]; ok {
+						var mark attention
+						e.agentDo(func() { mark = e.notify.mark })
 						switch {
-						case e.notify.mark == attnNeeds:
+						case mark == attnNeeds:
 							m = "!"
-						case e.notify.mark == attnDone && m == "":
+						case mark == attnDone && m == "":
 							m = "+"
 						}
 					}

@@ -25,59 +25,15 @@ const agentsViewEvery = time.Second
 // agentRowsLocked lists every agent pane: those that need a person first,
 // in the order next-waiting visits them, then the others in layout order.
 // A row's diff is the worktree's last count. Caller holds Server.mu, taken
-// through withFresh.
+// through withFresh (not the panes' agent locks, which it takes).
 func (s *Server) agentRowsLocked(now time.Time) []proto.AgentRow {
-	type need struct {
-		row      int
-		question bool
-		since    time.Time
-	}
 	var rows []proto.AgentRow
-	var needs []need
+	var needs []rowNeed
 	focused := s.layout.Focused()
 	for _, id := range s.layout.Panes() {
-		e, ok := s.panes[id]
-		if !ok {
-			continue
+		if e, ok := s.panes[id]; ok {
+			e.agentDo(func() { s.agentRowLocked(id, e, now, focused, &rows, &needs) })
 		}
-		info, _ := s.agentLocked(id, e)
-		if info == nil {
-			continue
-		}
-		s.costLocked(info)
-		tab, _ := s.layout.TabOf(id)
-		r := proto.AgentRow{Pane: id, Tab: tab, Name: info.Kind, Title: e.title, Focused: id == focused, Agent: *info}
-		if a := s.melLocked(e); a != nil {
-			r.Name = "mel " + a.role
-		}
-		if r.Title == "" {
-			r.Title = programTitle(e)
-		}
-		if e.ag.engine != nil {
-			_, r.Since = e.ag.engine.State()
-			r.SinceMS = now.Sub(r.Since).Milliseconds()
-		}
-		if e.wt != nil {
-			r.Worktree, r.Branch = &e.wt.Path, &e.wt.Branch
-			if e.wtCount.known {
-				r.Diff = &proto.DiffTotals{Added: e.wtCount.totals.Added, Deleted: e.wtCount.totals.Deleted}
-			}
-		}
-		if info.State == string(agentstate.Waiting) {
-			switch q := e.turns.q; {
-			case info.Question != nil && q != nil && !q.asksLocked():
-				// The policy decided it: its key is being typed, nobody
-				// needs to come.
-			case info.Question != nil:
-				needs = append(needs, need{row: len(rows), question: true, since: info.Question.Since})
-			case s.melLocked(e) != nil:
-				// A melmux agent waiting with no question is ready for its
-				// next message: nobody has to come (agent_notify.go).
-			default:
-				needs = append(needs, need{row: len(rows), since: r.Since})
-			}
-		}
-		rows = append(rows, r)
 	}
 	// A question first (a permission prompt holds its agent up), then the
 	// other waiting agents; the longest waiting first in each.
@@ -100,6 +56,57 @@ func (s *Server) agentRowsLocked(now time.Time) []proto.AgentRow {
 	return out
 }
 
+// rowNeed is an agent row that needs a person, for agentRowsLocked's order.
+type rowNeed struct {
+	row      int
+	question bool
+	since    time.Time
+}
+
+// agentRowLocked adds pane id's row to rows when it runs an agent, and to
+// needs when the agent needs a person. Caller holds Server.mu and the
+// pane's agent lock.
+func (s *Server) agentRowLocked(id int, e *paneEntry, now time.Time, focused int, rows *[]proto.AgentRow, needs *[]rowNeed) {
+	info, _ := s.agentLocked(id, e)
+	if info == nil {
+		return
+	}
+	s.costLocked(info)
+	tab, _ := s.layout.TabOf(id)
+	r := proto.AgentRow{Pane: id, Tab: tab, Name: info.Kind, Title: e.title, Focused: id == focused, Agent: *info}
+	if a := s.melLocked(e); a != nil {
+		r.Name = "mel " + a.role
+	}
+	if r.Title == "" {
+		r.Title = programTitle(e)
+	}
+	if e.ag.engine != nil {
+		_, r.Since = e.ag.engine.State()
+		r.SinceMS = now.Sub(r.Since).Milliseconds()
+	}
+	if e.wt != nil {
+		r.Worktree, r.Branch = &e.wt.Path, &e.wt.Branch
+		if e.wtCount.known {
+			r.Diff = &proto.DiffTotals{Added: e.wtCount.totals.Added, Deleted: e.wtCount.totals.Deleted}
+		}
+	}
+	if info.State == string(agentstate.Waiting) {
+		switch q := e.turns.q; {
+		case info.Question != nil && q != nil && !q.asksLocked():
+			// The policy decided it: its key is being typed, nobody
+			// needs to come.
+		case info.Question != nil:
+			*needs = append(*needs, rowNeed{row: len(*rows), question: true, since: info.Question.Since})
+		case s.melLocked(e) != nil:
+			// A melmux agent waiting with no question is ready for its
+			// next message: nobody has to come (agent_notify.go).
+		default:
+			*needs = append(*needs, rowNeed{row: len(*rows), since: r.Since})
+		}
+	}
+	*rows = append(*rows, r)
+}
+
 // countAgentWorktrees counts, now, the changes of every agent pane's
 // worktree whose count is older than a border's (countTTL) or was never
 // made, so that `melmux agents` shows what the border would, with no client
@@ -111,9 +118,11 @@ func (s *Server) countAgentWorktrees(ctx context.Context) {
 			if e.wt == nil || time.Since(e.wtCount.at) < countTTL && e.wtCount.known {
 				continue
 			}
-			if info, _ := s.agentLocked(id, e); info != nil {
-				due = append(due, e)
-			}
+			e.agentDo(func() {
+				if info, _ := s.agentLocked(id, e); info != nil {
+					due = append(due, e)
+				}
+			})
 		}
 	})
 	if len(due) == 0 {

@@ -59,12 +59,14 @@ func init() {
 		s.melChanged()
 		if tell {
 			// A turn finished is done, or needs you when it failed: the
-			// pane's marks and the focus are the pane table's.
-			s.withLock(func() {
-				if e, ok := s.panes[p.Pane]; ok {
-					s.attendLocked(e, ev, false)
-				}
-			})
+			// pane's marks are its agent's, under its own lock.
+			if e := s.agentEntry(p.Pane); e != nil {
+				e.agentDo(func() {
+					if !e.gone {
+						s.attendLocked(e, ev, false)
+					}
+				})
+			}
 		}
 		return info, nil
 	}})

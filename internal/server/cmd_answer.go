@@ -46,13 +46,13 @@ func init() {
 		}
 		out := proto.AnswerResult{Pane: p.Pane, Question: q, Option: proto.QuestionOption{Key: opt.Key, Label: opt.Label}}
 		out.Gone = s.questionGone(ctx, p.Pane, e, asked, bound)
-		return freshDo(s, func() (any, error) {
+		s.agentFresh(e, func() {
 			if info, _ := s.agentLocked(p.Pane, e); info != nil {
 				out.State = info.State
 			}
-			out.Lines = trimTrailingEmpty(e.p.Term().Lines())
-			return out, nil
-		}, p.Pane)
+		})
+		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+		return out, nil
 	}})
 }
 
@@ -69,22 +69,32 @@ func (s *Server) answerableLocked(p proto.AnswerParams, by string) (e *paneEntry
 	if err != nil {
 		return nil, nil, opt, err
 	}
+	e.agentDo(func() { asked, opt, err = s.answerableAgentLocked(p, e, by) })
+	if err != nil {
+		return nil, nil, opt, err
+	}
+	return e, asked, opt, nil
+}
+
+// answerableAgentLocked is answerableLocked's part under the pane's agent
+// lock.
+func (s *Server) answerableAgentLocked(p proto.AnswerParams, e *paneEntry, by string) (asked *paneQuestion, opt agentstate.Option, err error) {
 	info, _ := s.agentLocked(p.Pane, e)
 	asked = e.turns.q
 	switch {
 	case !e.p.Status().Running:
-		return nil, nil, opt, writeError("answer", p.Pane, e.p, pane.ErrExited)
+		return nil, opt, writeError("answer", p.Pane, e.p, pane.ErrExited)
 	case info == nil:
-		return nil, nil, opt, errorf(proto.CodeFailed, "answer: pane %d runs no agent that melmux knows, so it asks nothing melmux can answer; send_keys types into it", p.Pane)
+		return nil, opt, errorf(proto.CodeFailed, "answer: pane %d runs no agent that melmux knows, so it asks nothing melmux can answer; send_keys types into it", p.Pane)
 	case info.Question == nil || asked == nil:
-		return nil, nil, opt, errorf(proto.CodeFailed, "answer: the %s agent in pane %d asks nothing now (it is %s)", info.Kind, p.Pane, info.State)
+		return nil, opt, errorf(proto.CodeFailed, "answer: the %s agent in pane %d asks nothing now (it is %s)", info.Kind, p.Pane, info.State)
 	case p.Question != "" && p.Question != asked.q.Text:
-		return nil, nil, opt, errorf(proto.CodeFailed, "answer: pane %d now asks %q, not %q: read it again before answering (%s)", p.Pane, asked.q.Text, p.Question, asked.q.Describe())
+		return nil, opt, errorf(proto.CodeFailed, "answer: pane %d now asks %q, not %q: read it again before answering (%s)", p.Pane, asked.q.Text, p.Question, asked.q.Describe())
 	}
 	opt, err = asked.q.Choose(p.Choice)
 	if err != nil {
-		return nil, nil, opt, errorf(proto.CodeBadParams, "answer: pane %d: %v", p.Pane, err)
+		return nil, opt, errorf(proto.CodeBadParams, "answer: pane %d: %v", p.Pane, err)
 	}
 	e.turns.typed = typedKeys{at: time.Now(), by: by, text: opt.Key}
-	return e, asked, opt, nil
+	return asked, opt, nil
 }

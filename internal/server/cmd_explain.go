@@ -26,32 +26,40 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			out := proto.ExplainResult{Pane: p.Pane, Foreground: s.foregroundLocked(e), Signals: []proto.ExplainSignal{}, History: []proto.ExplainChange{}}
-			d, kind := s.decideLocked(p.Pane, e, true)
-			if d == nil {
-				out.KindEvidence = "no coding agent among the foreground processes, no report from one, no banner on screen"
-				return out, nil
-			}
-			now := time.Now()
-			out.Kind, out.State, out.Evidence = kind, string(d.State), d.Evidence
-			out.KindEvidence = e.ag.kindWhy
-			if k, why := s.agentKindLocked(e); k == kind {
-				out.KindEvidence = why
-			} else if kind == KindMelmux {
-				out.KindEvidence = "a melmux agent registered for the pane"
-			}
-			out.SinceMS = now.Sub(d.Since).Milliseconds()
-			for _, v := range d.Verdicts {
-				out.Signals = append(out.Signals, proto.ExplainSignal{Signal: v.Signal, Says: string(v.Says), Detail: v.Detail, Decided: v.Decided})
-			}
-			for _, h := range e.ag.engine.History() {
-				out.History = append(out.History, proto.ExplainChange{AgoMS: now.Sub(h.At).Milliseconds(), From: string(h.From), To: string(h.To), Evidence: h.Evidence})
-			}
-			if d.State == agentstate.Waiting && kind != KindMelmux {
-				out.Question = questionInfo(e.turns.q)
-			}
-			out.Answers = explainAnswersLocked(e, now)
+			var out proto.ExplainResult
+			e.agentDo(func() { out = s.explainLocked(p.Pane, e) })
 			return out, nil
 		}, p.Pane)
 	}})
+}
+
+// explainLocked is explain of pane id. Caller holds Server.mu and the
+// pane's agent lock.
+func (s *Server) explainLocked(id int, e *paneEntry) proto.ExplainResult {
+	out := proto.ExplainResult{Pane: id, Foreground: s.foregroundLocked(e), Signals: []proto.ExplainSignal{}, History: []proto.ExplainChange{}}
+	d, kind := s.decideLocked(id, e, true)
+	if d == nil {
+		out.KindEvidence = "no coding agent among the foreground processes, no report from one, no banner on screen"
+		return out
+	}
+	now := time.Now()
+	out.Kind, out.State, out.Evidence = kind, string(d.State), d.Evidence
+	out.KindEvidence = e.ag.kindWhy
+	if k, why := s.agentKindLocked(e); k == kind {
+		out.KindEvidence = why
+	} else if kind == KindMelmux {
+		out.KindEvidence = "a melmux agent registered for the pane"
+	}
+	out.SinceMS = now.Sub(d.Since).Milliseconds()
+	for _, v := range d.Verdicts {
+		out.Signals = append(out.Signals, proto.ExplainSignal{Signal: v.Signal, Says: string(v.Says), Detail: v.Detail, Decided: v.Decided})
+	}
+	for _, h := range e.ag.engine.History() {
+		out.History = append(out.History, proto.ExplainChange{AgoMS: now.Sub(h.At).Milliseconds(), From: string(h.From), To: string(h.To), Evidence: h.Evidence})
+	}
+	if d.State == agentstate.Waiting && kind != KindMelmux {
+		out.Question = questionInfo(e.turns.q)
+	}
+	out.Answers = explainAnswersLocked(e, now)
+	return out
 }

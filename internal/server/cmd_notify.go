@@ -50,63 +50,73 @@ func init() {
 		if p.Kind != "" && !knownKind(s.rules(), p.Kind) {
 			return nil, errorf(proto.CodeBadParams, "notify: kind %q is not a kind of agent (kinds: %v)", p.Kind, s.rules().Kinds())
 		}
-		return freshDo(s, func() (any, error) {
-			e, err := s.lookupLocked(p.Pane)
-			if err != nil {
-				return nil, err
+		// The pane's agent alone, no Server.mu: an agent's hooks report
+		// while a command or a frame holds the pane table.
+		e, err := s.agentLookup(p.Pane)
+		if err != nil {
+			return nil, err
+		}
+		var out proto.NotifyResult
+		if !s.agentFresh(e, func() { out = s.notifiedLocked(p, e) }) {
+			return nil, s.goneError(p.Pane)
+		}
+		return out, nil
+	}})
+}
+
+// notifiedLocked takes an agent's report from its hooks. Caller holds the
+// pane's agent lock.
+func (s *Server) notifiedLocked(p proto.NotifyParams, e *paneEntry) proto.NotifyResult {
+	event := p.Event
+	if event == "" {
+		event = "melmux notify --state " + p.State
+	}
+	now := time.Now()
+	var out proto.NotifyResult
+	if p.Decide {
+		// A permission hook asks before the agent draws its
+		// question: the policy may answer it through the hook.
+		kind := p.Kind
+		if kind == "" {
+			kind, _ = s.agentKindLocked(e)
+		}
+		q := &agentstate.Question{Text: p.Message, Tool: p.Tool, Input: p.Input}
+		if dec, rule := s.decideByPolicyLocked(kind, q); dec != agentstate.Ask {
+			out.Decision = string(dec)
+			if rule != nil {
+				out.Rule = rule.Name
 			}
-			event := p.Event
-			if event == "" {
-				event = "melmux notify --state " + p.State
-			}
-			now := time.Now()
-			var out proto.NotifyResult
-			if p.Decide {
-				// A permission hook asks before the agent draws its
-				// question: the policy may answer it through the hook.
-				kind := p.Kind
-				if kind == "" {
-					kind, _ = s.agentKindLocked(e)
-				}
-				q := &agentstate.Question{Text: p.Message, Tool: p.Tool, Input: p.Input}
-				if dec, rule := s.decideByPolicyLocked(kind, q); dec != agentstate.Ask {
-					out.Decision = string(dec)
-					if rule != nil {
-						out.Rule = rule.Name
-					}
-					s.answeredLocked(p.Pane, e, kind, q, string(dec), "", "policy", out.Rule, now)
-					info, _ := s.agentLocked(p.Pane, e)
-					out.Pane, out.Agent = p.Pane, info
-					return out, nil
-				}
-				// Left to a person: Claude Code draws its question next,
-				// which the screen rules see once it is still. The hook's
-				// report would say waiting before the question is there to
-				// read, so it only names the tool and input.
-				e.turns.hookQ = &hookQuestion{at: now, tool: p.Tool, input: p.Input}
-				e.ag.gen++
-				s.agentChangedLocked(e)
-				info, _ := s.agentLocked(p.Pane, e)
-				out.Pane, out.Agent = p.Pane, info
-				return out, nil
-			}
-			if p.State == string(agentstate.Idle) && (p.Reply != "" || p.Message != "") {
-				reply := p.Reply
-				if reply == "" {
-					reply = p.Message
-				}
-				e.turns.stop = &hookReply{at: now, text: reply}
-			}
-			e.ag.hook = &agentstate.Report{Source: "hook", State: agentstate.State(p.State), Detail: oneLine(event),
-				Message: oneLine(p.Message), At: now}
-			e.ag.hookKind = p.Kind
-			e.ag.gen++
-			s.agentChangedLocked(e)
+			s.answeredLocked(p.Pane, e, kind, q, string(dec), "", "policy", out.Rule, now)
 			info, _ := s.agentLocked(p.Pane, e)
 			out.Pane, out.Agent = p.Pane, info
-			return out, nil
-		}, p.Pane)
-	}})
+			return out
+		}
+		// Left to a person: Claude Code draws its question next,
+		// which the screen rules see once it is still. The hook's
+		// report would say waiting before the question is there to
+		// read, so it only names the tool and input.
+		e.turns.hookQ = &hookQuestion{at: now, tool: p.Tool, input: p.Input}
+		e.ag.gen++
+		s.agentChangedLocked(e)
+		info, _ := s.agentLocked(p.Pane, e)
+		out.Pane, out.Agent = p.Pane, info
+		return out
+	}
+	if p.State == string(agentstate.Idle) && (p.Reply != "" || p.Message != "") {
+		reply := p.Reply
+		if reply == "" {
+			reply = p.Message
+		}
+		e.turns.stop = &hookReply{at: now, text: reply}
+	}
+	e.ag.hook = &agentstate.Report{Source: "hook", State: agentstate.State(p.State), Detail: oneLine(event),
+		Message: oneLine(p.Message), At: now}
+	e.ag.hookKind = p.Kind
+	e.ag.gen++
+	s.agentChangedLocked(e)
+	info, _ := s.agentLocked(p.Pane, e)
+	out.Pane, out.Agent = p.Pane, info
+	return out
 }
 
 func knownKind(r *agentstate.Rules, kind string) bool {

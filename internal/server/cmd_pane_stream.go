@@ -82,6 +82,6 @@ func init() {
 // one lookup of /proc a second.
 func (s *Server) streamForeground(e *paneEntry) *proto.RemoteForeground {
 	var fg proto.RemoteForeground
-	s.withFresh(func() { fg = proto.RemoteForeground{Program: e.fg, Kind: e.kind, Why: e.ag.kindWhy} }, e.p.ID())
+	s.agentFresh(e, func() { fg = proto.RemoteForeground{Program: e.fg, Kind: e.kind, Why: e.ag.kindWhy} })
 	return &fg
 }

@@ -53,15 +53,24 @@ func init() {
 		var other *proto.ReadAgentResult
 		var err error
 		if a == nil {
-			err = s.withFreshErr(func() error {
+			// Any other pane is its agent's part's too (paneAgent): the
+			// pane's agent lock, no Server.mu.
+			err = func() error {
 				var err error
-				if e, err = s.lookupLocked(p.Pane); err != nil {
+				if e, err = s.agentLookup(p.Pane); err != nil {
 					return err
+				}
+				var kind, agentKind string
+				if !s.agentFresh(e, func() {
+					kind = e.kind
+					agentKind, _ = s.agentKindLocked(e)
+				}) {
+					return s.goneError(p.Pane)
 				}
 				s.mels.do(func() {
 					// An exited one, unless the pane went on to a coding agent.
 					if mp := s.mels.panes[p.Pane]; mp != nil {
-						if a = e.shownMel(mp.a); a != nil {
+						if a = shownMelOf(mp.a, kind); a != nil {
 							pn, target = e.p, a.given
 						}
 					}
@@ -69,14 +78,17 @@ func init() {
 				if a != nil {
 					return nil
 				}
-				if kind, _ := s.agentKindLocked(e); kind != "" {
+				if agentKind != "" {
 					cli = true
 					return nil
 				}
-				out := s.readOtherLocked(p.Pane, e)
+				out, ok := s.readOther(p.Pane, e)
+				if !ok {
+					return s.goneError(p.Pane)
+				}
 				other = &out
 				return nil
-			}, p.Pane)
+			}()
 		}
 		switch {
 		case err != nil:
@@ -174,12 +186,16 @@ func waitNoteLocked(a *melAgent, info *proto.AgentInfo, target int, waited bool,
 	return fmt.Sprintf("stopped waiting after %s: %s; read_agent again later", bound, still)
 }
 
-// readOtherLocked is read_agent of a pane without a melmux agent: the state
-// detected on screen (nil for none), the activity and the screen.
-func (s *Server) readOtherLocked(id int, e *paneEntry) proto.ReadAgentResult {
-	info, _ := s.agentLocked(id, e)
+// readOther is read_agent of a pane without a melmux agent: the state
+// detected on screen (nil for none), the activity and the screen; ok is
+// false once the pane has left the table.
+func (s *Server) readOther(id int, e *paneEntry) (_ proto.ReadAgentResult, ok bool) {
+	var info *proto.AgentInfo
+	if !s.agentFresh(e, func() { info, _ = s.agentLocked(id, e) }) {
+		return proto.ReadAgentResult{}, false
+	}
 	out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()),
 		Lines: trimTrailingEmpty(e.p.Term().Lines())}
 	out.Activity, out.IdleMS = activity(e)
-	return out
+	return out, true
 }

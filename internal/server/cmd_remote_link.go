@@ -45,8 +45,11 @@ func init() {
 			if p.Foreground != nil && (l.fg == nil || *l.fg != *p.Foreground) {
 				fg := *p.Foreground
 				l.fg = &fg
-				e.kindAt = time.Time{} // the next lookup takes it
-				s.agentChangedLocked(e)
+				e.agentDo(func() {
+					e.remoteFg, e.remoteHost = &fg, l.host
+					e.kindAt = time.Time{} // the next lookup takes it
+					s.agentChangedLocked(e)
+				})
 			}
 			if p.Usage != nil {
 				l.tookUsageLocked(*p.Usage)

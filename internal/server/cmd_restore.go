@@ -72,7 +72,7 @@ func init() {
 				rp.Tab, _ = s.layout.TabOf(id)
 				res.Panes = append(res.Panes, rp)
 				if e != nil {
-					e.hushLocked(line != "") // what it comes back in is no news
+					e.agentDo(func() { e.hushLocked(line != "") }) // what it comes back in is no news
 				}
 				if e != nil && line != "" {
 					typing = append(typing, typed{e, line, since})
@@ -94,7 +94,7 @@ func init() {
 			go func() {
 				defer s.recovered("typing into a restored pane", nil)
 				t.send(s.done)
-				s.withLock(t.e.restoreTypedLocked) // input from now on is someone's
+				t.e.agentDo(t.e.restoreTypedLocked) // input from now on is someone's
 			}()
 		}
 		s.log.Info("session restored", "panes", len(res.Panes), "saved", st.Saved)

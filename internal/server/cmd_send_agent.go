@@ -44,12 +44,14 @@ func init() {
 			if st := e.p.Status(); !st.Running {
 				return writeError("send_agent", p.Pane, e.p, pane.ErrExited)
 			}
+			var kind string
+			e.agentDo(func() { kind = e.kind })
 			s.mels.do(func() {
 				mp := s.mels.panes[p.Pane]
 				if mp == nil {
 					return
 				}
-				a := e.shownMel(mp.a)
+				a := shownMelOf(mp.a, kind)
 				switch {
 				case a != nil && a.live:
 					if err = remoteAgentRefusalLocked(p.Pane, e); err != nil {

@@ -42,10 +42,12 @@ func init() {
 			if e, err = s.lookupLocked(p.Pane); err != nil {
 				return
 			}
-			if info, _ := s.agentLocked(p.Pane, e); info != nil && info.Question != nil {
-				asked = e.turns.q
-			}
-			e.turns.typed = typedKeys{at: time.Now(), by: "send_keys", text: p.Text}
+			e.agentDo(func() {
+				if info, _ := s.agentLocked(p.Pane, e); info != nil && info.Question != nil {
+					asked = e.turns.q
+				}
+				e.turns.typed = typedKeys{at: time.Now(), by: "send_keys", text: p.Text}
+			})
 		}, p.Pane)
 		if err != nil {
 			return nil, err

@@ -236,7 +236,7 @@ type waiter struct {
 }
 
 func (w *waiter) agent() (a *proto.AgentInfo, change time.Duration) {
-	w.s.withFresh(func() { a, change = w.s.agentLocked(w.p.Pane, w.e) }, w.p.Pane)
+	w.s.agentFresh(w.e, func() { a, change = w.s.agentLocked(w.p.Pane, w.e) })
 	return a, change
 }
 
@@ -332,7 +332,7 @@ func (w *waiter) checkState(st pane.Status, exited bool, ended string) (held, li
 // again (the shell a coding agent ran in, once the agent has ended).
 func (w *waiter) backAtStart() bool {
 	var fg string
-	w.s.withFresh(func() { fg = w.s.foregroundLocked(w.e) }, w.p.Pane)
+	w.s.agentFresh(w.e, func() { fg = w.s.foregroundLocked(w.e) })
 	start := w.e.p.Argv()
 	return len(start) > 0 && fg == filepath.Base(start[0])
 }
@@ -343,7 +343,7 @@ func (w *waiter) backAtStart() bool {
 // checked once the lookup is due again. 0 when nothing happened since.
 func (w *waiter) agentLookupDue() time.Duration {
 	var at time.Time
-	w.s.withLock(func() { at = w.e.kindAt })
+	w.e.agentDo(func() { at = w.e.kindAt })
 	if !w.e.p.LastOutput().After(at) {
 		return 0
 	}

@@ -91,7 +91,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	var turn *cliTurn
 	if kind != "" {
 		mark := p.Term().HistoryTotal()
-		s.withLock(func() {
+		e.agentDo(func() {
 			if e.turns.cur != nil {
 				// The agent takes the message while still at the last
 				// one: that one ends here, its reply read from what it
@@ -105,7 +105,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 		if turn == nil {
 			return
 		}
-		s.withLock(func() {
+		e.agentDo(func() {
 			if !turn.submitted && e.turns.cur == turn {
 				e.turns.cur = nil
 				if e.turns.given == turn.id {
@@ -144,7 +144,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 		presses++
 		enter := time.Now()
 		if turn != nil && presses == 1 {
-			s.withLock(func() { turn.enter = enter })
+			e.agentDo(func() { turn.enter = enter })
 		}
 		if err := p.Write([]byte{'\r'}); err != nil {
 			if errors.Is(err, pane.ErrExited) && presses > 1 {
@@ -161,7 +161,7 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 		}
 	}
 	if submitted && turn != nil {
-		s.withLock(func() { turn.submitted = true })
+		e.agentDo(func() { turn.submitted = true })
 	}
 	if submitted {
 		p.WaitSettled(ctx, time.Now(), deliverQuiet, deliverQuiet, deliverSettle)
@@ -172,11 +172,11 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	if submitted && turn != nil {
 		out.Turn = turn.id
 	}
-	s.withFresh(func() {
+	s.agentFresh(e, func() {
 		if a, _ := s.agentLocked(id, e); a != nil {
 			out.Kind, out.State = a.Kind, a.State
 		}
-	}, id)
+	})
 	switch {
 	case submitted && !p.Status().Running:
 		out.Note = fmt.Sprintf("submitted; then the program exited (%s)", exitWords(p.Status()))
@@ -247,7 +247,7 @@ func screenCue(screen agentstate.Screen) bool {
 
 // agentKind is the coding agent pane id runs, "" for none.
 func (s *Server) agentKind(id int, e *paneEntry) (kind string) {
-	s.withFresh(func() { kind, _ = s.agentKindLocked(e) }, id)
+	s.agentFresh(e, func() { kind, _ = s.agentKindLocked(e) })
 	return kind
 }
 

@@ -4,9 +4,10 @@
 // Every pane operation is a Command in one table (one file per command, as
 // tmux's cmd-*.c), reached the same way by the CLI, agents and MCP: a JSON
 // request on a control connection. The Server's mutex guards the pane table,
-// the layout and the session size; commands take it only to read or change that
-// state and never while waiting (for output to settle, for a pane to exit), so
-// one slow command never holds up another. Each request runs on its own
+// the layout and the session size (the parts below own the rest); commands
+// take it only to read or change that state and never while waiting (for
+// output to settle, for a pane to exit), so one slow command never holds up
+// another. Each request runs on its own
 // goroutine under recover: a panic becomes an "internal" error value for that
 // request and the server goes on. The server ends when its last pane is
 // killed or on kill-server, ending its panes' processes.
@@ -19,33 +20,40 @@
 //     keeps of each (paneEntry), the layout, the session size, the paste
 //     buffer. Server.mu is taken only through withLock and withFresh
 //     (lock.go).
+//   - The agents part, in two pieces with a lock each. Neither takes
+//     Server.mu inside its own lock; what it needs of the pane table is
+//     handed to it or read without the lock.
+//   - Each pane's agent (paneAgent, agent.go; its agentMu): what runs in
+//     the pane as last looked up, the agent state engine and its reports,
+//     the notifications held back and the attention mark, the agent CLI's
+//     turns and questions. The pane's watcher, an agent's hooks (notify),
+//     read_agent and the waits for an agent to be ready or a question to
+//     go take it alone: a pane's agent is decided, told and read while a
+//     command or a frame holds Server.mu. They find the pane by the
+//     agents part's index of the table (agentEntry; a pane in it from
+//     startPaneLocked to removePane, which marks it gone under its agent
+//     lock) and whether a person looks at it by the focus the last
+//     section under Server.mu left (Server.focus). The pane table's
+//     sections (list_panes, frames, explain, send_keys, the state file)
+//     take it inside Server.mu.
 //   - The melmux agents (melAgents, melagent.go; melAgents.mu): per pane,
 //     the melmux agent registered (kept once exited, until the pane leaves
 //     the table) with its queue of messages, its turns, replies and
 //     counters, and which of its turns were told; and the channel closed at
 //     the pane's next agent change of any kind, with the count of those
 //     changes. The agent's own calls (agent_next, agent_report) and
-//     read_agent of a live one take melAgents.mu alone, never Server.mu
-//     inside it: an agent takes its next message and reports its turn, and
-//     a lead reads it, while a command or a frame holds Server.mu. What it
-//     needs of the pane table is handed to it: the pane (its process's
-//     status, by the pane's own lock) as it enters and leaves the table
-//     (add in startPaneLocked, drop in removePane, under Server.mu, as is
+//     read_agent of a live one take melAgents.mu alone. What it needs of
+//     the pane table is handed to it: the pane (its process's status, by
+//     the pane's own lock) as it enters and leaves the table (add in
+//     startPaneLocked, drop in removePane, under Server.mu, as is
 //     agent_register's check that the pane runs); a call for a pane not in
-//     it looks the pane up in the table afterwards, for the error. The pane
-//     table reads it inside its sections (Server.mu, then melAgents.mu): a
-//     copy of the agent (view, melLocked) for the decisions, list_panes, the
-//     borders and the state file, the count of changes for the decisions'
-//     cache; send_agent queues under both. A finished turn to tell is handed
-//     back and told (attendLocked) under Server.mu once melAgents.mu is let
-//     go of: a turn-ending report waits for Server.mu, a working one does
-//     not.
-//   - The rest of each pane's agent (paneAgent, agent.go; Server.mu): what
-//     runs in it, the agent state engine and its reports, the notifications
-//     held back and the attention marks, the agent CLI's turns and
-//     questions. Under Server.mu with the pane table, because a decision
-//     weighs the pane's processes, reports and turns and whether a person
-//     looks at it (the focus), and the commands read them together.
+//     it looks the pane up in the table afterwards, for the error. A pane's
+//     agent reads it inside its agent lock: a copy of the agent (view,
+//     melLocked) for the decisions, list_panes, the borders and the state
+//     file, the count of changes for the decisions' cache; send_agent
+//     queues under Server.mu and melAgents.mu. A finished turn to tell is
+//     handed back and told (attendLocked) under the pane's agent lock once
+//     melAgents.mu is let go of.
 //   - The clients (clientSet, clients.go; clientSet.mu): who is attached and
 //     who is joining against max_clients, when the session was last used,
 //     the release of departed clients' memory; a lock-free copy of the list
@@ -66,12 +74,13 @@
 // list, never one above while holding one below.
 //
 //  1. Server.mu
-//  2. melAgents.mu (under it only a pane's own locks, for its status)
-//  3. clientSet.mu
-//  4. a client's msgMu and its terminal's locks (ttyArea.mu, the write lock)
-//  5. the Sched's locks (it calls nothing of the server's)
-//  6. paneDraw.mu
-//  7. a pane's own locks (its emulator, its input queue; package pane)
+//  2. a pane's agent lock (paneAgent.agentMu; one pane's at a time)
+//  3. melAgents.mu (under it only a pane's own locks, for its status)
+//  4. clientSet.mu
+//  5. a client's msgMu and its terminal's locks (ttyArea.mu, the write lock)
+//  6. the Sched's locks (it calls nothing of the server's)
+//  7. paneDraw.mu
+//  8. a pane's own locks (its emulator, its input queue; package pane)
 //
 // So a client joins or leaves under clientSet.mu alone, and then lays the
 // session out under Server.mu (resizeToClientsLocked reads the published

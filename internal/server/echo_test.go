@@ -62,7 +62,7 @@ func TestEchoFrameTakesOnlyTheTypedPane(t *testing.T) {
 	s.hooks.look.Store(&hook)
 	s.mu.Lock()
 	for _, e := range s.panes {
-		e.kindAt = time.Time{}
+		e.agentDo(func() { e.kindAt = time.Time{} })
 	}
 	s.mu.Unlock()
 	s.sceneFresh(viewer, 2)

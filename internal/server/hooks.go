@@ -16,6 +16,8 @@ type testHooks struct {
 	// lock runs each time withLock has taken Server.mu: a test panics
 	// there to check that the session goes on.
 	lock atomic.Pointer[func()]
+	// agentLock runs each time agentDo has taken a pane's agent lock.
+	agentLock atomic.Pointer[func()]
 	// prompt runs first in each verb typed at the prompt, on the verb's
 	// goroutine.
 	prompt atomic.Pointer[func(args []string)]

@@ -13,8 +13,17 @@ package server
 func (s *Server) withLock(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.publishLocked()
 	runHook(&s.hooks.lock)
 	f()
+}
+
+// publishLocked leaves what the parts that do not take Server.mu read of
+// the pane table where they read it: the focused pane (Server.focus).
+func (s *Server) publishLocked() {
+	if s.layout != nil {
+		s.focus.Store(int64(s.layout.Focused()))
+	}
 }
 
 // withFresh is withLock with the lookups of panes ids (every pane when none

@@ -48,33 +48,28 @@ func TestServerMuUnlocksDeferred(t *testing.T) {
 	conf := types.Config{Importer: blankImporter{}, Error: func(error) {}}
 	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}}
 	pkg, _ := conf.Check("server", fset, parsed, info)
-	st, ok := pkg.Scope().Lookup("Server").Type().Underlying().(*types.Struct)
-	if !ok {
-		t.Fatal("no Server struct")
-	}
-	var mu *types.Var
-	for f := range st.Fields() {
-		if f.Name() == "mu" {
-			mu = f
+	// field is the field name of the package's struct type typ.
+	field := func(typ, name string) *types.Var {
+		if obj := pkg.Scope().Lookup(typ); obj != nil {
+			if st, ok := obj.Type().Underlying().(*types.Struct); ok {
+				for f := range st.Fields() {
+					if f.Name() == name {
+						return f
+					}
+				}
+			}
 		}
+		t.Fatalf("%s has no field %s", typ, name)
+		return nil
 	}
-	if mu == nil {
-		t.Fatal("Server has no field mu")
-	}
+	mu := field("Server", "mu")
 	// The melmux agents' lock is held by the agent's own calls and read_agent
 	// alone: held after a panic, it would stop every agent and every
 	// decision. The same rule holds for it.
-	var melMu *types.Var
-	if ms, ok := pkg.Scope().Lookup("melAgents").Type().Underlying().(*types.Struct); ok {
-		for f := range ms.Fields() {
-			if f.Name() == "mu" {
-				melMu = f
-			}
-		}
-	}
-	if melMu == nil {
-		t.Fatal("melAgents has no field mu")
-	}
+	melMu := field("melAgents", "mu")
+	// So does each pane's agent lock: held after a panic, it would stop
+	// the pane's decisions, its borders and every frame that draws it.
+	agentMu := field("paneAgent", "agentMu")
 	// serverMu reports whether call is X.mu.METHOD() on a Server's mu.
 	serverMu := func(call *ast.CallExpr, method string) bool {
 		sel, ok := call.Fun.(*ast.SelectorExpr)
@@ -86,7 +81,7 @@ func TestServerMuUnlocksDeferred(t *testing.T) {
 			return false
 		}
 		s, ok := info.Selections[inner]
-		return ok && (s.Obj() == mu || s.Obj() == melMu)
+		return ok && (s.Obj() == mu || s.Obj() == melMu || s.Obj() == agentMu)
 	}
 	handWritten := map[string][]string{}
 	for _, af := range parsed {
@@ -154,8 +149,9 @@ func (blankImporter) Import(path string) (*types.Package, error) {
 	return p, nil
 }
 
-// A command that panics while it holds Server.mu answers with an internal
-// error, and the session goes on: every other command still gets the lock.
+// A command that panics while it holds Server.mu, or a pane's agent lock,
+// answers with an internal error, and the session goes on: every other
+// command still gets the lock.
 func TestPanicUnderTheLockLeavesTheSessionUsable(t *testing.T) {
 	t.Parallel()
 	// The hook panics once armed, only in a request (under Server.call):
@@ -169,6 +165,7 @@ func TestPanicUnderTheLockLeavesTheSessionUsable(t *testing.T) {
 	}
 	s, c := startServer(t)
 	s.hooks.lock.Store(&hook)
+	s.hooks.agentLock.Store(&hook) // the pane's agent lock, which wait and read_agent take alone
 	newPane(t, c, "sh", "-c", "PS1='$ ' exec sh -i")
 	waitLine(t, c, 1, `^\$`)
 	ctx := context.Background()
@@ -187,7 +184,7 @@ func TestPanicUnderTheLockLeavesTheSessionUsable(t *testing.T) {
 		armed.Store(true)
 		err := c.Call(ctx, req.method, req.params, nil)
 		if armed.Load() {
-			t.Fatalf("%s never took Server.mu through withLock (err %v)", req.method, err)
+			t.Fatalf("%s never took Server.mu through withLock, nor a pane's agent lock through agentDo (err %v)", req.method, err)
 		}
 		want := req.method + " failed inside the server: assignment to entry in nil map (the session goes on)"
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -247,8 +247,10 @@ func (a *melAgent) infoLocked(p *pane.Pane) *proto.AgentInfo {
 // melLocked is a copy of the pane's melmux agent (melAgents.view) when
 // list_panes and the borders should show it: while it lives, and once it
 // exited unless the pane now runs a coding agent found among its processes
-// (the shell it left went on to claude). Caller holds Server.mu.
+// (the shell it left went on to claude). Caller holds the pane's agent
+// lock.
 func (s *Server) melLocked(e *paneEntry) *melAgent {
+	e.mustHoldAgent()
 	a, _ := s.mels.view(e.p.ID())
 	return e.shownMel(a)
 }
@@ -256,15 +258,22 @@ func (s *Server) melLocked(e *paneEntry) *melAgent {
 // shownMel is a, or nil when the pane's melmux agent a has exited and the
 // pane now runs a coding agent found among its processes.
 func (e *paneEntry) shownMel(a *melAgent) *melAgent {
-	if a == nil || a.live || e.kind == "" {
+	e.mustHoldAgent()
+	return shownMelOf(a, e.kind)
+}
+
+// shownMelOf is shownMel for a pane that runs the coding agent kind.
+func shownMelOf(a *melAgent, kind string) *melAgent {
+	if a == nil || a.live || kind == "" {
 		return a
 	}
 	return nil
 }
 
 // melShownLocked says melLocked would give an agent, without copying it,
-// and gives agentGenLocked's count. Caller holds Server.mu.
+// and gives agentGenLocked's count. Caller holds the pane's agent lock.
 func (s *Server) melShownLocked(e *paneEntry) (shown bool, gen uint64) {
+	e.mustHoldAgent()
 	s.mels.do(func() {
 		if mp := s.mels.panes[e.p.ID()]; mp != nil {
 			shown = mp.a != nil && (mp.a.live || e.kind == "")
@@ -275,7 +284,7 @@ func (s *Server) melShownLocked(e *paneEntry) (shown bool, gen uint64) {
 }
 
 // agentGenLocked counts the changes of the pane's agent: those made under
-// Server.mu (hooks, decisions) and those of its melmux agent.
+// its agent lock (hooks, decisions) and those of its melmux agent.
 func (s *Server) agentGenLocked(e *paneEntry) uint64 {
 	_, gen := s.melShownLocked(e)
 	return gen
@@ -283,7 +292,8 @@ func (s *Server) agentGenLocked(e *paneEntry) uint64 {
 
 // agentChanges is a channel closed at the pane's next agent change: a
 // melmux agent's registration, report, message queued or taken, exit, or
-// a change decided under Server.mu. No lock of the server's need be held.
+// a change decided under the pane's agent lock. No lock of the server's
+// need be held.
 func (s *Server) agentChanges(e *paneEntry) <-chan struct{} {
 	return s.mels.changes(e.p.ID())
 }
@@ -297,8 +307,9 @@ func (s *Server) melChanged() {
 
 // agentChangedLocked wakes everyone waiting on the pane's agent (agent_next,
 // read_agent, wait --state, spawn_agent) and redraws the clients. Caller
-// holds Server.mu.
+// holds the pane's agent lock.
 func (s *Server) agentChangedLocked(e *paneEntry) {
+	e.mustHoldAgent()
 	e.ag.gen++ // the pane's last agent decision is out of date
 	s.mels.changed(e.p.ID())
 	s.invalidateLocked()

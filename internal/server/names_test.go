@@ -46,7 +46,7 @@ func TestBorderAndTabNames(t *testing.T) {
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30)}
 	s.mu.Lock()
 	for _, e := range s.panes {
-		e.kindAt = time.Now() // no foreground lookup: a fork not yet exec'd would name the test binary
+		e.agentDo(func() { e.kindAt = time.Now() }) // no foreground lookup: a fork not yet exec'd would name the test binary
 	}
 	s.mu.Unlock()
 	sc, _ := s.scene(viewer)

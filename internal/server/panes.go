@@ -253,7 +253,9 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 	s.started = true
 	e := &paneEntry{p: p, argv: spec.argv, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree, out: outputs}
 	e.turns.hooks = len(hooks) > 0
+	e.paneAgent.hooks = &s.hooks
 	s.panes[id] = e
+	s.agentPanes.Store(id, e)
 	s.mels.add(id, p)
 	go s.watchAgent(id, e)
 	return e, nil
@@ -307,10 +309,14 @@ func (s *Server) removePane(id int, killed bool) (last bool, err error) {
 			return err
 		}
 		delete(s.panes, id)
+		s.agentPanes.Delete(id)
 		// Best effort: the layout and the pane table agree, so this cannot fail.
 		_ = s.layout.Remove(id)
 		s.relayoutLocked()
-		s.agentChangedLocked(e)
+		e.agentDo(func() {
+			e.gone = true
+			s.agentChangedLocked(e)
+		})
 		s.mels.drop(id) // waits on its agent end
 		last = len(s.panes) == 0
 		s.closed.add(id, closedPane{status: e.p.Status(), killed: killed})
@@ -335,11 +341,13 @@ func (s *Server) paneExited(id int) {
 	var ok, closes bool
 	s.withLock(func() {
 		if e, ok = s.panes[id]; ok {
-			s.agentChangedLocked(e) // its melmux agent, if any, is exited now
 			closes = s.closesOnExitLocked(e)
-			if !closes {
-				s.paneEndedLocked(id, e) // a failure needs the person; exit 0 is done
-			}
+			e.agentDo(func() {
+				s.agentChangedLocked(e) // its melmux agent, if any, is exited now
+				if !closes {
+					s.paneEndedLocked(id, e) // a failure needs the person; exit 0 is done
+				}
+			})
 		}
 	})
 	if !ok {
@@ -388,7 +396,7 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 			info.Cwd = cwd
 		}
 	}
-	info.Agent, _ = s.agentLocked(id, e)
+	e.agentDo(func() { info.Agent, _ = s.agentLocked(id, e) })
 	if e.wt != nil {
 		info.Worktree, info.Branch = &e.wt.Path, &e.wt.Branch
 	}

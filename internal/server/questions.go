@@ -70,7 +70,7 @@ type answered struct {
 
 // trackQuestionLocked follows the pane's question with a new decision:
 // reads it when the agent waits, notes who answered when it is gone, and
-// asks the policy once per question. Caller holds Server.mu.
+// asks the policy once per question. Caller holds the pane's agent lock.
 func (s *Server) trackQuestionLocked(id int, e *paneEntry, kind string, d *agentstate.Decision, screen agentstate.Screen, now time.Time) {
 	t := &e.turns
 	if d.State != agentstate.Waiting {
@@ -142,8 +142,10 @@ func (s *Server) questionGoneLocked(id int, e *paneEntry, kind string, now time.
 }
 
 // answeredLocked notes an answer for explain and appends it to the audit
-// log (on its own goroutine: the log is a file).
+// log (on its own goroutine: the log is a file). Caller holds the pane's
+// agent lock.
 func (s *Server) answeredLocked(id int, e *paneEntry, kind string, q *agentstate.Question, dec, key, by, rule string, now time.Time) {
+	e.mustHoldAgent()
 	t := &e.turns
 	if len(t.answers) == maxAnswers {
 		t.answers = append(t.answers[:0], t.answers[1:]...)
@@ -174,8 +176,10 @@ func optionOfKeys(q *agentstate.Question, typed string) (agentstate.Option, bool
 }
 
 // policyLocked asks the policy about the pane's new question once, and
-// types the key of the option it decides, on its own goroutine.
+// types the key of the option it decides, on its own goroutine. Caller
+// holds the pane's agent lock.
 func (s *Server) policyLocked(id int, e *paneEntry, kind string) {
+	e.mustHoldAgent()
 	pq := e.turns.q
 	if pq == nil || pq.decided {
 		return
@@ -245,22 +249,21 @@ func explainAnswersLocked(e *paneEntry, now time.Time) []proto.ExplainAnswer {
 const questionGoneWait = 3 * time.Second
 
 // questionGone waits, up to bound, until the pane no longer asks asked,
-// and reports whether it went away. The caller must not hold Server.mu.
+// and reports whether it went away. It takes the pane's agent lock, and
+// no Server.mu.
 func (s *Server) questionGone(ctx context.Context, id int, e *paneEntry, asked *paneQuestion, bound time.Duration) bool {
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	for {
 		var gone bool
 		var ch, pch <-chan struct{}
-		s.withFresh(func() {
-			if s.panes[id] != e {
-				gone = true
-				return
-			}
+		if !s.agentFresh(e, func() {
 			s.decideLocked(id, e, false)
 			gone = e.turns.q != asked || !e.p.Status().Running
 			ch, pch = s.agentChanges(e), e.p.Changed()
-		}, id)
+		}) {
+			return true
+		}
 		if gone {
 			return true
 		}

@@ -13,11 +13,13 @@ import (
 // bound, for the turn under way (or the one send_agent gave last) to end,
 // for the agent to ask a question, or for it to exit; then gives the turn's
 // reply with its source, the replies of turns not read before, and the
-// question when there is one.
+// question when there is one. It takes the pane's agent lock, and no
+// Server.mu: a lead waiting on a turn is answered while a command or a
+// frame holds the pane table.
 func (s *Server) readCLI(ctx context.Context, id int, e *paneEntry, bound time.Duration) (proto.ReadAgentResult, error) {
 	start := time.Now()
 	var target int
-	s.withLock(func() {
+	e.agentDo(func() {
 		target = e.turns.given
 		if c := e.turns.cur; c != nil {
 			target = c.id
@@ -30,7 +32,7 @@ func (s *Server) readCLI(ctx context.Context, id int, e *paneEntry, bound time.D
 	took := time.Since(start)
 
 	var look []*cliTurn
-	s.withLock(func() {
+	e.agentDo(func() {
 		look = append(look, e.turns.unread...)
 		if c := e.turns.turnOfLocked(target); c != nil && c.ended {
 			look = append(look, c)
@@ -40,37 +42,42 @@ func (s *Server) readCLI(ctx context.Context, id int, e *paneEntry, bound time.D
 		s.findReply(ctx, e, c)
 	}
 
-	return freshDo(s, func() (proto.ReadAgentResult, error) {
-		if _, ok := s.panes[id]; !ok {
-			return proto.ReadAgentResult{}, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
+	var out proto.ReadAgentResult
+	if !s.agentFresh(e, func() { out = s.readCLILocked(id, e, target, waited, took, bound) }) {
+		return proto.ReadAgentResult{}, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
+	}
+	return out, nil
+}
+
+// readCLILocked is readCLI's answer once the wait is over. Caller holds
+// the pane's agent lock.
+func (s *Server) readCLILocked(id int, e *paneEntry, target int, waited bool, took, bound time.Duration) proto.ReadAgentResult {
+	t := &e.turns
+	info, _ := s.agentLocked(id, e)
+	out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()), Turn: target}
+	out.Activity, out.IdleMS = activity(e)
+	if waited {
+		out.WaitedMS = took.Milliseconds()
+	}
+	c := t.turnOfLocked(target)
+	if c != nil && c.ended {
+		r := turnReplyOf(c)
+		out.TurnDone, out.Reply, out.Source, out.Error = true, r.Reply, r.Source, r.Error
+	}
+	for _, u := range t.unread {
+		if u != c && u.found {
+			out.Earlier = append(out.Earlier, turnReplyOf(u))
 		}
-		t := &e.turns
-		info, _ := s.agentLocked(id, e)
-		out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()), Turn: target}
-		out.Activity, out.IdleMS = activity(e)
-		if waited {
-			out.WaitedMS = took.Milliseconds()
-		}
-		c := t.turnOfLocked(target)
-		if c != nil && c.ended {
-			r := turnReplyOf(c)
-			out.TurnDone, out.Reply, out.Source, out.Error = true, r.Reply, r.Source, r.Error
-		}
-		for _, u := range t.unread {
-			if u != c && u.found {
-				out.Earlier = append(out.Earlier, turnReplyOf(u))
-			}
-		}
-		t.unread = t.unread[:0]
-		if info != nil && info.Question != nil {
-			out.Question = info.Question
-		}
-		if !out.TurnDone || out.Question != nil {
-			out.Lines = trimTrailingEmpty(e.p.Term().Lines())
-		}
-		out.WaitNote = cliWaitNote(info, c, target, waited, took, bound)
-		return out, nil
-	}, id)
+	}
+	t.unread = t.unread[:0]
+	if info != nil && info.Question != nil {
+		out.Question = info.Question
+	}
+	if !out.TurnDone || out.Question != nil {
+		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
+	}
+	out.WaitNote = cliWaitNote(info, c, target, waited, took, bound)
+	return out
 }
 
 // waitCLITurn waits, up to bound, until turn target of pane e has ended,
@@ -87,11 +94,7 @@ func (s *Server) waitCLITurn(ctx context.Context, id int, e *paneEntry, target i
 		var gone, over bool
 		var recheck time.Duration
 		var ch <-chan struct{}
-		s.withFresh(func() {
-			if s.panes[id] != e {
-				gone = true
-				return
-			}
+		gone = !s.agentFresh(e, func() {
 			state := agentstate.Exited
 			if d, _ := s.decideLocked(id, e, false); d != nil {
 				state = d.State
@@ -100,7 +103,7 @@ func (s *Server) waitCLITurn(ctx context.Context, id int, e *paneEntry, target i
 			c := e.turns.turnOfLocked(target)
 			over = target == 0 || c == nil || c.ended || e.turns.q.asksLocked() || !e.p.Status().Running
 			ch = s.agentChanges(e)
-		}, id)
+		})
 		if gone {
 			return waited, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
 		}

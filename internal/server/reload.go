@@ -46,7 +46,7 @@ func (s *Server) reload(cfg config.Config, problem string) (notes []string) {
 	lc := &liveConfig{ui: uc, scroll: cfg.Scrollback, readWait: wait, prices: cfg.Prices, agents: ac, problem: problem}
 	s.withLock(func() {
 		s.conf.Store(lc)
-		// The engines are the panes' (under Server.mu): each weighs its
+		// The engines are the panes' (under their agent locks): each weighs its
 		// screen by the new rules from its next decision, keeping its
 		// state and history. What each pane runs is looked up again by
 		// the new kinds at the next look (a lookup is otherwise made
@@ -55,11 +55,13 @@ func (s *Server) reload(cfg config.Config, problem string) (notes []string) {
 		// know is waiting without printing anything more.
 		rules := s.rules()
 		for _, e := range s.panes {
-			if e.ag.engine != nil {
-				e.ag.engine.SetRules(rules)
-			}
-			e.kindAt = time.Time{}
-			s.agentChangedLocked(e)
+			e.agentDo(func() {
+				if e.ag.engine != nil {
+					e.ag.engine.SetRules(rules)
+				}
+				e.kindAt = time.Time{}
+				s.agentChangedLocked(e)
+			})
 		}
 		if cfg.Shell != "" && cfg.Shell != s.shell {
 			notes = append(notes, "shell "+cfg.Shell+": for sessions started from now on (this one starts "+s.shell+")")

@@ -59,14 +59,15 @@ func (e *paneEntry) linkLocked() *paneLink {
 // remoteForegroundLocked puts what the host's session says a remote pane
 // runs in place of what a lookup found here, where the pane's process is
 // melmux __remote: kind detection and explain see the host's program.
+// Caller holds the pane's agent lock.
 func remoteForegroundLocked(e *paneEntry, r *foreground) {
-	l := e.link
-	if l == nil || l.host == "" || l.fg == nil || r.pgrp == 0 {
+	fg := e.remoteFg
+	if fg == nil || e.remoteHost == "" || r.pgrp == 0 {
 		return
 	}
-	r.fg, r.kind, r.why, r.pid = l.fg.Program, l.fg.Kind, "", 0
+	r.fg, r.kind, r.why, r.pid = fg.Program, fg.Kind, "", 0
 	if r.kind != "" {
-		r.why = "on " + l.host + ": " + l.fg.Why
+		r.why = "on " + e.remoteHost + ": " + fg.Why
 	}
 }
 

@@ -130,7 +130,9 @@ func (s *Server) runsAgentLocked(e *paneEntry) bool {
 			return true
 		}
 	}
-	return e.kind != ""
+	var kind string
+	e.agentDo(func() { kind = e.kind })
+	return kind != ""
 }
 
 // agentCommand says an open_pane command line runs an agent CLI (its first

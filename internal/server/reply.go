@@ -39,15 +39,15 @@ const (
 // transcriptKinds are the agents whose session files transcript reads.
 var transcriptKinds = map[string]bool{"claude": true, "codex": true, "gemini": true}
 
-// findReply looks for the reply of turn c of pane e once; the caller must
-// not hold Server.mu.
+// findReply looks for the reply of turn c of pane e once; the caller
+// holds no lock of the server's.
 func (s *Server) findReply(ctx context.Context, e *paneEntry, c *cliTurn) {
 	var found, hooks bool
 	var kind, text, ended string
 	var pid int
 	var enter, start time.Time
 	var mark uint64
-	s.withLock(func() {
+	e.agentDo(func() {
 		found = c.found
 		t := &e.turns
 		kind, pid = e.kind, e.kindPID
@@ -76,7 +76,7 @@ func (s *Server) findReply(ctx context.Context, e *paneEntry, c *cliTurn) {
 		reply, source = screenReply(e.p.Term().TextSince(mark), text), "screen"
 	}
 	reply = clipReply(reply)
-	s.withLock(func() {
+	e.agentDo(func() {
 		if !c.found {
 			c.reply, c.source, c.found = reply, source, true
 		}
@@ -85,8 +85,8 @@ func (s *Server) findReply(ctx context.Context, e *paneEntry, c *cliTurn) {
 
 // stopAfter is the reply of a Stop hook that came after t, "" for none.
 func (s *Server) stopAfter(e *paneEntry, t time.Time) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	e.agentMu.Lock()
+	defer e.agentMu.Unlock()
 	if h := e.turns.stop; h != nil && h.at.After(t) {
 		return h.text
 	}
@@ -101,7 +101,7 @@ func (s *Server) waitStopHook(ctx context.Context, e *paneEntry, enter time.Time
 	for {
 		var h *hookReply
 		var ch <-chan struct{}
-		s.withLock(func() { h, ch = e.turns.stop, s.agentChanges(e) })
+		e.agentDo(func() { h, ch = e.turns.stop, s.agentChanges(e) })
 		if h != nil && h.at.After(enter) {
 			return h.text
 		}

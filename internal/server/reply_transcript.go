@@ -43,7 +43,7 @@ func (s *Server) agentProc(e *paneEntry, pid int) (transcript.Proc, bool) {
 	t := &e.turns
 	var kept transcript.Proc
 	var have, fresh bool
-	s.withLock(func() {
+	e.agentDo(func() {
 		kept, have = t.proc, t.procPID != 0
 		fresh = pid != 0 && pid != t.procPID
 	})
@@ -57,6 +57,6 @@ func (s *Server) agentProc(e *paneEntry, pid int) (transcript.Proc, bool) {
 		}
 		return kept, have
 	}
-	s.withLock(func() { t.proc, t.procPID = proc, pid })
+	e.agentDo(func() { t.proc, t.procPID = proc, pid })
 	return proc, true
 }

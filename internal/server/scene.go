@@ -136,17 +136,21 @@ func (s *Server) frameAsksLocked(fresh int) map[int]*paneRead {
 		r.title = r.title || e.title == ""
 		if e.p.Status().Running {
 			r.agent = true
-			_, known := e.agentKindKnownLocked()
-			mel, gen := s.melShownLocked(e)
-			r.agentSees = (known != "" || mel) && !e.decisionCurrentLocked(gen)
+			e.agentDo(func() {
+				_, known := e.agentKindKnownLocked()
+				mel, gen := s.melShownLocked(e)
+				r.agentSees = (known != "" || mel) && !e.decisionCurrentLocked(gen)
+			})
 		}
 	}
 	return reads
 }
 
 // decisionCurrentLocked says the pane's last agent decision holds: nothing
-// changed since it was made (gen is agentGenLocked's count).
+// changed since it was made (gen is agentGenLocked's count). Caller holds
+// the pane's agent lock.
 func (e *paneEntry) decisionCurrentLocked(gen uint64) bool {
+	e.mustHoldAgent()
 	return e.ag.cached != nil && e.ag.cachedCh == e.p.Changed() && e.ag.cacheGen == gen && time.Now().Before(e.ag.until)
 }
 
@@ -225,10 +229,13 @@ func (s *Server) sceneLocked(cols, rows, fresh int, reads map[int]*paneRead, liv
 				v = e.drawnAgent
 			} else if r := read(id, e, 0, 0, func(r *paneRead) bool { return r.agRead }); r != nil {
 				var short bool
-				v.info, v.change, short = s.agentFromLocked(id, e, &r.ag)
-				if short && live {
-					v.info, v.change = s.agentLocked(id, e)
-				} else if short {
+				e.agentDo(func() {
+					v.info, v.change, short = s.agentFromLocked(id, e, &r.ag)
+					if short && live {
+						v.info, v.change = s.agentLocked(id, e)
+					}
+				})
+				if short && !live {
 					missing = true
 				}
 				e.drawnAgent = v
@@ -254,7 +261,9 @@ func (s *Server) sceneLocked(cols, rows, fresh int, reads map[int]*paneRead, liv
 		// failure (needs you), a finished turn (done).
 		for _, id := range t.Panes {
 			if e, ok := s.panes[id]; ok {
-				switch e.notify.mark {
+				var mark attention
+				e.agentDo(func() { mark = e.notify.mark })
+				switch mark {
 				case attnNeeds:
 					tv.Attention = true
 				case attnDone:
@@ -434,12 +443,15 @@ func (s *Server) displayNameFrom(e *paneEntry, progTitle func() string) string {
 
 // runningLocked is what runs in the pane: a melmux agent by its role, the
 // foreground program when the shell started another (vim, top, claude), else
-// the pane's command.
+// the pane's command. Caller holds Server.mu, not the pane's agent lock,
+// which it takes.
 func (s *Server) runningLocked(e *paneEntry) string {
-	if a := s.melLocked(e); a != nil {
+	var a *melAgent
+	var fg string
+	e.agentDo(func() { a, fg = s.melLocked(e), s.foregroundLocked(e) })
+	if a != nil {
 		return "mel " + a.role // "mel worker", its state beside it
 	}
-	fg := s.foregroundLocked(e)
 	start := e.startArgv()
 	if fg == "" || (len(start) > 0 && fg == filepath.Base(start[0])) {
 		return shortCommand(start)

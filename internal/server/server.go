@@ -133,6 +133,18 @@ type Server struct {
 	countsCtx  context.Context
 	stopCounts context.CancelFunc
 
+	// agentPanes finds a pane's entry by its id without Server.mu, for the
+	// agents part's calls that take no Server.mu (agentEntry): a pane is
+	// in it from startPaneLocked to removePane, as in the table.
+	agentPanes sync.Map // int -> *paneEntry
+	// focus is the focused pane as the last section under Server.mu left
+	// the layout (withLock), for the agents part, which decides whether a
+	// person looks at a pane without Server.mu (lookedAt).
+	focus atomic.Int64
+	// ending is set with shutdown, for those who check it without
+	// Server.mu (a notification held back).
+	ending atomic.Bool
+
 	mu     sync.Mutex // guards everything below
 	panes  map[int]*paneEntry
 	closed closedPanes // how the panes that are gone ended
@@ -181,7 +193,8 @@ type paneEntry struct {
 	drawnTitle string
 	drawn      bool
 
-	// The agents part of the pane (agent.go), guarded by Server.mu.
+	// The agents part of the pane (agent.go), guarded by its own lock
+	// (paneAgent.agentMu).
 	paneAgent
 	// out keeps the times of the last output writes (its own lock: the
 	// pane's reader writes it).
@@ -420,6 +433,7 @@ func (s *Server) endSession(reason, clientMsg string, keep bool) {
 	var clients []*client
 	s.withLock(func() {
 		first, s.shutdown = !s.shutdown, true
+		s.ending.Store(true)
 		if first {
 			clients = s.clients.close() // none joins from now on
 		}

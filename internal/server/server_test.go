@@ -405,7 +405,7 @@ func TestBorderNamesTheForegroundProgram(t *testing.T) {
 	command := func() string {
 		s.mu.Lock()
 		for _, e := range s.panes {
-			e.kindAt = time.Time{} // look again now
+			e.agentDo(func() { e.kindAt = time.Time{} }) // look again now
 		}
 		s.mu.Unlock()
 		sc, _ := s.scene(viewer)

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	mxclient "github.com/melmux/melmux/internal/client"
@@ -30,7 +32,18 @@ func TestMain(m *testing.M) {
 	// PTYs, clients, timers), so more of them run at once than -parallel's
 	// default, GOMAXPROCS; a -parallel given on the command line still wins.
 	flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
-	os.Exit(m.Run())
+	var unlocked atomic.Int64
+	lockChecks = func(what string) {
+		if unlocked.Add(1) <= 5 {
+			fmt.Fprintf(os.Stderr, "%s:\n%s\n", what, debug.Stack())
+		}
+	}
+	code := m.Run()
+	if n := unlocked.Load(); n > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d uses of a pane's agent state without its lock (the first are above)\n", n)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // fakeWorker registers as `melmux agent --role worker --id ID` would with

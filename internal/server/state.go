@@ -254,7 +254,9 @@ func (s *Server) buildStateLocked(final bool) (*sessionstate.State, []stateRow) 
 		if e.wt != nil {
 			sp.Worktree, sp.Branch = e.wt.Path, e.wt.Branch
 		}
-		if a := s.melLocked(e); a != nil {
+		var a *melAgent
+		e.agentDo(func() { a = s.melLocked(e) })
+		if a != nil {
 			sp.Agent = &sessionstate.Agent{ID: a.id, Role: a.role, Model: a.model, Provider: a.provider}
 		}
 		rows = append(rows, stateRow{e, sp})

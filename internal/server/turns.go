@@ -29,7 +29,8 @@ const (
 	maxAnswers = 8
 )
 
-// cliTurns are the turns of the agent CLI in a pane. Guarded by Server.mu.
+// cliTurns are the turns of the agent CLI in a pane, and the turns in
+// them (cliTurn). Guarded by the pane's agent lock.
 type cliTurns struct {
 	given  int        // the last turn id given out
 	cur    *cliTurn   // the turn under way, nil between turns
@@ -101,8 +102,9 @@ func (t *cliTurns) beginLocked(from, text string, start time.Time, mark uint64) 
 
 // trackTurnLocked follows the pane's turns with a new decision of its
 // agent's state: it starts a turn the person began, notes work, ends the
-// turn under way. Caller holds Server.mu.
+// turn under way. Caller holds the pane's agent lock.
 func (s *Server) trackTurnLocked(id int, e *paneEntry, kind string, d *agentstate.Decision, screen agentstate.Screen, now time.Time) {
+	e.mustHoldAgent()
 	t := &e.turns
 	switch d.State {
 	case agentstate.Working, agentstate.Waiting:
@@ -124,8 +126,10 @@ func (s *Server) trackTurnLocked(id int, e *paneEntry, kind string, d *agentstat
 // endTurnIfOverLocked ends the turn under way when the agent is done with
 // it: exited, or idle after it was seen at work or a hook or its status
 // said it finished, or idle and quiet long after printing. It returns when
-// to look again for the quiet end, 0 for no need.
+// to look again for the quiet end, 0 for no need. Caller holds the pane's
+// agent lock.
 func (s *Server) endTurnIfOverLocked(e *paneEntry, state agentstate.State, now time.Time) time.Duration {
+	e.mustHoldAgent()
 	t := &e.turns
 	c := t.cur
 	if c == nil {
@@ -159,8 +163,10 @@ func (s *Server) endTurnIfOverLocked(e *paneEntry, state agentstate.State, now t
 	return 0
 }
 
-// endTurnNowLocked ends the turn under way as end says.
+// endTurnNowLocked ends the turn under way as end says. Caller holds the
+// pane's agent lock.
 func (s *Server) endTurnNowLocked(e *paneEntry, end string) {
+	e.mustHoldAgent()
 	t := &e.turns
 	c := t.cur
 	c.ended, c.end, c.endAt = true, end, time.Now()
@@ -203,7 +209,7 @@ const agentStartWait = 30 * time.Second
 // waitAgentReady waits, up to bound, until the agent CLI in pane id is
 // ready for a message (idle at its prompt; with busyOK, at work too: it
 // takes a message while it works) or asks something (a trust question), or
-// its program exits. The caller must not hold Server.mu.
+// its program exits. It takes the pane's agent lock, and no Server.mu.
 func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound time.Duration, busyOK bool) {
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
@@ -211,18 +217,16 @@ func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound
 		var ready bool
 		var next time.Duration
 		var ch, pch <-chan struct{}
-		s.withFresh(func() {
-			if s.panes[id] != e {
-				ready = true // gone: nothing to wait for
-				return
-			}
+		if !s.agentFresh(e, func() {
 			d, kind := s.decideLocked(id, e, false)
 			ready = d != nil && agentReadyState(kind, d, e.p.LastOutput(), busyOK) || !e.p.Status().Running
 			if d != nil {
 				next = d.Next
 			}
 			ch, pch = s.agentChanges(e), e.p.Changed()
-		}, id)
+		}) {
+			return // gone: nothing to wait for
+		}
 		if ready {
 			return
 		}

@@ -79,7 +79,9 @@ func (s *Server) webAgentsLocked(now time.Time) []proto.AgentRow {
 			continue
 		}
 		tab, _ := s.layout.TabOf(id)
-		key = append(key, uint64(id), uint64(tab), s.agentGenLocked(e))
+		var gen uint64
+		e.agentDo(func() { gen = s.agentGenLocked(e) })
+		key = append(key, uint64(id), uint64(tab), gen)
 	}
 	if a.rows != nil && slices.Equal(key, a.key) && now.Sub(a.at) < webAgentsEvery {
 		return slices.Clone(a.rows)
@@ -357,7 +359,7 @@ func (s *Server) webType(ctx context.Context, id int, text string, keys bool) er
 		if e, err = s.lookupLocked(id); err != nil {
 			return err
 		}
-		e.turns.typed = typedKeys{at: time.Now(), by: byWeb, text: text}
+		e.agentDo(func() { e.turns.typed = typedKeys{at: time.Now(), by: byWeb, text: text} })
 		return nil
 	})
 	if err != nil {

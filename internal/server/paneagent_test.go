@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mxclient "github.com/melmux/melmux/internal/client"
+	"github.com/melmux/melmux/internal/proto"
+)
+
+// A pane's agent is the agents part's (paneAgent, under the pane's own
+// agent lock): while Server.mu is held by a command or a frame, an agent
+// CLI's hooks report (notify), read_agent reads the agent and its turn,
+// and the pane's watcher decides a change the agent shows on its terminal
+// and tells it (notify_command). Each of them waited on Server.mu before.
+func TestAPaneAgentGoesOnWhileServerMuIsHeld(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	told, asked := filepath.Join(dir, "told"), filepath.Join(dir, "ask")
+	var srv *Server
+	t.Cleanup(func() { // the notify_commands still running, before dir goes
+		for deadline := time.Now().Add(30 * time.Second); srv != nil && len(srv.notifySlots) > 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	s, c := startServer(t, func(cfg *Config) {
+		cfg.Agents = AgentsConfig{NotifyCommand: `echo "$MELMUX_PANE $MELMUX_AGENT_STATE" >> ` + told}
+	})
+	srv = s
+	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
+	attachViewer(t, s, viewer)
+	// Pane 1 runs an agent known by its hooks; pane 2 one that reports
+	// its state on its terminal (OSC 7501, again and again: a report from
+	// before the pane's program was looked up is not taken for its own),
+	// asking a question once the test says so, which settles (its watcher
+	// decides it waiting) 3 s later, nothing showing it on the screen.
+	newPane(t, c, "sleep", "600")
+	openPane(t, c, "sh", "-c", `while [ ! -e `+asked+` ]; do printf '\033]7501;state=working:app=claude-code\033\\'; sleep 0.1; done
+printf '\033]7501;state=blocked:app=claude-code:msg=approve?\033\\'
+exec sleep 600`)
+	lookElsewhere(t, s, c) // a pane nobody looks at is told about
+	ctx := context.Background()
+	if !waitFor(func() bool {
+		a := listAgent(t, c, 2)
+		return a != nil && a.State == "working"
+	}) {
+		t.Fatal("pane 2 was never seen working")
+	}
+
+	release := holdServerMu(t, s)
+	var r proto.NotifyResult
+	within(t, 10*time.Second, "notify", func() error {
+		return c.Call(ctx, "notify", proto.NotifyParams{Pane: 1, State: "working", Kind: "claude", Event: "UserPromptSubmit"}, &r)
+	})
+	if r.Agent == nil || r.Agent.Kind != "claude" || r.Agent.State != "working" {
+		t.Fatalf("notify: got %+v, want claude working", r.Agent)
+	}
+	var read proto.ReadAgentResult
+	within(t, 10*time.Second, "read_agent", func() error {
+		return c.Call(ctx, "read_agent", proto.ReadAgentParams{Pane: 1, WaitMS: -1}, &read)
+	})
+	if read.Agent == nil || read.Agent.State != "working" || read.Status != "running" {
+		t.Fatalf("read_agent: got %+v (agent %+v), want claude working", read, read.Agent)
+	}
+	within(t, 10*time.Second, "notify idle", func() error {
+		return c.Call(ctx, "notify", proto.NotifyParams{Pane: 1, State: "idle", Kind: "claude", Event: "Stop", Reply: "all done"}, &r)
+	})
+	if r.Agent == nil || r.Agent.State != "idle" {
+		t.Fatalf("notify idle: got %+v, want idle", r.Agent)
+	}
+	// Pane 2's question, which only its watcher sees: decided and told
+	// with the pane table still held.
+	if err := os.WriteFile(asked, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 15*time.Second, "the question's notification", func() error {
+		for {
+			b, _ := os.ReadFile(told)
+			if strings.Contains(string(b), "2 waiting") {
+				return nil
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	within(t, 10*time.Second, "read_agent of the question", func() error {
+		return c.Call(ctx, "read_agent", proto.ReadAgentParams{Pane: 2, WaitMS: -1}, &read)
+	})
+	if read.Agent == nil || read.Agent.State != "waiting" || read.Question == nil {
+		t.Fatalf("read_agent of pane 2: got %+v (agent %+v), want waiting with its question", read, read.Agent)
+	}
+	release()
+
+	// What was decided while the table was held is what list_panes shows.
+	if a := listAgent(t, c, 1); a == nil || a.State != "idle" {
+		t.Fatalf("list_panes, pane 1: %+v, want idle", a)
+	}
+	if a := listAgent(t, c, 2); a == nil || a.State != "waiting" {
+		t.Fatalf("list_panes, pane 2: %+v, want waiting", a)
+	}
+}
+
+// openPane opens a pane beside the others, running argv.
+func openPane(t *testing.T, c *mxclient.Client, argv ...string) {
+	t.Helper()
+	if err := c.Call(context.Background(), "open_pane", proto.OpenPaneParams{Argv: argv, NoWait: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
