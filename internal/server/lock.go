@@ -20,6 +20,8 @@ func (s *Server) withLock(f func()) {
 
 // publishLocked leaves what the parts that do not take Server.mu read of
 // the pane table where they read it: the focused pane (Server.focus).
+// withLock runs it as it lets go of the lock; a section that takes
+// Server.mu by hand and may move the focus defers it too.
 func (s *Server) publishLocked() {
 	if s.layout != nil {
 		s.focus.Store(int64(s.layout.Focused()))

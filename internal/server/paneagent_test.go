@@ -11,6 +11,7 @@ import (
 
 	mxclient "github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/ui"
 )
 
 // A pane's agent is the agents part's (paneAgent, under the pane's own
@@ -109,5 +110,42 @@ func openPane(t *testing.T, c *mxclient.Client, argv ...string) {
 	t.Helper()
 	if err := c.Call(context.Background(), "open_pane", proto.OpenPaneParams{Argv: argv, NoWait: true}, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Whether a person looks at a pane is decided without Server.mu, from the
+// focus the last section under it published: each way the focus moves
+// publishes it as its section ends.
+func TestTheFocusIsPublishedWhereItMoves(t *testing.T) {
+	t.Parallel()
+	s, c := startServer(t)
+	newPane(t, c, "sleep", "600")
+	if err := c.Call(context.Background(), "open_pane", proto.OpenPaneParams{Layout: "right", Argv: []string{"sleep", "600"}, NoWait: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		how string
+		do  func() error
+	}{
+		{"a key's next-pane", func() error { _, err := s.tmuxCommand(nil, ui.Command{Name: "next-pane"}); return err }},
+		{"a new pane in a tab of its own", func() error {
+			return c.Call(context.Background(), "open_pane", proto.OpenPaneParams{Layout: "tab", Argv: []string{"sleep", "600"}, Focus: true, NoWait: true}, nil)
+		}},
+		{"a key's next-tab", func() error { return s.uiCommand(nil, ui.Command{Name: "next-tab"}) }},
+	} {
+		var before int
+		s.withLock(func() { before = s.layout.Focused() })
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.how, err)
+		}
+		s.mu.Lock() // by hand: withLock would publish
+		after := s.layout.Focused()
+		s.mu.Unlock()
+		if after == before {
+			t.Fatalf("%s did not move the focus (pane %d)", step.how, after)
+		}
+		if got := s.focus.Load(); got != int64(after) {
+			t.Fatalf("after %s: published focus %d, the layout's %d", step.how, got, after)
+		}
 	}
 }

@@ -163,6 +163,7 @@ func (s *Server) spawn(spec spawnSpec) (*paneEntry, layout.AddResult, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.publishLocked() // the new pane may take the focus
 	if s.shutdown {
 		return nil, layout.AddResult{}, errorf(proto.CodeFailed, "the session is ending")
 	}

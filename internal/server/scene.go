@@ -544,6 +544,7 @@ func (s *Server) uiCommand(c *client, a ui.Command) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.publishLocked() // the focus moves
 	w, h := s.paneAreaLocked()
 	switch a.Name {
 	case "next-tab":

@@ -61,6 +61,7 @@ func (s *Server) tmuxCommand(c *client, a ui.Command) (done bool, err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.publishLocked() // the focus moves
 	w, h := s.paneAreaLocked()
 	switch a.Name {
 	case "next-pane":
