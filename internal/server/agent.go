@@ -93,18 +93,18 @@ func (e *paneEntry) agentDo(f func()) {
 	f()
 }
 
-// lockChecks, when set (the package's tests set it), is told of each use
-// of a pane's agent state that mustHoldAgent finds without its lock.
-var lockChecks func(what string)
-
-// mustHoldAgent tells lockChecks when nobody holds the pane's agent lock:
-// the ...Locked functions of the agents part call it, so a path that
-// reaches them without the lock fails the package's tests at once, not
-// only when the race detector happens to see two of them meet.
+// mustHoldAgent tells the server's unlocked test hook when nobody holds
+// the pane's agent lock: the ...Locked functions of the agents part call
+// it, so a path that reaches them without the lock fails the package's
+// tests at once, not only when the race detector happens to see two of
+// them meet.
 func (e *paneEntry) mustHoldAgent() {
-	if lockChecks != nil && e.agentMu.TryLock() {
+	if e.hooks == nil {
+		return
+	}
+	if f := e.hooks.unlocked.Load(); f != nil && e.agentMu.TryLock() {
 		defer e.agentMu.Unlock()
-		lockChecks("a pane's agent state was used without its agent lock (paneAgent.agentMu)")
+		(*f)("a pane's agent state was used without its agent lock (paneAgent.agentMu)")
 	}
 }
 

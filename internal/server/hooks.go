@@ -18,6 +18,9 @@ type testHooks struct {
 	lock atomic.Pointer[func()]
 	// agentLock runs each time agentDo has taken a pane's agent lock.
 	agentLock atomic.Pointer[func()]
+	// unlocked is told of each use of a pane's agent state found without
+	// its agent lock (mustHoldAgent).
+	unlocked atomic.Pointer[func(what string)]
 	// prompt runs first in each verb typed at the prompt, on the verb's
 	// goroutine.
 	prompt atomic.Pointer[func(args []string)]

@@ -57,6 +57,8 @@ func startServer(t *testing.T, opts ...func(*Config)) (*Server, *mxclient.Client
 		o(&cfg)
 	}
 	s := New(cfg)
+	unlocked := noteUnlocked
+	s.hooks.unlocked.Store(&unlocked)
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

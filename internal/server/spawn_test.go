@@ -23,6 +23,18 @@ import (
 // that the server's real spawn, registration and queue are what is tested.
 const fakeWorkerEnv = "MELMUX_TEST_FAKE_WORKER"
 
+// unlockedUses counts the uses of a pane's agent state without its lock
+// that the servers of startServer found (testHooks.unlocked); any fails
+// the test binary.
+var unlockedUses atomic.Int64
+
+// noteUnlocked is every test server's testHooks.unlocked.
+func noteUnlocked(what string) {
+	if unlockedUses.Add(1) <= 5 {
+		fmt.Fprintf(os.Stderr, "%s:\n%s\n", what, debug.Stack())
+	}
+}
+
 func TestMain(m *testing.M) {
 	playWeb()
 	if mode := os.Getenv(fakeWorkerEnv); mode != "" {
@@ -32,14 +44,8 @@ func TestMain(m *testing.M) {
 	// PTYs, clients, timers), so more of them run at once than -parallel's
 	// default, GOMAXPROCS; a -parallel given on the command line still wins.
 	flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
-	var unlocked atomic.Int64
-	lockChecks = func(what string) {
-		if unlocked.Add(1) <= 5 {
-			fmt.Fprintf(os.Stderr, "%s:\n%s\n", what, debug.Stack())
-		}
-	}
 	code := m.Run()
-	if n := unlocked.Load(); n > 0 {
+	if n := unlockedUses.Load(); n > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: %d uses of a pane's agent state without its lock (the first are above)\n", n)
 		code = 1
 	}
