@@ -691,15 +691,43 @@ func (s *Server) watchAgent(id int, e *paneEntry) {
 // decideAgent is one decision of pane id's watcher: what to wait on for
 // the next and when it is due at the latest; ok is false once the pane is
 // gone. It takes the pane's agent lock alone, let go of even after a
-// panic: a watcher deciding never holds up a command or a frame.
+// panic, and reads the pane's emulator between its two sections, holding
+// no lock, as a frame does: a watcher deciding never holds up a command or
+// a frame, nor does an emulator busy parsing a flood hold up through it
+// whoever needs the pane's agent.
 func (s *Server) decideAgent(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration, ok bool) {
-	ok = s.agentFresh(e, func() { ch, ach, next = s.decideAgentLocked(id, e) })
+	sees := false
+	if ok = s.agentFresh(e, func() { sees = s.agentSeesLocked(e) }); !ok {
+		return nil, nil, 0, false
+	}
+	var r agentRead
+	r.read(e.p, sees)
+	ok = s.agentFresh(e, func() { ch, ach, next = s.decideAgentLocked(id, e, &r) })
 	return ch, ach, next, ok
 }
 
-func (s *Server) decideAgentLocked(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration) {
-	ch, ach = e.p.Changed(), s.agentChanges(e)
-	info, next := s.agentLocked(id, e)
+// agentSeesLocked says a decision of the pane's agent would read its
+// screen: the pane runs an agent as far as is known, and its last
+// decision no longer holds. Caller holds the pane's agent lock.
+func (s *Server) agentSeesLocked(e *paneEntry) bool {
+	_, known := e.agentKindKnownLocked()
+	mel, gen := s.melShownLocked(e)
+	return (known != "" || mel) && !e.decisionCurrentLocked(gen)
+}
+
+// decideAgentLocked decides from what r read of the pane's emulator, or
+// from the emulator now when r lacks what the decision needs (the pane was
+// found running an agent only now).
+func (s *Server) decideAgentLocked(id int, e *paneEntry, r *agentRead) (ch, ach <-chan struct{}, next time.Duration) {
+	ch, ach = r.ch, s.agentChanges(e)
+	if ch == nil {
+		ch = e.p.Changed()
+	}
+	info, next, short := s.agentFromLocked(id, e, r)
+	if short {
+		ch = e.p.Changed()
+		info, next = s.agentLocked(id, e)
+	}
 	if since := time.Since(e.kindAt); info == nil && e.p.LastOutput().After(e.kindAt) && since < agentKindTTL {
 		// No agent at the last lookup, output since: an agent may have
 		// started; look again once the lookup is due.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -148,4 +149,75 @@ func TestTheFocusIsPublishedWhereItMoves(t *testing.T) {
 			t.Fatalf("after %s: published focus %d, the layout's %d", step.how, got, after)
 		}
 	}
+}
+
+// A pane's watcher reads the pane's emulator holding no lock, as a frame
+// does: an emulator busy parsing (held here by a tap on its history, as a
+// long parse holds it) leaves the pane's agent lock free, so the pane
+// table's sections that take it (list_panes, frames) do not wait on the
+// emulator through it.
+func TestAWatcherReadsThePaneWithoutItsAgentLock(t *testing.T) {
+	t.Parallel()
+	s, c := startServer(t)
+	ctx := context.Background()
+	newPane(t, c, "sh", "-c", "echo ready; read x; seq 200; exec sleep 600")
+	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^ready$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// An agent known by its hooks, so that its watcher reads the screen.
+	if err := c.Call(ctx, "notify", proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.lookup(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tapped, release := make(chan struct{}), make(chan struct{})
+	var tapOnce, releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	_, stop := e.p.Term().TapScrolled(func(string, bool) { tapOnce.Do(func() { close(tapped); <-release }) })
+	t.Cleanup(func() { free(); stop() })
+	if err := e.p.Type([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-tapped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pane's output never reached its history")
+	}
+	// Wake the watcher (as a report would) and wait until it waits on the
+	// emulator.
+	s.mels.changed(1)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		if blockedReading(stacks) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher never began to read the pane")
+		}
+	}
+	took := make(chan struct{})
+	go func() {
+		e.agentDo(func() {})
+		close(took)
+	}()
+	select {
+	case <-took:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pane's agent lock was held while its watcher waited for the emulator")
+	}
+	free()
+}
+
+// blockedReading says a pane's watcher is among stacks reading its
+// emulator.
+func blockedReading(stacks string) bool {
+	for _, g := range strings.Split(stacks, "\n\n") {
+		if strings.Contains(g, "(*Server).watchAgent(") && strings.Contains(g, "(*agentRead).read(") {
+			return true
+		}
+	}
+	return false
 }

@@ -136,11 +136,7 @@ func (s *Server) frameAsksLocked(fresh int) map[int]*paneRead {
 		r.title = r.title || e.title == ""
 		if e.p.Status().Running {
 			r.agent = true
-			e.agentDo(func() {
-				_, known := e.agentKindKnownLocked()
-				mel, gen := s.melShownLocked(e)
-				r.agentSees = (known != "" || mel) && !e.decisionCurrentLocked(gen)
-			})
+			e.agentDo(func() { r.agentSees = s.agentSeesLocked(e) })
 		}
 	}
 	return reads
