@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -26,14 +27,15 @@ func init() {
 	cli.Register(&cli.Verb{
 		Name:    "hosts",
 		Usage:   "[--json] | --check DEST [--json]",
-		Summary: "list the hosts the session's panes run on (open-pane --host): each link's state, round trip (LATENCY) and panes; --check DEST tests a host",
+		Summary: "list the hosts the session's panes run on (open-pane --host) and those the config names for placement: each link's state, round trip (LATENCY), panes and agents; --check DEST tests a host",
 		Run: func(g *cli.Globals, args []string) error {
 			fs := cli.NewFlags(g, "hosts")
 			asJSON := fs.Bool("json", false, "print the result as JSON (the hosts; with --check, the steps)")
 			check := fs.String("check", "", "test the host `DEST` (an ssh alias, user@host or host:port) as a first pane there would use it, "+
 				"without opening one, copying anything or needing a session here: ssh, the platform, this build there (or what would be copied), "+
 				"the data directory, a melmux session answering, the round trip; a line each, ok or failed with what to do; exit status 1 when a step failed. "+
-				"LATENCY in the list is the median of the link's last pings over its live ssh channel, - while not connected")
+				"LATENCY in the list is the median of the link's last pings over its live ssh channel, - while not connected; "+
+				"AGENTS counts the agents running there as a lead's placement does, /N with the host's max_agents")
 			if err := cli.ParseFlags(fs, args); err != nil {
 				return err
 			}
@@ -51,24 +53,39 @@ func init() {
 				return printJSON(g.Stdout, res.Hosts)
 			}
 			if len(res.Hosts) == 0 {
-				fmt.Fprintln(g.Stderr, "melmux: no pane of this session runs on another host (open-pane --host DEST)")
+				fmt.Fprintln(g.Stderr, "melmux: no pane of this session runs on another host (open-pane --host DEST), and the config names none for placement ([agent] spawn_hosts)")
 				return nil
 			}
-			v := client.VisibleLine
-			tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HOST\tSTATE\tSINCE\tLATENCY\tPANES\tWHY")
-			for _, h := range res.Hosts {
-				panes := make([]string, len(h.Panes))
-				for i, id := range h.Panes {
-					panes[i] = strconv.Itoa(id)
-				}
-				since := time.UnixMilli(h.Since).Local().Format("2006-01-02 15:04:05")
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d (%s)\t%s\n", v(h.Host), h.State, since, latency(h.LatencyMS),
-					len(h.Panes), strings.Join(panes, ","), v(h.Error))
-			}
-			return tw.Flush()
+			return printHosts(g.Stdout, res.Hosts)
 		},
 	})
+}
+
+// printHosts writes the hosts as a table.
+func printHosts(w io.Writer, hosts []proto.HostInfo) error {
+	v := client.VisibleLine
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tSTATE\tSINCE\tLATENCY\tPANES\tAGENTS\tWHY")
+	for _, h := range hosts {
+		panes := "0"
+		if len(h.Panes) > 0 {
+			ids := make([]string, len(h.Panes))
+			for i, id := range h.Panes {
+				ids[i] = strconv.Itoa(id)
+			}
+			panes = fmt.Sprintf("%d (%s)", len(h.Panes), strings.Join(ids, ","))
+		}
+		since := "-"
+		if h.Since != 0 {
+			since = time.UnixMilli(h.Since).Local().Format("2006-01-02 15:04:05")
+		}
+		agents := strconv.Itoa(h.Agents)
+		if h.MaxAgents > 0 {
+			agents += "/" + strconv.Itoa(h.MaxAgents)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v(h.Host), h.State, since, latency(h.LatencyMS), panes, agents, v(h.Error))
+	}
+	return tw.Flush()
 }
 
 // latency shows a round trip in milliseconds, - when there is none.

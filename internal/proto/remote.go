@@ -81,6 +81,12 @@ const (
 	LinkConnected    = "connected"
 	LinkDisconnected = "disconnected"
 	LinkFailed       = "failed"
+	// HostUnused is the state `hosts` gives a host of the config's
+	// [agent] spawn_hosts or [hosts] that no pane runs on now.
+	HostUnused = "unused"
+	// HostLocal is the state `hosts` gives this machine ("local" in the
+	// config), listed when the config names it.
+	HostLocal = "local"
 )
 
 // RemoteLinkParams is what a remote pane's local side reports.
@@ -114,8 +120,11 @@ type RemoteUsage struct {
 
 // HostInfo is a row of `melmux hosts`.
 type HostInfo struct {
-	Host  string `json:"host"`
-	State string `json:"state"` // the worst of its panes' links
+	Host string `json:"host"`
+	// State is the worst of its panes' links (connected, connecting,
+	// disconnected, failed); unused for a host of the config that no pane
+	// runs on, local for this machine.
+	State string `json:"state"`
 	// Since is when the state began (unix milliseconds).
 	Since int64  `json:"since"`
 	Error string `json:"error,omitempty"`
@@ -125,9 +134,15 @@ type HostInfo struct {
 	// median of that link's last pings); null while none is connected or
 	// none has measured yet.
 	LatencyMS *float64 `json:"latency_ms"`
+	// Agents counts the agents running on the host as a lead's placement
+	// counts them (melmux workers, agent CLIs, panes placed for one);
+	// MaxAgents is its [hosts] max_agents, 0 for no bound.
+	Agents    int `json:"agents"`
+	MaxAgents int `json:"max_agents"`
 }
 
-// HostsResult lists the hosts the session's panes run on.
+// HostsResult lists the hosts the session's panes run on, and those the
+// config names for placement.
 type HostsResult struct {
 	Hosts []HostInfo `json:"hosts"`
 }

@@ -5,13 +5,18 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/melmux/melmux/internal/config"
 	"github.com/melmux/melmux/internal/proto"
 )
 
 // hosts lists the hosts the session's panes run on, each with the state of
 // its links: the worst of its panes' (failed, disconnected, connecting,
 // connected), since when, and why; and the round trip its live links
-// measured (each pane has its own ssh channel: the median of theirs).
+// measured (each pane has its own ssh channel: the median of theirs). The
+// hosts the config names for placement ([agent] spawn_hosts, [hosts]) are
+// listed too, with none of their panes running (unused), and this machine
+// when the config names it: each with the agents running there as a lead's
+// placement counts them, and its max_agents.
 func init() {
 	register(&Command{Name: "hosts", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		if err := decodeParams("hosts", raw, &struct{}{}); err != nil {
@@ -20,7 +25,8 @@ func init() {
 		rank := map[string]int{proto.LinkConnected: 0, proto.LinkConnecting: 1, proto.LinkDisconnected: 2, proto.LinkFailed: 3}
 		by := map[string]*proto.HostInfo{}
 		rtts := map[string][]float64{}
-		s.withLock(func() {
+		var agents map[string]int
+		s.withFresh(func() { // what each pane runs looked up, for the agents counted
 			for id, e := range s.panes {
 				l := e.link
 				if l == nil || l.host == "" {
@@ -38,7 +44,22 @@ func init() {
 					rtts[l.host] = append(rtts[l.host], l.rttMS)
 				}
 			}
+			agents, _ = s.agentsByHostLocked()
 		})
+		spawn, limits := s.placementConfig()
+		named := append([]string(nil), spawn...)
+		for h := range limits {
+			named = append(named, h)
+		}
+		for _, h := range named {
+			if by[h] == nil {
+				state := proto.HostUnused
+				if h == config.LocalHost {
+					state = proto.HostLocal
+				}
+				by[h] = &proto.HostInfo{Host: h, State: state, Panes: []int{}}
+			}
+		}
 		out := proto.HostsResult{Hosts: []proto.HostInfo{}}
 		for _, h := range by {
 			sort.Ints(h.Panes)
@@ -47,6 +68,7 @@ func init() {
 				m := r[len(r)/2]
 				h.LatencyMS = &m
 			}
+			h.Agents, h.MaxAgents = agents[h.Host], limits[h.Host].MaxAgents
 			out.Hosts = append(out.Hosts, *h)
 		}
 		sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].Host < out.Hosts[j].Host })

@@ -74,25 +74,9 @@ func (s *Server) place(verb string, localOnly bool) (*placement, error) {
 		return nil, nil
 	}
 	placeMu.Lock()
-	count := map[string]int{}
-	down := map[string]string{}
-	s.withLock(func() {
-		for _, e := range s.panes {
-			if !e.p.Status().Running {
-				continue
-			}
-			host := config.LocalHost
-			if l := e.link; l != nil && l.host != "" {
-				host = l.host
-				if l.state == proto.LinkDisconnected || l.state == proto.LinkFailed {
-					down[host] = l.state
-				}
-			}
-			if s.runsAgentLocked(e) {
-				count[host]++
-			}
-		}
-	})
+	var count map[string]int
+	var down map[string]string
+	s.withLock(func() { count, down = s.agentsByHostLocked() })
 	best, bestN := "", 0
 	var full []string
 	for _, h := range hosts {
@@ -115,6 +99,29 @@ func (s *Server) place(verb string, localOnly bool) (*placement, error) {
 			verb, strings.Join(full, ", "))
 	}
 	return &placement{host: best}, nil
+}
+
+// agentsByHostLocked counts the agents running on each host (this
+// machine's as config.LocalHost), and names the hosts whose links are down
+// with their state. Caller holds Server.mu.
+func (s *Server) agentsByHostLocked() (count map[string]int, down map[string]string) {
+	count, down = map[string]int{}, map[string]string{}
+	for _, e := range s.panes {
+		if !e.p.Status().Running {
+			continue
+		}
+		host := config.LocalHost
+		if l := e.link; l != nil && l.host != "" {
+			host = l.host
+			if l.state == proto.LinkDisconnected || l.state == proto.LinkFailed {
+				down[host] = l.state
+			}
+		}
+		if s.runsAgentLocked(e) {
+			count[host]++
+		}
+	}
+	return count, down
 }
 
 // runsAgentLocked says e counts as an agent on its host: a melmux worker
