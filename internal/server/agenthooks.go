@@ -120,6 +120,19 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// agentEnv is the environment for an agent CLI melmux starts: env itself
+// but for Gemini CLI, which runs headless when CI=true or
+// GITHUB_ACTIONS=true (it prints no screen and exits, a terminal or not):
+// a pane is interactive, so those two are left out of its environment.
+func agentEnv(argv, env []string) []string {
+	if len(argv) == 0 || filepath.Base(argv[0]) != "gemini" {
+		return env
+	}
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "CI=") || strings.HasPrefix(kv, "GITHUB_ACTIONS=")
+	})
+}
+
 // startArgv is the command line the pane runs as it was asked for, without
 // melmux's hooks.
 func (e *paneEntry) startArgv() []string {

@@ -227,6 +227,7 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 	exitDone := make(chan struct{})
 	outputs := &outputTimes{}
 	argv := spec.argv
+	env = agentEnv(argv, env)
 	hooks := s.agentHookArgs(argv, env)
 	if len(hooks) > 0 {
 		argv = slices.Concat(argv[:1], hooks, argv[1:])
