@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os/exec"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/melmux/melmux/internal/cli"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/transcript"
 )
 
 // maxHookPayload bounds the hook's JSON read from stdin.
@@ -24,92 +28,137 @@ const maxNotifyMessage = 500
 func init() {
 	cli.Register(&cli.Verb{
 		Name:  "notify",
-		Usage: "[-t PANE] --state working|waiting|idle [--message M] [--event NAME] [--kind KIND] | --from claude | --from codex JSON",
-		Summary: "report an agent's state for the pane it runs in, from its own hooks (Claude Code's hooks read from stdin with --from claude, " +
-			"Codex's notify program with --from codex)",
+		Usage: "[-t PANE] --state working|waiting|idle [--message M] [--event NAME] [--kind KIND] | --from claude | --from gemini | --from codex JSON",
+		Summary: "report an agent's state for the pane it runs in, from its own hooks (Claude Code's or Gemini CLI's hooks read from stdin " +
+			"with --from claude or --from gemini, Codex's notify program with --from codex)",
 		Run: func(g *cli.Globals, args []string) error {
-			fs := cli.NewFlags(g, "notify")
-			target := fs.String("t", "", "the pane (default: $MELMUX_PANE, the pane this runs in)")
-			state := fs.String("state", "", "working, waiting (on a person) or idle (the turn is done)")
-			message := fs.String("message", "", "what the agent says or asks")
-			event := fs.String("event", "", "the hook's event, shown as the evidence")
-			kind := fs.String("kind", "", "the agent's kind (claude, codex, ...)")
-			from := fs.String("from", "", "read the report from an agent's own hook: claude (its hook JSON on stdin) or codex (its notify JSON as the argument)")
-			chain := fs.String("chain", "", "with --from codex: the user's own notify program (a JSON array), run after with the same payload")
-			if err := cli.ParseFlags(fs, args); err != nil {
+			err := runNotify(g, args)
+			if !fromGemini(args) {
 				return err
 			}
-			p := proto.NotifyParams{State: *state, Message: *message, Event: *event, Kind: *kind}
-			switch *from {
-			case "":
-				if fs.NArg() > 0 {
-					return cli.Usagef("notify takes no arguments besides flags (a payload goes with --from codex), got %q", strings.Join(fs.Args(), " "))
-				}
-				if p.State == "" {
-					return cli.Usagef("notify: --state is required: working, waiting or idle (or --from claude|codex to read an agent's hook)")
-				}
-			case "claude":
-				if fs.NArg() > 0 {
-					return cli.Usagef("notify --from claude reads Claude Code's hook JSON on stdin and takes no arguments, got %q", strings.Join(fs.Args(), " "))
-				}
-				raw, err := io.ReadAll(io.LimitReader(g.Stdin, maxHookPayload+1))
-				if err != nil {
-					return fmt.Errorf("notify: reading the hook's JSON from stdin: %w", err)
-				}
-				if len(raw) > maxHookPayload {
-					return cli.Usagef("notify --from claude: the hook's JSON on stdin is over %d bytes", maxHookPayload)
-				}
-				skip, err := fromClaudeHook(raw, &p)
-				if err != nil || skip {
-					return err
-				}
-			case "codex":
-				if fs.NArg() != 1 {
-					return cli.Usagef("notify --from codex takes Codex's notify JSON as its one argument (notify = [\"melmux\", \"notify\", \"--from\", \"codex\"] in Codex's config.toml), got %d arguments", fs.NArg())
-				}
-				if *chain != "" {
-					// Whatever melmux makes of it, the user's own
-					// program gets the notification too.
-					defer runChain(g, *chain, fs.Arg(0))
-				}
-				skip, err := fromCodexNotify([]byte(fs.Arg(0)), &p)
-				if err != nil || skip {
-					return err
-				}
-			default:
-				return cli.Usagef("notify: --from %q is not claude or codex", *from)
+			// Gemini CLI takes a hook's exit status 2 as a block (the
+			// person's prompt dropped, or the turn redone with stderr as
+			// the prompt), and words on stderr with nothing on stdout as
+			// a message to show: a failure exits 1 (a warning it shows),
+			// success prints an empty JSON object.
+			if errors.Is(err, flag.ErrHelp) {
+				return err
 			}
-			if *target == "" && cli.EnvPane(g) == 0 {
-				// A hook set up for every session runs outside melmux too:
-				// say so, but do not fail the agent's hook.
-				fmt.Fprintln(g.Stderr, "melmux notify: not in a melmux pane ($MELMUX_PANE is not set) and no -t PANE: nothing reported")
-				return nil
-			}
-			id, err := paneFlag(g, "notify", *target)
 			if err != nil {
-				return err
+				var ue *cli.UsageError
+				if errors.As(err, &ue) {
+					return &cli.ExitError{Code: 1, Msg: ue.Msg}
+				}
+				return &cli.ExitError{Code: 1, Msg: err.Error()}
 			}
-			p.Pane = id
-			p.Message = clipMessage(p.Message)
-			if len(p.Reply) > maxHookReply {
-				p.Reply = strings.ToValidUTF8(p.Reply[:maxHookReply], "")
-			}
-			var res proto.NotifyResult
-			if err := call(g, "notify", p, &res); err != nil {
-				return err
-			}
-			if res.Decision != "" && *from == "claude" {
-				// Claude Code reads a PermissionRequest hook's decision
-				// from its output.
-				out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
-					"hookEventName": "PermissionRequest",
-					"decision":      permissionDecision(res),
-				}})
-				fmt.Fprintln(g.Stdout, string(out))
-			}
+			fmt.Fprintln(g.Stdout, "{}")
 			return nil
 		},
 	})
+}
+
+// fromGemini tells whether the command line reads Gemini CLI's hook.
+func fromGemini(args []string) bool {
+	for i, a := range args {
+		switch a {
+		case "--from=gemini", "-from=gemini":
+			return true
+		case "--from", "-from":
+			if i+1 < len(args) && args[i+1] == "gemini" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runNotify is the verb; Run fits its outcome to what Gemini CLI reads.
+func runNotify(g *cli.Globals, args []string) error {
+	fs := cli.NewFlags(g, "notify")
+	target := fs.String("t", "", "the pane (default: $MELMUX_PANE, the pane this runs in)")
+	state := fs.String("state", "", "working, waiting (on a person) or idle (the turn is done)")
+	message := fs.String("message", "", "what the agent says or asks")
+	event := fs.String("event", "", "the hook's event, shown as the evidence")
+	kind := fs.String("kind", "", "the agent's kind (claude, codex, gemini, ...)")
+	from := fs.String("from", "", "read the report from an agent's own hook: claude or gemini (its hook JSON on stdin) or codex (its notify JSON as the argument)")
+	chain := fs.String("chain", "", "with --from codex: the user's own notify program (a JSON array), run after with the same payload")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	p := proto.NotifyParams{State: *state, Message: *message, Event: *event, Kind: *kind}
+	switch *from {
+	case "":
+		if fs.NArg() > 0 {
+			return cli.Usagef("notify takes no arguments besides flags (a payload goes with --from codex), got %q", strings.Join(fs.Args(), " "))
+		}
+		if p.State == "" {
+			return cli.Usagef("notify: --state is required: working, waiting or idle (or --from claude|gemini|codex to read an agent's hook)")
+		}
+	case "claude", "gemini":
+		agent := map[string]string{"claude": "Claude Code", "gemini": "Gemini CLI"}[*from]
+		if fs.NArg() > 0 {
+			return cli.Usagef("notify --from %s reads %s's hook JSON on stdin and takes no arguments, got %q", *from, agent, strings.Join(fs.Args(), " "))
+		}
+		raw, err := io.ReadAll(io.LimitReader(g.Stdin, maxHookPayload+1))
+		if err != nil {
+			return fmt.Errorf("notify: reading the hook's JSON from stdin: %w", err)
+		}
+		if len(raw) > maxHookPayload {
+			return cli.Usagef("notify --from %s: the hook's JSON on stdin is over %d bytes", *from, maxHookPayload)
+		}
+		read := fromClaudeHook
+		if *from == "gemini" {
+			read = fromGeminiHook
+		}
+		skip, err := read(raw, &p)
+		if err != nil || skip {
+			return err
+		}
+	case "codex":
+		if fs.NArg() != 1 {
+			return cli.Usagef("notify --from codex takes Codex's notify JSON as its one argument (notify = [\"melmux\", \"notify\", \"--from\", \"codex\"] in Codex's config.toml), got %d arguments", fs.NArg())
+		}
+		if *chain != "" {
+			// Whatever melmux makes of it, the user's own
+			// program gets the notification too.
+			defer runChain(g, *chain, fs.Arg(0))
+		}
+		skip, err := fromCodexNotify([]byte(fs.Arg(0)), &p)
+		if err != nil || skip {
+			return err
+		}
+	default:
+		return cli.Usagef("notify: --from %q is not claude, gemini or codex", *from)
+	}
+	if *target == "" && cli.EnvPane(g) == 0 {
+		// A hook set up for every session runs outside melmux too:
+		// say so, but do not fail the agent's hook.
+		fmt.Fprintln(g.Stderr, "melmux notify: not in a melmux pane ($MELMUX_PANE is not set) and no -t PANE: nothing reported")
+		return nil
+	}
+	id, err := paneFlag(g, "notify", *target)
+	if err != nil {
+		return err
+	}
+	p.Pane = id
+	p.Message = clipMessage(p.Message)
+	if len(p.Reply) > maxHookReply {
+		p.Reply = strings.ToValidUTF8(p.Reply[:maxHookReply], "")
+	}
+	var res proto.NotifyResult
+	if err := call(g, "notify", p, &res); err != nil {
+		return err
+	}
+	if res.Decision != "" && *from == "claude" {
+		// Claude Code reads a PermissionRequest hook's decision
+		// from its output.
+		out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName": "PermissionRequest",
+			"decision":      permissionDecision(res),
+		}})
+		fmt.Fprintln(g.Stdout, string(out))
+	}
+	return nil
 }
 
 // chainTimeout bounds the user's own notify program run after melmux's.
@@ -246,6 +295,102 @@ func fromClaudeHook(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
 	}
 	fill(p, state, event, msg, "claude")
 	return false, nil
+}
+
+// geminiHook is what Gemini CLI gives a hook command on stdin (the fields
+// melmux reads).
+type geminiHook struct {
+	Event            string          `json:"hook_event_name"`
+	TranscriptPath   string          `json:"transcript_path"`
+	Prompt           string          `json:"prompt"`
+	Response         string          `json:"prompt_response"`
+	NotificationType string          `json:"notification_type"`
+	Message          string          `json:"message"`
+	Details          json.RawMessage `json:"details"`
+	ToolName         string          `json:"tool_name"`
+}
+
+// geminiAsks is what a Gemini CLI permission question is about, from its
+// Notification's details: the command, the file, or the question put.
+func geminiAsks(raw json.RawMessage) string {
+	var d struct {
+		Command  string `json:"command"`
+		FilePath string `json:"filePath"`
+		Prompt   string `json:"prompt"`
+	}
+	if json.Unmarshal(raw, &d) != nil {
+		return ""
+	}
+	return cmp.Or(d.Command, d.FilePath, d.Prompt)
+}
+
+// geminiNoResponse is what Gemini CLI's AfterAgent says for a turn with no
+// text.
+const geminiNoResponse = "[no response text]"
+
+// fromGeminiHook fills p from Gemini CLI's hook JSON, as fromClaudeHook
+// does from Claude Code's. Its Notification hook cannot answer a
+// permission (Gemini CLI ignores what it prints), so a question is only
+// reported, not decided.
+func fromGeminiHook(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
+	var h geminiHook
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return false, cli.Usagef("notify --from gemini: stdin is not Gemini CLI's hook JSON: %v", err)
+	}
+	state, event, msg := "", h.Event, ""
+	switch h.Event {
+	case "BeforeAgent":
+		state, msg = "working", h.Prompt
+	case "BeforeTool", "AfterTool":
+		state = "working"
+		if h.ToolName != "" {
+			event += " (" + h.ToolName + ")"
+		}
+	case "AfterAgent":
+		state = "idle"
+		p.Reply = geminiReply(h)
+		msg = p.Reply
+	case "Notification":
+		if h.NotificationType != "ToolPermission" {
+			return true, nil
+		}
+		// Gemini CLI runs this hook before it draws the question, and
+		// waits for it.
+		state, event, msg = "waiting", event+" ("+h.NotificationType+")", h.Message
+		if in := geminiAsks(h.Details); in != "" {
+			msg += ": " + in
+		}
+	case "SessionStart":
+		state = "idle"
+	case "SessionEnd", "PreCompress", "BeforeModel", "AfterModel", "BeforeToolSelection":
+		return true, nil
+	case "":
+		return false, cli.Usagef("notify --from gemini: the JSON on stdin has no hook_event_name; is this a Gemini CLI hook?")
+	default:
+		if p.State == "" {
+			return false, cli.Usagef("notify --from gemini: hook event %q says no state (melmux maps BeforeAgent, BeforeTool, AfterTool, AfterAgent, Notification, SessionStart); give --state", h.Event)
+		}
+	}
+	fill(p, state, event, msg, "gemini")
+	return false, nil
+}
+
+// geminiReply is the whole reply of the turn an AfterAgent hook ends. Its
+// prompt_response joins the streamed pieces of the model's answer with
+// spaces (Gemini CLI 0.61: "Hello from the scripted model.  the scrip ted
+// model." for three pieces), so the reply is read from the session file the
+// hook names, once that shows the turn done; prompt_response is the last
+// resort.
+func geminiReply(h geminiHook) string {
+	if h.TranscriptPath != "" {
+		if r, err := transcript.Last("gemini", h.TranscriptPath); err == nil && r.Done && r.Text != "" {
+			return r.Text
+		}
+	}
+	if h.Response == geminiNoResponse {
+		return ""
+	}
+	return h.Response
 }
 
 // codexNotify is what Codex passes its notify program (the fields melmux
