@@ -379,11 +379,13 @@ func fromGeminiHook(raw []byte, p *proto.NotifyParams) (skip bool, err error) {
 // prompt_response joins the streamed pieces of the model's answer with
 // spaces (Gemini CLI 0.61: "Hello from the scripted model.  the scrip ted
 // model." for three pieces), so the reply is read from the session file the
-// hook names, once that shows the turn done; prompt_response is the last
-// resort.
+// hook names, once that shows the turn done and its last message is in
+// prompt_response but for white space (not an older turn's, were the file
+// behind); prompt_response is the last resort.
 func geminiReply(h geminiHook) string {
 	if h.TranscriptPath != "" {
-		if r, err := transcript.Last("gemini", h.TranscriptPath); err == nil && r.Done && r.Text != "" {
+		r, err := transcript.Last("gemini", h.TranscriptPath)
+		if err == nil && r.Done && r.Text != "" && strings.Contains(noSpace(h.Response), noSpace(r.Text)) {
 			return r.Text
 		}
 	}
@@ -392,6 +394,9 @@ func geminiReply(h geminiHook) string {
 	}
 	return h.Response
 }
+
+// noSpace is s without its white space.
+func noSpace(s string) string { return strings.Join(strings.Fields(s), "") }
 
 // codexNotify is what Codex passes its notify program (the fields melmux
 // reads).
