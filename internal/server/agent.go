@@ -213,9 +213,9 @@ type outputTimes struct {
 
 func (o *outputTimes) note() {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.times[o.next] = time.Now()
 	o.next = (o.next + 1) % len(o.times)
-	o.mu.Unlock()
 }
 
 // printed reports whether the pane has printed anything.

@@ -467,22 +467,27 @@ func clipRunes(s string, n int) string {
 // addNote queues bytes for the client's terminal (a bell, an OSC 9
 // notification), written after its next frame.
 func (c *client) addNote(b []byte) {
-	c.msgMu.Lock()
-	if len(c.notes)+len(b) <= maxNoteBytes {
-		c.notes = append(c.notes, b...)
-	}
-	c.msgMu.Unlock()
+	locked(&c.msgMu, func() {
+		if len(c.notes)+len(b) <= maxNoteBytes {
+			c.notes = append(c.notes, b...)
+		}
+	})
 	c.invalidate()
 }
 
 // flushNotes writes the queued notes; the client's loop calls it after a
 // frame, so they never land inside one.
 func (c *client) flushNotes() {
-	c.msgMu.Lock()
-	b := c.notes
-	c.notes = nil
-	c.msgMu.Unlock()
-	if len(b) > 0 {
+	if b := c.takeNotes(); len(b) > 0 {
 		_, _ = c.tty.Write(b) // best effort, as OSC 52
 	}
+}
+
+// takeNotes is what addNote queued, leaving none.
+func (c *client) takeNotes() []byte {
+	c.msgMu.Lock()
+	defer c.msgMu.Unlock()
+	b := c.notes
+	c.notes = nil
+	return b
 }

@@ -522,11 +522,9 @@ func (c *client) draw(fresh int) (next time.Duration, stale bool) {
 	c.takeOutput(sc)
 	c.takeChooser()
 	next = c.showAgents(sc, next)
-	c.msgMu.Lock()
-	if c.message != "" && time.Now().Before(c.msgEnd) {
-		sc.Message = c.message
+	if m := c.shownMessage(); m != "" {
+		sc.Message = m
 	}
-	c.msgMu.Unlock()
 	c.input.Decorate(sc)
 	if d := c.input.Wakeup(); d > 0 && (next == 0 || d < next) {
 		next = d // the pane numbers go away by themselves
@@ -537,11 +535,21 @@ func (c *client) draw(fresh int) (next time.Duration, stale bool) {
 	return next, stale
 }
 
-func (c *client) say(format string, args ...any) {
+// shownMessage is the message say left, while its time lasts; "" after.
+func (c *client) shownMessage() string {
 	c.msgMu.Lock()
-	c.message = fmt.Sprintf(format, args...)
-	c.msgEnd = time.Now().Add(3 * time.Second)
-	c.msgMu.Unlock()
+	defer c.msgMu.Unlock()
+	if c.message != "" && time.Now().Before(c.msgEnd) {
+		return c.message
+	}
+	return ""
+}
+
+func (c *client) say(format string, args ...any) {
+	locked(&c.msgMu, func() {
+		c.message = fmt.Sprintf(format, args...)
+		c.msgEnd = time.Now().Add(3 * time.Second)
+	})
 	// Make sure the message goes away when its time is up.
 	time.AfterFunc(3*time.Second+frameInterval, c.invalidate)
 }

@@ -427,9 +427,7 @@ func newLineMatcher(t *term.Terminal, re *regexp.Regexp, screen bool) *lineMatch
 		m.scrolled[line]++
 	})
 	if !screen {
-		m.mu.Lock()
-		m.old = m.count(start, m.old)
-		m.mu.Unlock()
+		locked(&m.mu, func() { m.old = m.count(start, m.old) })
 	}
 	return m
 }

@@ -1,5 +1,7 @@
 package server
 
+import "sync"
+
 // Server.mu is taken in one way only: by withLock or withFresh, or in a
 // small function that defers its Unlock. Each request runs under a recover
 // (Server.call) and so do the server's own goroutines (recovered), so a
@@ -7,6 +9,17 @@ package server
 // hand-written Unlock would leave the lock held, and every later command,
 // frame and client would wait on it forever. TestServerMuUnlocksDeferred
 // keeps it so.
+
+// locked runs f holding mu, and lets go of it however f ends: the rule of
+// Server.mu holds for the package's other locks too. Sections on a path
+// taken per keystroke, output write or frame are small methods that lock
+// and defer the Unlock themselves instead, as are those that return what
+// they read.
+func locked(mu *sync.Mutex, f func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	f()
+}
 
 // withLock runs f holding Server.mu, and lets go of it even when f
 // panics: a panic in one request never freezes the session.

@@ -126,9 +126,7 @@ func (c *client) verbFailed(err error) {
 // showOutput hands text to the client's loop, which owns its input state:
 // the next frame opens it in a view (see takeOutput).
 func (c *client) showOutput(text string) {
-	c.msgMu.Lock()
-	c.output = text
-	c.msgMu.Unlock()
+	locked(&c.msgMu, func() { c.output = text })
 	c.invalidate()
 }
 
@@ -136,10 +134,7 @@ func (c *client) showOutput(text string) {
 // focused pane of sc. It runs on the client's loop before the frame is
 // decorated.
 func (c *client) takeOutput(sc *ui.Scene) {
-	c.msgMu.Lock()
-	text, diff := c.output, c.diff
-	c.output, c.diff = "", nil
-	c.msgMu.Unlock()
+	text, diff := c.takeShown()
 	shown := true
 	switch {
 	case diff != nil:
@@ -150,4 +145,14 @@ func (c *client) takeOutput(sc *ui.Scene) {
 	if !shown {
 		c.say("no pane to show the output in")
 	}
+}
+
+// takeShown is the output and the diff waiting for takeOutput, leaving
+// none.
+func (c *client) takeShown() (string, []ui.DiffLine) {
+	c.msgMu.Lock()
+	defer c.msgMu.Unlock()
+	text, diff := c.output, c.diff
+	c.output, c.diff = "", nil
+	return text, diff
 }

@@ -43,7 +43,7 @@ type paneLink struct {
 
 	// The host's side: the input stream typed so far. Its own lock, held
 	// across the write, orders two calls of one stream.
-	inMu     sync.Mutex
+	inMu     sync.Mutex // guards stream and received
 	stream   string
 	received int64
 }

@@ -16,10 +16,12 @@ import (
 // agents running that has room under its [hosts] max_agents; the tool
 // definitions say nothing of hosts, so the model never chooses one.
 
-// placeMu is held from a placement's count until its pane exists and is
-// marked (placement.done), so that a lead's spawns at once count each
-// other; it is not held while the pane's program starts or its link comes
-// up.
+// placeMu guards the agents counted on each host: it is held from a
+// placement's count until its pane exists and is marked (placement.done),
+// so that a lead's spawns at once count each other; it is not held while
+// the pane's program starts or its link comes up. It is the one lock whose
+// Lock is not followed by a deferred Unlock: place hands it to the
+// placement, whose callers defer done.
 var placeMu sync.Mutex
 
 // placement is a host chosen for a pane about to start.
@@ -32,6 +34,15 @@ type placement struct {
 func (pl *placement) done() {
 	if pl != nil {
 		pl.once.Do(placeMu.Unlock)
+	}
+}
+
+// keepChosen lets go of placeMu, taken by place, unless a host was chosen:
+// the placement then holds it until done. place defers it, so that no way
+// out of place (no host with room, a panic) leaves placeMu held.
+func (pl *placement) keepChosen() {
+	if pl.host == "" {
+		pl.done()
 	}
 }
 
@@ -74,6 +85,8 @@ func (s *Server) place(verb string, localOnly bool) (*placement, error) {
 		return nil, nil
 	}
 	placeMu.Lock()
+	pl := &placement{}
+	defer pl.keepChosen()
 	var count map[string]int
 	var down map[string]string
 	s.withLock(func() { count, down = s.agentsByHostLocked() })
@@ -93,12 +106,12 @@ func (s *Server) place(verb string, localOnly bool) (*placement, error) {
 		}
 	}
 	if best == "" {
-		placeMu.Unlock()
 		sort.Strings(full)
 		return nil, errorf(proto.CodeFailed, "%s: no host of [agent] spawn_hosts has room: %s; wait for an agent to finish (kill its pane), or raise max_agents in [hosts] of the config",
 			verb, strings.Join(full, ", "))
 	}
-	return &placement{host: best}, nil
+	pl.host = best
+	return pl, nil
 }
 
 // agentsByHostLocked counts the agents running on each host (this

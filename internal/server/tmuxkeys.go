@@ -160,8 +160,8 @@ func (c *client) chooseSession() {
 				info = proto.SessionInfo{Name: name, Error: "not answering"}
 			}
 			mu.Lock()
+			defer mu.Unlock()
 			infos = append(infos, info)
-			mu.Unlock()
 		})
 	}
 	wg.Wait()
@@ -177,9 +177,7 @@ func (c *client) chooseSession() {
 		}
 		items = append(items, ui.ChooserItem{Label: sessionLabel(info), Do: ui.Command{Name: "switch-session", Args: []string{info.Name}}})
 	}
-	c.msgMu.Lock()
-	c.chooser = items
-	c.msgMu.Unlock()
+	locked(&c.msgMu, func() { c.chooser = items })
 	c.invalidate()
 }
 
@@ -196,11 +194,16 @@ func sessionLabel(info proto.SessionInfo) string {
 
 // takeChooser opens the session chooser chooseSession made, if any.
 func (c *client) takeChooser() {
-	c.msgMu.Lock()
-	items := c.chooser
-	c.chooser = nil
-	c.msgMu.Unlock()
-	if items != nil {
+	if items := c.takeChooserItems(); items != nil {
 		c.input.ShowChooser("sessions", items, 0)
 	}
+}
+
+// takeChooserItems is the chooser chooseSession left, leaving none.
+func (c *client) takeChooserItems() []ui.ChooserItem {
+	c.msgMu.Lock()
+	defer c.msgMu.Unlock()
+	items := c.chooser
+	c.chooser = nil
+	return items
 }

@@ -59,9 +59,7 @@ func newTtyArea(cols, rows int) ttyArea {
 }
 
 func (t *ttyArea) Start() error {
-	t.mu.Lock()
-	t.drained = make(chan struct{})
-	t.mu.Unlock()
+	locked(&t.mu, func() { t.drained = make(chan struct{}) })
 	return nil
 }
 
@@ -99,9 +97,7 @@ func (t *ttyArea) shut() bool {
 }
 
 func (t *ttyArea) NotifyResize(cb func()) {
-	t.mu.Lock()
-	t.onResize = cb
-	t.mu.Unlock()
+	locked(&t.mu, func() { t.onResize = cb })
 }
 
 // WindowSize is the area tcell draws, which is what the session shows: a
@@ -129,23 +125,26 @@ func clientSize(cols, rows int) (int, int) {
 // setSize records a resize frame; fit then tells tcell what to draw.
 func (t *ttyArea) setSize(cols, rows int) {
 	cols, rows = clientSize(cols, rows)
-	t.mu.Lock()
-	t.cols, t.rows = cols, rows
-	t.mu.Unlock()
+	locked(&t.mu, func() { t.cols, t.rows = cols, rows })
 }
 
 // fit makes tcell draw cols x rows of the client's terminal (no more than
 // the terminal has), telling it when that changed.
 func (t *ttyArea) fit(cols, rows int) {
-	t.mu.Lock()
-	cols, rows = min(max(cols, 1), t.cols), min(max(rows, 1), t.rows)
-	changed := cols != t.drawCols || rows != t.drawRows
-	t.drawCols, t.drawRows = cols, rows
-	cb := t.onResize
-	t.mu.Unlock()
-	if changed && cb != nil {
+	if changed, cb := t.setDrawSize(cols, rows); changed && cb != nil {
 		cb()
 	}
+}
+
+// setDrawSize is fit's part under the lock (fit runs at every frame): it
+// reports whether the area drawn changed, and the callback to tell.
+func (t *ttyArea) setDrawSize(cols, rows int) (changed bool, onResize func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cols, rows = min(max(cols, 1), t.cols), min(max(rows, 1), t.rows)
+	changed = cols != t.drawCols || rows != t.drawRows
+	t.drawCols, t.drawRows = cols, rows
+	return changed, t.onResize
 }
 
 func (t *ttyArea) size() (int, int) {

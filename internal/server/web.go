@@ -235,11 +235,11 @@ func (s *Server) watchWeb(w *webProc) {
 		}
 	}
 	h := &s.web
-	h.run.Lock()
-	if h.proc == w {
-		h.proc = nil
-	}
-	h.run.Unlock()
+	locked(&h.run, func() {
+		if h.proc == w {
+			h.proc = nil
+		}
+	})
 	w.end()
 }
 

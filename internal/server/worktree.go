@@ -213,9 +213,7 @@ func (c *client) showDiff(id int) {
 	if ch.Truncated {
 		lines = append(lines, ui.DiffLine{Text: "… the diff is cut at 2 MiB; `melmux diff` or git shows the rest"})
 	}
-	c.msgMu.Lock()
-	c.diff = lines
-	c.msgMu.Unlock()
+	locked(&c.msgMu, func() { c.diff = lines })
 	c.invalidate()
 }
 
