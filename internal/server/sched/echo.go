@@ -167,10 +167,7 @@ func (h *echoFirst) keyHeld() time.Duration {
 // hold for another pane or a frame is on, it waits for the hold to end.
 func (h *echoFirst) wait(id int) {
 	for h.active.Load() {
-		h.mu.Lock()
-		left := h.heldLocked(id, time.Now())
-		free := h.free
-		h.mu.Unlock()
+		left, free := h.held(id)
 		if left <= 0 || free == nil {
 			return
 		}
@@ -184,4 +181,13 @@ func (h *echoFirst) wait(id int) {
 		h.parked.Add(-1)
 		t.Stop()
 	}
+}
+
+// held is heldLocked with the lock taken, and the channel closed when the
+// hold ends: wait's look, at each chunk a reader feeds.
+func (h *echoFirst) held(id int) (time.Duration, chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	left := h.heldLocked(id, time.Now()) // may end the hold: free after it
+	return left, h.free
 }

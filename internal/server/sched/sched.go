@@ -181,31 +181,43 @@ func (s *Sched) typing() {
 	}
 	var timer *time.Timer
 	timer = time.AfterFunc(r.window, func() {
-		r.mu.Lock()
-		if r.timer != timer {
-			r.mu.Unlock()
-			return
-		}
-		r.timer = nil
-		taken := r.taken
-		r.taken = false
-		r.mu.Unlock()
-		if taken {
+		if r.expire(timer) {
 			<-s.slots
 		}
 	})
 	r.timer = timer
 	go func() {
 		s.slots <- struct{}{}
-		r.mu.Lock()
-		if r.timer == timer {
-			r.taken = true
-			r.mu.Unlock()
-			return
+		if !r.take(timer) {
+			<-s.slots // the typing ended before a slot came free
 		}
-		r.mu.Unlock()
-		<-s.slots // the typing ended before a slot came free
 	}()
+}
+
+// expire ends the reserve kept by timer, unless a later one replaced it,
+// and reports whether it held a slot, for the caller to give back.
+func (r *typingReserve) expire(timer *time.Timer) (taken bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.timer != timer {
+		return false
+	}
+	r.timer = nil
+	taken = r.taken
+	r.taken = false
+	return taken
+}
+
+// take records the slot taken for timer's reserve; false when that
+// reserve has ended, and the caller gives the slot back.
+func (r *typingReserve) take(timer *time.Timer) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.timer != timer {
+		return false
+	}
+	r.taken = true
+	return true
 }
 
 // FeedSlots is how many panes may parse their output at once: one per P the
