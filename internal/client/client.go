@@ -161,22 +161,34 @@ func (c *Client) readLoop() {
 		if json.Unmarshal(line, &r) != nil {
 			continue
 		}
-		c.mu.Lock()
-		ch, ok := c.pending[r.ID]
-		delete(c.pending, r.ID)
-		c.mu.Unlock()
-		if ok {
+		if ch, ok := c.answered(r.ID); ok {
 			ch <- r
 		}
 	}
 	defer close(c.done)
+	c.fail(fmt.Errorf("%w: %v", ErrClosed, err))
+}
+
+// answered takes the call waiting for the answer id out of pending; false
+// when none waits (it gave up).
+func (c *Client) answered(id int64) (chan proto.Response, bool) {
 	c.mu.Lock()
-	c.err = fmt.Errorf("%w: %v", ErrClosed, err)
+	defer c.mu.Unlock()
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
+	return ch, ok
+}
+
+// fail records why the reader stopped, which every later call returns,
+// and wakes the calls waiting.
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.err = err
 	for id, ch := range c.pending {
 		close(ch)
 		delete(c.pending, id)
 	}
-	c.mu.Unlock()
 }
 
 // Call sends method with params and decodes the result into result (if not
@@ -207,31 +219,18 @@ func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.R
 		return nil, err
 	}
 	ch := make(chan proto.Response, 1)
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
+	id, err := c.register(ch)
+	if err != nil {
 		return nil, err
 	}
-	c.nextID++
-	id := c.nextID
-	c.pending[id] = ch
-	c.mu.Unlock()
-
-	c.wmu.Lock()
-	err = proto.WriteJSON(c.conn, proto.Request{ID: id, Method: method, Params: praw})
-	c.wmu.Unlock()
-	if err != nil {
+	if err := c.send(proto.Request{ID: id, Method: method, Params: praw}); err != nil {
 		c.forget(id)
 		return nil, fmt.Errorf("%s: send: %w", method, err)
 	}
 	select {
 	case r, ok := <-ch:
 		if !ok {
-			c.mu.Lock()
-			err := c.err
-			c.mu.Unlock()
-			return nil, err
+			return nil, c.closedErr()
 		}
 		if r.Error != nil {
 			return nil, r.Error
@@ -259,10 +258,37 @@ func encodeParams(method string, params any) (json.RawMessage, error) {
 	}
 }
 
+// register numbers a call and keeps ch for its answer; the connection's
+// error once the reader has stopped.
+func (c *Client) register(ch chan proto.Response) (int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	c.nextID++
+	c.pending[c.nextID] = ch
+	return c.nextID, nil
+}
+
+// send writes a request, whole, between other callers' requests.
+func (c *Client) send(req proto.Request) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return proto.WriteJSON(c.conn, req)
+}
+
+// closedErr is why the reader stopped.
+func (c *Client) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
 func (c *Client) forget(id int64) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	delete(c.pending, id)
-	c.mu.Unlock()
 }
 
 // Done is closed when the connection is gone, e.g. because the session ended.
