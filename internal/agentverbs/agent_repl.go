@@ -64,16 +64,19 @@ func (q *inputQueue) Read(p []byte) (int, error) {
 }
 
 func (q *inputQueue) put(b []byte) {
-	q.mu.Lock()
-	q.buf = append(q.buf, b...)
-	q.mu.Unlock()
+	q.add(b)
 	q.cond.Broadcast()
 }
 
-func (q *inputQueue) close() {
+// add is put's part under the lock (put runs at each read of stdin).
+func (q *inputQueue) add(b []byte) {
 	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
+	defer q.mu.Unlock()
+	q.buf = append(q.buf, b...)
+}
+
+func (q *inputQueue) close() {
+	locked(&q.mu, func() { q.closed = true })
 	q.cond.Broadcast()
 }
 
@@ -191,9 +194,7 @@ func (r *agentRun) repl(ctx context.Context, stdin *os.File) error {
 		r.warn = nil
 		s.ed.SetBracketedPasteMode(false)
 		// Give the whole screen back and clear the footer.
-		s.mu.Lock()
-		fmt.Fprintf(s.out, "\x1b7\x1b[r\x1b[%d;1H\x1b[2K\x1b8\r\n", s.rows)
-		s.mu.Unlock()
+		locked(&s.mu, func() { fmt.Fprintf(s.out, "\x1b7\x1b[r\x1b[%d;1H\x1b[2K\x1b8\r\n", s.rows) })
 		term.Restore(fd, old)
 	}()
 	winch := make(chan os.Signal, 1)
@@ -303,10 +304,28 @@ func (s *replState) onKey(line string, pos int, key rune) (string, int, bool) {
 	if key != keyPreempt {
 		return "", 0, false
 	}
-	s.preemptMu.Lock()
-	s.preempted, s.saved = true, line
-	s.preemptMu.Unlock()
+	locked(&s.preemptMu, func() { s.preempted, s.saved = true, line })
 	return "", 0, true
+}
+
+// takeSaved is the line the last preemption took from the prompt, leaving
+// none.
+func (s *replState) takeSaved() string {
+	s.preemptMu.Lock()
+	defer s.preemptMu.Unlock()
+	saved := s.saved
+	s.saved = ""
+	return saved
+}
+
+// takePreempted reports whether our key ended the line just read (onKey
+// saw it), clearing it.
+func (s *replState) takePreempted() bool {
+	s.preemptMu.Lock()
+	defer s.preemptMu.Unlock()
+	ours := s.preempted
+	s.preempted = false
+	return ours
 }
 
 // loop alternates between the prompt and turns until the person leaves.
@@ -321,11 +340,7 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 	}
 	reading := false
 	read := func() {
-		s.preemptMu.Lock()
-		saved := s.saved
-		s.saved = ""
-		s.preemptMu.Unlock()
-		if saved != "" {
+		if saved := s.takeSaved(); saved != "" {
 			s.in.put([]byte(saved))
 		}
 		reading = true
@@ -344,11 +359,7 @@ func (s *replState) loop(ctx context.Context, interrupts chan struct{}, winch ch
 		s.in.put([]byte{keyPreempt, '\r'})
 		for {
 			lr := <-lines
-			s.preemptMu.Lock()
-			ours := s.preempted
-			s.preempted = false
-			s.preemptMu.Unlock()
-			if ours {
+			if s.takePreempted() {
 				break
 			}
 			lr.line = strings.ReplaceAll(lr.line, string(rune(keyPreempt)), "")

@@ -33,9 +33,7 @@ type lineObserver struct {
 // setWidth cuts the lines from now on to n columns: the REPL's terminal
 // was resized, while the turn's goroutine may be writing.
 func (o *lineObserver) setWidth(n int) {
-	o.mu.Lock()
-	o.width = n
-	o.mu.Unlock()
+	locked(&o.mu, func() { o.width = n })
 }
 
 func (o *lineObserver) Text(s string) {

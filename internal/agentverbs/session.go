@@ -64,15 +64,16 @@ func (s *session) Next(ctx context.Context) (proto.AgentMessage, error) {
 // Report tells the session the agent's state. Fields left zero keep their
 // last reported value, except Reply and Error, which belong to one turn.
 func (s *session) Report(ctx context.Context, state string, turn int, reply string, turnErr error, legs int, u orchestrator.Usage) error {
-	s.mu.Lock()
-	r := s.last
-	r.State, r.Turn, r.Reply, r.Error = state, turn, reply, ""
-	if turnErr != nil {
-		r.Error = turnErr.Error()
-	}
-	r.Legs, r.InputTokens, r.OutputTokens = legs, u.InputTokens, u.OutputTokens
-	s.last = r
-	s.mu.Unlock()
+	var r proto.AgentReportParams
+	locked(&s.mu, func() {
+		r = s.last
+		r.State, r.Turn, r.Reply, r.Error = state, turn, reply, ""
+		if turnErr != nil {
+			r.Error = turnErr.Error()
+		}
+		r.Legs, r.InputTokens, r.OutputTokens = legs, u.InputTokens, u.OutputTokens
+		s.last = r
+	})
 	r = fitReport(r, s.Transcript)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
