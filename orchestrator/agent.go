@@ -383,22 +383,22 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, cut bool) []tool
 			results[i] = toolexec.Result{Text: "not run: the turn was interrupted before this call started", IsError: true}
 			return
 		}
-		obsMu.Lock()
-		if a.Observer != nil {
-			a.Observer.CallStart(c)
-		}
-		obsMu.Unlock()
+		locked(&obsMu, func() {
+			if a.Observer != nil {
+				a.Observer.CallStart(c)
+			}
+		})
 		start := time.Now()
 		if cut && !json.Valid([]byte(c.Arguments)) {
 			results[i] = toolexec.Result{Text: cutCallResult, IsError: true}
 		} else {
 			results[i] = a.Tools.Run(ctx, names[i], c.Arguments)
 		}
-		obsMu.Lock()
-		if a.Observer != nil {
-			a.Observer.CallDone(c, results[i], time.Since(start))
-		}
-		obsMu.Unlock()
+		locked(&obsMu, func() {
+			if a.Observer != nil {
+				a.Observer.CallDone(c, results[i], time.Since(start))
+			}
+		})
 	}
 	done := make([]chan struct{}, len(calls))
 	var wg sync.WaitGroup

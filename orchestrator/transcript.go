@@ -168,9 +168,7 @@ func OpenTranscript(path string) (*Transcript, *Restored, error) {
 	t := &Transcript{Path: path, f: f}
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		// A torn line: end it, so the next record starts on its own line.
-		t.mu.Lock()
-		_, t.err = t.f.Write([]byte("\n"))
-		t.mu.Unlock()
+		locked(&t.mu, func() { _, t.err = t.f.Write([]byte("\n")) })
 	}
 	for _, m := range repairCalls(r) {
 		t.message(m)
