@@ -138,10 +138,8 @@ func (m *Model) Requests() []Request {
 func (m *Model) WaitRequest(ctx context.Context, ok func(Request) bool) (Request, error) {
 	seen := 0
 	for {
-		m.mu.Lock()
-		reqs, changed := m.reqs[seen:], m.changed
-		seen = len(m.reqs)
-		m.mu.Unlock()
+		reqs, changed, n := m.since(seen)
+		seen = n
 		for _, r := range reqs {
 			if ok(r) {
 				return r, nil
@@ -155,6 +153,14 @@ func (m *Model) WaitRequest(ctx context.Context, ok func(Request) bool) (Request
 	}
 }
 
+// since is the requests from the seen-th on, the channel closed at the
+// next, and how many there are now.
+func (m *Model) since(seen int) ([]Request, <-chan struct{}, int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.reqs[seen:], m.changed, len(m.reqs)
+}
+
 func (m *Model) record(r Request) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -165,9 +171,7 @@ func (m *Model) record(r Request) {
 
 // held waits while answers are held; false when the client gave up.
 func (m *Model) held(ctx context.Context) bool {
-	m.mu.Lock()
-	gate := m.gate
-	m.mu.Unlock()
+	gate := m.heldGate()
 	if gate == nil {
 		return true
 	}
@@ -177,6 +181,13 @@ func (m *Model) held(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// heldGate is the gate answers wait on; nil while none are held.
+func (m *Model) heldGate() chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.gate
 }
 
 // decide applies the rules to a request.
