@@ -64,8 +64,8 @@ const configTTL = 30 * time.Second
 
 // configs caches `git config --list` per worktree for counts.
 var configs = struct {
-	sync.Mutex
-	m map[string]readConfig
+	sync.Mutex // guards m
+	m          map[string]readConfig
 }{m: map[string]readConfig{}}
 
 type readConfig struct {
@@ -73,14 +73,20 @@ type readConfig struct {
 	at   time.Time
 }
 
+// cachedConfig is the configuration last read in the worktree at path, if
+// one is kept.
+func cachedConfig(path string) (readConfig, bool) {
+	configs.Lock()
+	defer configs.Unlock()
+	c, ok := configs.m[path]
+	return c, ok
+}
+
 // configOf is the output of `git config -z --list` in the worktree at path;
 // cached, at most configTTL old, when asked.
 func configOf(ctx context.Context, path string, cached bool) (string, error) {
 	if cached {
-		configs.Lock()
-		c, ok := configs.m[path]
-		configs.Unlock()
-		if ok && time.Since(c.at) < configTTL {
+		if c, ok := cachedConfig(path); ok && time.Since(c.at) < configTTL {
 			return c.text, nil
 		}
 	}
