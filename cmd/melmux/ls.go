@@ -138,8 +138,8 @@ func askSessions(socks []string) []proto.SessionInfo {
 				info = proto.SessionInfo{Name: name, Socket: sock, Error: msg}
 			}
 			mu.Lock()
+			defer mu.Unlock()
 			sessions = append(sessions, info)
-			mu.Unlock()
 		})
 	}
 	wg.Wait()
