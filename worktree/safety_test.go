@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/melmux/melmux/internal/testexec"
 )
 
 // TestMain lets a test run Add in a child process of its own, which a git
@@ -46,9 +48,7 @@ func TestCleanKeepsWhatItCannotJudge(t *testing.T) {
 	}
 	bin := t.TempDir()
 	standIn := "#!/bin/sh\nfor a in \"$@\"; do\n\tif [ \"$a\" = --count ]; then echo 'lots'; exit 0; fi\ndone\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(standIn), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, filepath.Join(bin, "git"), []byte(standIn))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
 	out, err := Clean(ctx, root, CleanOptions{})
@@ -145,9 +145,7 @@ func TestReviewRunsNoRepositoryProgram(t *testing.T) {
 	prog := func(name string) string {
 		p := filepath.Join(scripts, name)
 		text := "#!/bin/sh\ntouch '" + filepath.Join(markers, name) + "'\nif [ $# -gt 0 ] && [ -f \"$1\" ]; then cat \"$1\"; else cat; fi\n"
-		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testexec.Write(t, p, []byte(text))
 		return p
 	}
 	hooks := filepath.Join(scripts, "hooks")

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/melmux/melmux/internal/testexec"
 )
 
 // melmuxAlone is a copy of the built melmux in a directory of its own,
@@ -22,9 +24,7 @@ func melmuxAlone(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(alone, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, alone, data)
 	return alone
 }
 

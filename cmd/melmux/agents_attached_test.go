@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 )
 
 // fakeClaude is a stand-in for Claude Code: a program named claude that asks
@@ -66,9 +66,7 @@ func TestAgentsViewInsideTmux(t *testing.T) {
 	se, outer, keys := attachedInTmux(t, 120, 30, "exec sleep 600")
 	bin := t.TempDir()
 	claude := filepath.Join(bin, "claude")
-	if err := os.WriteFile(claude, []byte(fakeClaude), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, claude, []byte(fakeClaude))
 	wait := func(what string, cond func(string) bool) string {
 		t.Helper()
 		return outer.WaitFor(outerPane, 15*time.Second, what, cond)

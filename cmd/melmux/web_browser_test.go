@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/internal/testreq"
 	// The test binary is melmux-web too: the session's server runs it as
 	// `melmux __web` for `melmux web`.
@@ -98,9 +99,7 @@ func TestWebInChromium(t *testing.T) {
 	se := newSessionEnv(t)
 	bin := filepath.Join(se.home, "bin")
 	os.MkdirAll(bin, 0o755)
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(claudeStandIn), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, filepath.Join(bin, "claude"), []byte(claudeStandIn))
 	se.env = append(se.env, "PATH="+bin+":"+os.Getenv("PATH"))
 	se.mustT(t, "new", "-d", "-x", "120", "-y", "30", "--", "sh")
 	secret := strings.TrimSpace(se.mustT(t, "web", "token", "create", "--name", "phone"))
@@ -251,9 +250,7 @@ func TestWebHistoryAndTurnsInChromium(t *testing.T) {
 	se := newSessionEnv(t)
 	bin := filepath.Join(se.home, "bin")
 	os.MkdirAll(bin, 0o755)
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(claudeTurn), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, filepath.Join(bin, "claude"), []byte(claudeTurn))
 	se.env = append(se.env, "PATH="+bin+":"+os.Getenv("PATH"))
 	se.mustT(t, "new", "-d", "-x", "100", "-y", "20", "--", "sh", "-c", `seq -f "hist-%g." 1 500; exec sh`)
 	url := strings.TrimSpace(se.mustT(t, "web"))

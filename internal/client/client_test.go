@@ -19,6 +19,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/internal/testreq"
 )
 
@@ -161,9 +162,7 @@ func TestConnectRefusesAServerOfAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(base, "fake")
-	if err := os.WriteFile(bin, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, bin, self)
 	sock := filepath.Join(base, "main.sock")
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "MELMUX_TEST_FAKE_SERVER="+sock)

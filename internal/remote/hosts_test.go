@@ -13,6 +13,7 @@ import (
 
 	"github.com/melmux/melmux/internal/modeltest"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/internal/tmuxtest"
 )
 
@@ -28,9 +29,7 @@ func olderBuild(t *testing.T) string {
 			t.Fatal(err)
 		}
 		b = append(b, "\nan older build of melmux\n"...)
-		if err := os.WriteFile(filepath.Join(dir, n), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testexec.Write(t, filepath.Join(dir, n), b)
 	}
 	return dir
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/melmux/melmux/internal/modeltest"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/internal/testreq"
 )
 
@@ -201,9 +202,7 @@ func (h *sshHost) write(name, text string) {
 
 func (h *sshHost) writeExec(path, text string) {
 	h.t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
-		h.t.Fatal(err)
-	}
+	testexec.Write(h.t, path, []byte(text))
 }
 
 // eventually polls ok until it holds, failing after a minute: a loaded

@@ -15,6 +15,7 @@ import (
 	mxclient "github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/internal/sessionstate"
+	"github.com/melmux/melmux/internal/testexec"
 )
 
 // lookElsewhere opens a pane in a tab of its own and focuses it: an
@@ -342,9 +343,7 @@ func TestRestoreNotifiesNobody(t *testing.T) {
 	script := "#!/bin/sh\nwhile :; do\n" +
 		"\tprintf '\\033[2J\\033[HDo you want to proceed?\\n1. Yes\\n2. No\\nEsc to cancel\\n'; read answer\n" +
 		"\tprintf '\\033[2J\\033[H* Working (esc to interrupt)\\n'; read go\ndone\n"
-	if err := os.WriteFile(claude, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, claude, []byte(script))
 	writeState(t, file, &sessionstate.State{Version: sessionstate.Version, Saved: time.Now(), Cols: 100, Rows: 30,
 		Layout: `active=0; tab "" focus=1 right(0.5 1 2); tab "" focus=3 3; tab "" focus=4 4`,
 		Panes: []sessionstate.Pane{

@@ -12,6 +12,7 @@ import (
 
 	mxclient "github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/pane"
 )
 
@@ -159,9 +160,7 @@ func TestAgentFoundUnderAWrapper(t *testing.T) {
 	_, c := startServer(t)
 	claude := standIn(t, "#!/bin/sh\nprintf 'Do you want to proceed?\\n  1. Yes\\n  2. No\\n'\nsleep 600\n")
 	wrapper := filepath.Join(t.TempDir(), "ai")
-	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\n"+claude+"\necho wrapper done\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, wrapper, []byte("#!/bin/sh\n"+claude+"\necho wrapper done\n"))
 	newPane(t, c, wrapper)
 	var w proto.WaitResult
 	if err := c.Call(context.Background(), "wait", proto.WaitParams{Pane: 1, State: "waiting", ForAgent: true, TimeoutMS: 10000}, &w); err != nil {

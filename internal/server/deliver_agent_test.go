@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 )
 
 // An agent asking a person something gets nothing typed: Enter would answer
@@ -51,8 +52,6 @@ func TestSendAgentWaitsForAnAgentToStart(t *testing.T) {
 func standIn(t *testing.T, script string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "claude")
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, path, []byte(script))
 	return path
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 )
 
 // waitLine waits until a screen line of pane matches the RE2 pattern.
@@ -65,9 +65,7 @@ func TestSendAgentSeesAnAgentGoToWork(t *testing.T) {
 	// It stays in the foreground as claude (no exec): the agent is looked
 	// up again while the delivery runs.
 	script := "#!/bin/sh\nprintf '> '\nread msg\nprintf '\\342\\234\\273 Thinking\\342\\200\\246 (esc to interrupt)\\n'\nsleep 600\n"
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, filepath.Join(bin, "claude"), []byte(script))
 	newPane(t, c, filepath.Join(bin, "claude"))
 	waitLine(t, c, 1, `^>`)
 	r := send(t, c, 1, "fix the tests", "")

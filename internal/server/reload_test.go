@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/pane/term"
 )
 
@@ -105,9 +106,7 @@ func TestSourceFileRulesApplyToRunningPanes(t *testing.T) {
 		t.Fatal(err)
 	}
 	prog := filepath.Join(dir, "mine")
-	if err := os.WriteFile(prog, sh, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, prog, sh)
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{prog, "-c", "printf 'Proceed with the plan? (y/n)\\n'; read answer"}}, nil); err != nil {
 		t.Fatal(err)
 	}

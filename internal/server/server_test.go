@@ -17,6 +17,7 @@ import (
 
 	mxclient "github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 )
 
 // The table test commands below exist only in this test binary.
@@ -366,9 +367,7 @@ func TestWaitingAgentMarksItsTab(t *testing.T) {
 	ctx := context.Background()
 	bin := t.TempDir()
 	script := "#!/bin/sh\nprintf 'Do you want to proceed?\\n1. Yes\\n2. No\\nEsc to cancel\\n'\nread answer\n"
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, filepath.Join(bin, "claude"), []byte(script))
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sleep", "600"}}, nil); err != nil {
 		t.Fatal(err)
 	}

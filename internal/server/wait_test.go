@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/pane/term"
 )
 
@@ -114,9 +114,7 @@ func TestWaitForAStateOfMelmuxAgent(t *testing.T) {
 	_, c := startServer(t)
 	ctx := context.Background()
 	prog := filepath.Join(t.TempDir(), "melmux-agent")
-	if err := os.WriteFile(prog, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, prog, []byte("#!/bin/sh\nexec sleep 600\n"))
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{prog, "agent", "--task", "x"}}, nil); err != nil {
 		t.Fatal(err)
 	}

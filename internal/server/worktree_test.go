@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/internal/testreq"
 	"github.com/melmux/melmux/internal/ui"
 )
@@ -209,9 +210,7 @@ func TestShutdownEndsWorktreeCounts(t *testing.T) {
 	}
 	bin := t.TempDir()
 	slow := "#!/bin/sh\nsleep 30 </dev/null >/dev/null 2>&1\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(slow), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, filepath.Join(bin, "git"), []byte(slow))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	e, err := s.lookup(2)
 	if err != nil {
@@ -255,14 +254,10 @@ func TestReviewingAWorktreePaneRunsNothingItConfigured(t *testing.T) {
 	prog := func(name string) string {
 		p := filepath.Join(scripts, name)
 		text := "#!/bin/sh\ntouch '" + filepath.Join(markers, name) + "'\nif [ $# -gt 0 ] && [ -f \"$1\" ]; then cat \"$1\"; else cat; fi\n"
-		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testexec.Write(t, p, []byte(text))
 		return p
 	}
-	if err := os.WriteFile(filepath.Join(scripts, "post-index-change"), []byte("#!/bin/sh\ntouch '"+filepath.Join(markers, "hook")+"'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Write(t, filepath.Join(scripts, "post-index-change"), []byte("#!/bin/sh\ntouch '"+filepath.Join(markers, "hook")+"'\n"))
 	agent := strings.Join([]string{
 		"git config core.hooksPath " + scripts,
 		"git config diff.external " + prog("external-diff"),

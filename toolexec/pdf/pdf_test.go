@@ -23,6 +23,7 @@ import (
 
 	"github.com/go-pdf/fpdf"
 
+	"github.com/melmux/melmux/internal/testexec"
 	"github.com/melmux/melmux/internal/testreq"
 )
 
@@ -384,9 +385,7 @@ func fakeEngines(t *testing.T, scripts map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range scripts {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testexec.Write(t, filepath.Join(dir, name), []byte("#!/bin/sh\n"+body))
 	}
 	t.Setenv("PATH", dir)
 	return dir
