@@ -10,9 +10,9 @@ import (
 )
 
 // A panic while place counts the agents on each host (under Server.mu, in
-// a request's recover) lets go of placeMu too: held, it would stop every
-// later spawn_agent and open_pane placement of the process.
-func TestPlacePanicReleasesPlaceMu(t *testing.T) {
+// a request's recover) gives the placement slot back too: kept, it would
+// stop every later spawn_agent and open_pane placement of the session.
+func TestPlacePanicReleasesThePlacementSlot(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(file, []byte("[agent]\nspawn_hosts = [\"local\"]\n"), 0o600); err != nil {
@@ -40,11 +40,9 @@ func TestPlacePanicReleasesPlaceMu(t *testing.T) {
 	if armed.Load() {
 		t.Fatal("place never took Server.mu through withLock")
 	}
-	if !placeMu.TryLock() {
-		placeMu.Unlock()
-		t.Fatal("after a panic in place, placeMu stayed locked: no later placement would count")
+	if !slotFree(s) {
+		t.Fatal("after a panic in place, the placement slot stayed taken: no later placement would count")
 	}
-	placeMu.Unlock()
 	pl, err := s.place("spawn_agent", false)
 	if err != nil || pl == nil || pl.host != "local" {
 		t.Fatalf("the next placement: %+v, %v; want host local", pl, err)
@@ -59,9 +57,18 @@ func TestPlacePanicReleasesPlaceMu(t *testing.T) {
 	if pl, err := s.place("spawn_agent", true); err == nil || !strings.Contains(err.Error(), "no host of [agent] spawn_hosts has room") {
 		t.Fatalf("a worktree's placement with only build1: %+v, %v; want no room", pl, err)
 	}
-	if !placeMu.TryLock() {
-		placeMu.Unlock()
-		t.Fatal("after a placement found no room, placeMu stayed locked")
+	if !slotFree(s) {
+		t.Fatal("after a placement found no room, the placement slot stayed taken")
 	}
-	placeMu.Unlock()
+}
+
+// slotFree says the session's placement slot is free (and leaves it so).
+func slotFree(s *Server) bool {
+	select {
+	case s.placing <- struct{}{}:
+		<-s.placing
+		return true
+	default:
+		return false
+	}
 }

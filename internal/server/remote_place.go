@@ -16,30 +16,27 @@ import (
 // agents running that has room under its [hosts] max_agents; the tool
 // definitions say nothing of hosts, so the model never chooses one.
 
-// placeMu guards the agents counted on each host: it is held from a
-// placement's count until its pane exists and is marked (placement.done),
-// so that a lead's spawns at once count each other; it is not held while
-// the pane's program starts or its link comes up. It is the one lock whose
-// Lock is not followed by a deferred Unlock: place hands it to the
-// placement, whose callers defer done.
-var placeMu sync.Mutex
-
-// placement is a host chosen for a pane about to start.
+// placement is a host chosen for a pane about to start. It holds the
+// session's placement slot (Server.placing) from its count until its pane
+// exists and is marked, so that a lead's spawns at once count each other;
+// not while the pane's program starts or its link comes up.
 type placement struct {
 	host string // config.LocalHost for this machine
+	slot chan struct{}
 	once sync.Once
 }
 
-// done lets the next placement count; mark the pane first.
+// done gives the placement slot back, for the next placement to count;
+// mark the pane first.
 func (pl *placement) done() {
 	if pl != nil {
-		pl.once.Do(placeMu.Unlock)
+		pl.once.Do(func() { <-pl.slot })
 	}
 }
 
-// keepChosen lets go of placeMu, taken by place, unless a host was chosen:
-// the placement then holds it until done. place defers it, so that no way
-// out of place (no host with room, a panic) leaves placeMu held.
+// keepChosen gives the placement slot back unless a host was chosen: the
+// placement then holds it until done. place defers it, so that no way out
+// of place (no host with room, a panic) leaves the slot taken.
 func (pl *placement) keepChosen() {
 	if pl.host == "" {
 		pl.done()
@@ -84,8 +81,8 @@ func (s *Server) place(verb string, localOnly bool) (*placement, error) {
 	if len(hosts) == 0 {
 		return nil, nil
 	}
-	placeMu.Lock()
-	pl := &placement{}
+	s.placing <- struct{}{}
+	pl := &placement{slot: s.placing}
 	defer pl.keepChosen()
 	var count map[string]int
 	var down map[string]string

@@ -107,6 +107,11 @@ type Server struct {
 	audit      *audit.Log  // nil when agents.Audit is ""
 	// notifySlots bounds the notify_commands running at once.
 	notifySlots chan struct{}
+	// placing is the placement slot (remote_place.go), a channel of one
+	// rather than a mutex: place takes it and hands it on with the
+	// placement, whose caller gives it back (placement.done) once the
+	// pane is marked.
+	placing chan struct{}
 
 	// clients are the attached clients, under a lock of their own
 	// (clients.go).
@@ -251,6 +256,7 @@ func New(cfg Config) *Server {
 		saver:       newStateSaver(cfg.StateFile),
 		audit:       openAudit(cfg.Agents.Audit),
 		notifySlots: make(chan struct{}, notifyCommandsAtOnce),
+		placing:     make(chan struct{}, 1),
 		done:        make(chan struct{}),
 		panes:       map[int]*paneEntry{},
 		layout:      layout.New(),
