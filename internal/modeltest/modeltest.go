@@ -127,9 +127,7 @@ func (s *Server) Requests() []Recorded {
 // answer starts), or with ctx's error.
 func (s *Server) Wait(ctx context.Context, n int) error {
 	for {
-		s.mu.Lock()
-		got, changed := len(s.reqs), s.changed
-		s.mu.Unlock()
+		got, changed := s.arrived()
 		if got >= n {
 			return nil
 		}
@@ -139,6 +137,14 @@ func (s *Server) Wait(ctx context.Context, n int) error {
 			return fmt.Errorf("modeltest: %d requests of %d arrived: %w", got, n, ctx.Err())
 		}
 	}
+}
+
+// arrived gives the number of requests so far and a channel closed when
+// another arrives.
+func (s *Server) arrived() (int, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.reqs), s.changed
 }
 
 // Problems returns every problem so far: mismatched expectations, protocol
@@ -181,16 +187,23 @@ func (s *Server) Verify() error {
 
 // Close stops the server, ending any answer still being held or streamed.
 func (s *Server) Close() {
-	s.mu.Lock()
-	if s.isClosed {
-		s.mu.Unlock()
+	if !s.markClosed() {
 		return
 	}
-	s.isClosed = true
-	s.mu.Unlock()
 	close(s.closed)
 	s.hs.CloseClientConnections()
 	s.hs.Close()
+}
+
+// markClosed says whether this call is the one that closes the server.
+func (s *Server) markClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isClosed {
+		return false
+	}
+	s.isClosed = true
+	return true
 }
 
 func (s *Server) problemLocked(format string, args ...any) string {
@@ -217,11 +230,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		err = s.decode(r, body, &rec)
 	}
 
-	s.mu.Lock()
-	var leg Leg
+	leg, ids := s.record(&rec, err)
+
 	switch {
 	case err != nil:
-		rec.Problem = s.problemLocked("request %d to %s: %v", len(s.reqs)+1, r.URL.Path, err)
+		writeJSON(w, statusOf(err), apiError(s.proto, err.Error()))
+	case rec.Leg >= 0 && rec.Problem == "":
+		s.answer(w, r, leg, ids)
+	default:
+		// Answered on the stream, where the agent shows it: a status would
+		// be retried or hidden behind a hint.
+		st := newStream(w, s.proto)
+		st.fail("modeltest: " + rec.Problem)
+	}
+}
+
+// record keeps rec, a request read (err when it could not be), having
+// picked the leg that answers it and set rec's Leg and Problem; it gives
+// that leg and the ids of its tool calls.
+func (s *Server) record(rec *Recorded, err error) (leg Leg, ids []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err != nil:
+		rec.Problem = s.problemLocked("request %d to %s: %v", len(s.reqs)+1, rec.Path, err)
 	default:
 		if p := pairing(rec.Messages); p != "" {
 			rec.Problem = s.problemLocked("request %d: %s", len(s.reqs)+1, p)
@@ -239,10 +271,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			rec.Problem = s.problemLocked("request %d: leg %d refuses %q in the last tool results; found", len(s.reqs)+1, rec.Leg+1, found)
 		}
 	}
-	s.reqs = append(s.reqs, rec)
+	s.reqs = append(s.reqs, *rec)
 	close(s.changed)
 	s.changed = make(chan struct{})
-	ids := make([]string, len(leg.Calls))
+	ids = make([]string, len(leg.Calls))
 	for i, c := range leg.Calls {
 		switch {
 		case c.NoID:
@@ -253,19 +285,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			ids[i] = fmt.Sprintf("%s%d", idPrefix(s.proto), s.nextID)
 		}
 	}
-	s.mu.Unlock()
-
-	switch {
-	case err != nil:
-		writeJSON(w, statusOf(err), apiError(s.proto, err.Error()))
-	case rec.Leg >= 0 && rec.Problem == "":
-		s.answer(w, r, leg, ids)
-	default:
-		// Answered on the stream, where the agent shows it: a status would
-		// be retried or hidden behind a hint.
-		st := newStream(w, s.proto)
-		st.fail("modeltest: " + rec.Problem)
-	}
+	return leg, ids
 }
 
 // pickLocked takes the first unused leg for role.
