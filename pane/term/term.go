@@ -215,7 +215,20 @@ func (t *Terminal) Write(p []byte) (int, error) {
 	n := len(p)
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
+	p = t.beginWrite(p)
+	for len(p) > 0 {
+		used := t.writePiece(p)
+		t.deliver()
+		p = p[used:]
+	}
+	return n, nil
+}
+
+// beginWrite counts a change and gives p behind the incomplete sequence the
+// last Write left over, if any. The caller holds wmu.
+func (t *Terminal) beginWrite(p []byte) []byte {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.changes++
 	t.noFast = 0
 	if len(t.tail) > 0 {
@@ -223,26 +236,27 @@ func (t *Terminal) Write(p []byte) (int, error) {
 		p = t.joined
 		t.tail = t.tail[:0]
 	}
-	t.mu.Unlock()
-	for len(p) > 0 {
-		t.mu.Lock()
-		used := t.scanLocked(p, writeChunk)
-		t.noFast = max(t.noFast-used, 0)
-		t.flushLocked()
-		t.mu.Unlock()
-		t.deliver()
-		p = p[used:]
-	}
-	return n, nil
+	return p
+}
+
+// writePiece feeds the emulator the next piece of p (at most writeChunk
+// bytes, or a stretch the model of the screen takes whole) and says how
+// much it took. Each piece is its own locked section, so that a reader waits
+// for one piece, never a whole Write, and the replies it makes are delivered
+// before the next.
+func (t *Terminal) writePiece(p []byte) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	used := t.scanLocked(p, writeChunk)
+	t.noFast = max(t.noFast-used, 0)
+	t.flushLocked()
+	return used
 }
 
 // deliver hands queued replies and log lines to the callbacks. It runs
 // without the lock so that a callback may call back into the Terminal.
 func (t *Terminal) deliver() {
-	t.mu.Lock()
-	replies, logs := t.replies, t.logs
-	t.replies, t.logs = nil, nil
-	t.mu.Unlock()
+	replies, logs := t.takeQueued()
 	if len(replies) > 0 && t.reply != nil {
 		t.reply(replies)
 	}
@@ -251,6 +265,15 @@ func (t *Terminal) deliver() {
 			t.logf("%s", l)
 		}
 	}
+}
+
+// takeQueued takes the replies and log lines queued for deliver.
+func (t *Terminal) takeQueued() (replies []byte, logs []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	replies, logs = t.replies, t.logs
+	t.replies, t.logs = nil, nil
+	return replies, logs
 }
 
 // Resize changes the screen size. Lines pushed off the top of the primary
@@ -263,11 +286,16 @@ func (t *Terminal) deliver() {
 // reflowed, nor history while it is shown. Tab stops are reset to every 8
 // columns of the new width.
 func (t *Terminal) Resize(cols, rows int) {
+	t.resize(cols, rows)
+	t.deliver()
+}
+
+// resize is Resize's locked section: what it logs is delivered after.
+func (t *Terminal) resize(cols, rows int) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.changes++
 	t.resizeLocked(cols, rows)
-	t.mu.Unlock()
-	t.deliver()
 }
 
 func (t *Terminal) resizeLocked(cols, rows int) {
