@@ -83,6 +83,21 @@ func (q *inputQueue) addLocked(b []byte) (int, error) {
 	return n, nil
 }
 
+// addBelowLimit queues b, all of it, when the backlog is below InputLimit
+// and the queue lives. It returns whether it did, the backlog before b, a
+// channel closed when some of the backlog has been written, and why nothing
+// will be written any more (nil while the program lives).
+func (q *inputQueue) addBelowLimit(b []byte) (queued bool, n int, less <-chan struct{}, dead, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n, less, dead = len(q.buf), q.less, q.dead
+	if dead == nil && n < InputLimit {
+		_, err = q.addLocked(b)
+		return true, n, less, dead, err
+	}
+	return false, n, less, dead, nil
+}
+
 // backlog returns the bytes waiting and a channel closed when some of them
 // have been written (or the queue died).
 func (q *inputQueue) backlog() (int, <-chan struct{}) {
@@ -239,18 +254,13 @@ func (p *Pane) WriteContext(ctx context.Context, b []byte) error {
 		if err := p.usable(); err != nil {
 			return err
 		}
-		q := p.in
-		q.mu.Lock()
-		n, less, dead := len(q.buf), q.less, q.dead
-		if dead == nil && n < InputLimit {
-			_, err := q.addLocked(b)
-			q.mu.Unlock()
+		queued, n, less, dead, err := p.in.addBelowLimit(b)
+		if queued {
 			if err == nil && len(b) > 0 {
 				p.lastInput.Store(time.Now().UnixNano())
 			}
 			return err
 		}
-		q.mu.Unlock()
 		if dead != nil {
 			return dead
 		}

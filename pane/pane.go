@@ -92,7 +92,7 @@ type Pane struct {
 	ret     atomic.Pointer[retained] // output kept for a mirror (retain.go); nil until asked
 	refused atomic.Pointer[error]    // why input is refused for now (refuse.go); nil when taken
 
-	mu       sync.Mutex // guards the fields below
+	mu       sync.Mutex // guards status, cols, rows, changed, onOutput and onExit
 	status   Status
 	cols     int
 	rows     int
@@ -264,16 +264,16 @@ func getChunk() *[]byte {
 
 func putChunk(b *[]byte) {
 	chunks.mu.Lock()
+	defer chunks.mu.Unlock()
 	chunks.free = append(chunks.free, b)
-	chunks.mu.Unlock()
 }
 
 // ReleaseChunks lets go of the read buffers no pane is reading into; the
 // server calls it once output has gone quiet.
 func ReleaseChunks() {
 	chunks.mu.Lock()
+	defer chunks.mu.Unlock()
 	chunks.free = nil
-	chunks.mu.Unlock()
 }
 
 // readLoop feeds the emulator until the PTY reports the other side gone. A
@@ -321,12 +321,7 @@ func (p *Pane) readLoop() {
 			p.untrimmed.Store(true)
 			p.lastOutput.Store(time.Now().UnixNano())
 			p.printed.Store(true)
-			p.mu.Lock()
-			close(p.changed)
-			p.changed = make(chan struct{})
-			cb := p.onOutput
-			p.mu.Unlock()
-			if cb != nil {
+			if cb := p.outputChanged(); cb != nil {
 				cb()
 			}
 		}
@@ -381,16 +376,32 @@ func (p *Pane) waitLoop() {
 	}
 	p.drainAfterExit()
 	p.in.kill(ErrExited)
-	p.mu.Lock()
-	p.status = st
-	close(p.changed)
-	p.changed = make(chan struct{})
-	cb := p.onExit
-	p.mu.Unlock()
+	cb := p.ended(st)
 	close(p.exited)
 	if cb != nil {
 		cb()
 	}
+}
+
+// outputChanged wakes those waiting on Changed after output, and gives the
+// OnOutput callback, which the caller runs without the lock.
+func (p *Pane) outputChanged() func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	close(p.changed)
+	p.changed = make(chan struct{})
+	return p.onOutput
+}
+
+// ended records how the program ended and wakes those waiting on Changed;
+// it gives the OnExit callback, which the caller runs without the lock.
+func (p *Pane) ended(st Status) func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.status = st
+	close(p.changed)
+	p.changed = make(chan struct{})
+	return p.onExit
 }
 
 // drainAfterExit waits until the reader has applied everything the program
@@ -512,16 +523,22 @@ func (p *Pane) SendKeys(ctx context.Context, text string) (int, error) {
 	return len(b), nil
 }
 
+// sizeSame records cols x rows as the pane's size and says whether it was
+// that already.
+func (p *Pane) sizeSame(cols, rows int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	same := cols == p.cols && rows == p.rows
+	p.cols, p.rows = cols, rows
+	return same
+}
+
 // Resize changes the PTY and emulator size; the program gets SIGWINCH.
 func (p *Pane) Resize(cols, rows int) error {
 	if cols < 1 || rows < 1 {
 		return fmt.Errorf("pane %d: size %dx%d is not positive", p.id, cols, rows)
 	}
-	p.mu.Lock()
-	same := cols == p.cols && rows == p.rows
-	p.cols, p.rows = cols, rows
-	p.mu.Unlock()
-	if same {
+	if p.sizeSame(cols, rows) {
 		return nil
 	}
 	p.term.Resize(cols, rows)

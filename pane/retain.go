@@ -11,7 +11,7 @@ import (
 // another machine can ask for what it has not seen yet, from an offset, and
 // lose nothing over a dropped link as long as the bytes are still held.
 type retained struct {
-	mu    sync.Mutex // held while a chunk is applied: a snapshot and end agree
+	mu    sync.Mutex // guards buf, end and limit; held while a chunk is applied, so a snapshot and end agree
 	buf   []byte     // the last bytes, at most max; buf[len(buf)-1] is byte end-1
 	end   int64      // bytes written since retention began
 	limit int
@@ -23,14 +23,19 @@ type retained struct {
 // and a program answered twice would take the second answer for typing.
 func (p *Pane) Retain(limit int) {
 	if r := p.ret.Load(); r != nil {
-		r.mu.Lock()
-		r.limit = max(r.limit, limit)
-		r.mu.Unlock()
+		r.raise(limit)
 		return
 	}
 	if !p.ret.CompareAndSwap(nil, &retained{limit: limit}) {
 		p.Retain(limit) // another call won the race: raise its limit
 	}
+}
+
+// raise keeps at least limit bytes from now on.
+func (r *retained) raise(limit int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.limit = max(r.limit, limit)
 }
 
 // mirrored says the pane's output is retained for a mirror (Retain).
