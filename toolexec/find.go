@@ -65,15 +65,18 @@ func findTree(ctx context.Context, root, pattern string, workers int) ([]string,
 	}
 	var mu sync.Mutex // guards found
 	var found []string
+	add := func(rel string) {
+		mu.Lock()
+		defer mu.Unlock()
+		found = append(found, rel)
+	}
 	err := walkTree(ctx, root, workers, enter, func(_ int, _ int, _, rel string, typ fs.FileMode) {
 		target := rel
 		if byName {
 			target = path.Base(rel)
 		}
 		if ok, _ := doublestar.Match(pattern, target); ok {
-			mu.Lock()
-			found = append(found, rel)
-			mu.Unlock()
+			add(rel)
 		}
 	})
 	if err != nil {

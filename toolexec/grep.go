@@ -308,6 +308,13 @@ func (c *grepCollector) add(rel string, buf []byte, spans []lineSpan) {
 	}
 }
 
+// count adds one to n, one of c's tallies of files not searched.
+func (c *grepCollector) count(n *int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	*n++
+}
+
 // pruneLocked keeps the files holding the first grepMaxMatches hits in path
 // order and raises the threshold to the last of them.
 func (c *grepCollector) pruneLocked() {
@@ -398,14 +405,10 @@ func grepTreeBudget(ctx context.Context, root string, m *matcher, workers int, b
 		w.buf = buf[:0]
 		switch status {
 		case fileHuge:
-			c.mu.Lock()
-			c.huge++
-			c.mu.Unlock()
+			c.count(&c.huge)
 			return
 		case fileUnreadable:
-			c.mu.Lock()
-			c.unread++
-			c.mu.Unlock()
+			c.count(&c.unread)
 			return
 		}
 		head := buf
@@ -413,9 +416,7 @@ func grepTreeBudget(ctx context.Context, root string, m *matcher, workers int, b
 			head = head[:sniffLen]
 		}
 		if bytes.IndexByte(head, 0) >= 0 {
-			c.mu.Lock()
-			c.binary++
-			c.mu.Unlock()
+			c.count(&c.binary)
 			return
 		}
 		w.spans = m.scan(buf, w.spans[:0], w.dfa, &w.lower)

@@ -230,30 +230,43 @@ func walkTree(ctx context.Context, root string, workers int, enterDir func(strin
 
 func (w *walker) work(ctx context.Context, id int) {
 	for {
-		w.mu.Lock()
-		for len(w.queue) == 0 && w.pending > 0 {
-			w.cond.Wait()
-		}
-		if len(w.queue) == 0 {
-			w.mu.Unlock()
+		job, ok := w.take()
+		if !ok {
 			return
 		}
-		job := w.queue[len(w.queue)-1]
-		w.queue = w.queue[:len(w.queue)-1]
-		w.mu.Unlock()
-
 		var subdirs []walkJob
 		if ctx.Err() == nil {
 			subdirs = w.readDir(id, job)
 		}
+		w.done(subdirs)
+	}
+}
 
-		w.mu.Lock()
-		w.queue = append(w.queue, subdirs...)
-		w.pending += len(subdirs) - 1
-		if w.pending == 0 || len(subdirs) > 0 {
-			w.cond.Broadcast()
-		}
-		w.mu.Unlock()
+// take waits for a directory to read and takes it; false once none is
+// queued and none is being read, so none will be.
+func (w *walker) take() (walkJob, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.queue) == 0 && w.pending > 0 {
+		w.cond.Wait()
+	}
+	if len(w.queue) == 0 {
+		return walkJob{}, false
+	}
+	job := w.queue[len(w.queue)-1]
+	w.queue = w.queue[:len(w.queue)-1]
+	return job, true
+}
+
+// done queues the subdirectories a read directory holds and counts that
+// one read, waking the workers waiting in take when there is news.
+func (w *walker) done(subdirs []walkJob) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.queue = append(w.queue, subdirs...)
+	w.pending += len(subdirs) - 1
+	if w.pending == 0 || len(subdirs) > 0 {
+		w.cond.Broadcast()
 	}
 }
 
