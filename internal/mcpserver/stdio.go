@@ -199,9 +199,7 @@ func (c *conn) readLoop() {
 		}
 		if len(line) > 0 || tooLong {
 			msg, answer := c.decode(line, tooLong)
-			c.mu.Lock()
-			c.reading = 0
-			c.mu.Unlock()
+			c.readingNone()
 			if answer != nil {
 				if _, werr := c.out.Write(answer); werr != nil {
 					c.readErr = werr
@@ -238,9 +236,7 @@ func (c *conn) readLine() (line []byte, tooLong bool, err error) {
 				parts = nil
 				collect(n)
 				tooLong, n = true, 0
-				c.mu.Lock()
-				c.reading = 0
-				c.mu.Unlock()
+				c.readingNone()
 			} else if len(chunk) > 0 {
 				if !c.hold(n + len(chunk)) {
 					return nil, false, errQuit
@@ -254,6 +250,13 @@ func (c *conn) readLine() (line []byte, tooLong bool, err error) {
 		}
 		return bytes.TrimSpace(join(parts, n)), tooLong, err
 	}
+}
+
+// readingNone records that no line being read holds bytes any more.
+func (c *conn) readingNone() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reading = 0
 }
 
 // join makes one slice of parts, whose lengths add up to n.
@@ -290,10 +293,7 @@ func (c *conn) hold(n int) bool {
 // input is closed.
 func (c *conn) wait(ok func() bool) bool {
 	for {
-		c.mu.Lock()
-		done := ok()
-		hook := c.onWait
-		c.mu.Unlock()
+		done, hook := c.check(ok)
 		if done {
 			return true
 		}
@@ -306,6 +306,14 @@ func (c *conn) wait(ok func() bool) bool {
 			return false
 		}
 	}
+}
+
+// check calls ok with c.mu held, and gives what it said and the hook to
+// run before waiting (nil when none).
+func (c *conn) check(ok func() bool) (done bool, hook func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ok(), c.onWait
 }
 
 // register records a call until its response; false if its id is taken.
@@ -323,20 +331,26 @@ func (c *conn) register(id jsonrpc.ID, weight int) bool {
 
 // release ends a call and wakes readLoop if it waits for room.
 func (c *conn) release(id jsonrpc.ID) {
-	c.mu.Lock()
-	weight, ok := c.calls[id]
-	if ok {
-		delete(c.calls, id)
-		c.inFlight -= weight
-	}
-	c.mu.Unlock()
-	if ok {
+	if weight, ok := c.unregister(id); ok {
 		collect(weight) // what the call decoded
 		select {
 		case c.freed <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// unregister forgets a call, giving its weight; false when it was not in
+// flight.
+func (c *conn) unregister(id jsonrpc.ID) (weight int, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	weight, ok = c.calls[id]
+	if ok {
+		delete(c.calls, id)
+		c.inFlight -= weight
+	}
+	return weight, ok
 }
 
 // collectBytes is the size of a line past which its garbage is collected
