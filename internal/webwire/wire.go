@@ -301,18 +301,57 @@ func (p *Peer) Close() error {
 }
 
 func (p *Peer) end(err error) {
-	p.mu.Lock()
-	if p.err == nil {
-		p.err = err
-	}
-	calls := p.calls
-	p.calls = map[uint64]chan message{}
-	p.mu.Unlock()
+	calls := p.ended(err)
 	p.stop()
 	p.conn.Close()
 	for _, ch := range calls {
 		close(ch)
 	}
+}
+
+// ended records err as why the connection ended, unless it ended already,
+// and takes every call waiting for its answer.
+func (p *Peer) ended(err error) map[uint64]chan message {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err == nil {
+		p.err = err
+	}
+	calls := p.calls
+	p.calls = map[uint64]chan message{}
+	return calls
+}
+
+// takeCall takes the channel of the call numbered id out of those waiting
+// for their answer; nil when it waits no more.
+func (p *Peer) takeCall(id uint64) chan message {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch := p.calls[id]
+	delete(p.calls, id)
+	return ch
+}
+
+// cancelServing gives up serving the request numbered id, if it is still
+// being served.
+func (p *Peer) cancelServing(id uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if stop := p.serving[id]; stop != nil {
+		stop()
+	}
+}
+
+// setServing records stop as what gives up serving the request numbered
+// id; nil forgets it, once it is answered.
+func (p *Peer) setServing(id uint64, stop context.CancelFunc) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if stop == nil {
+		delete(p.serving, id)
+		return
+	}
+	p.serving[id] = stop
 }
 
 // Run reads messages until the connection ends, and returns why.
@@ -327,21 +366,13 @@ func (p *Peer) Run() error {
 		}
 		switch {
 		case m.Re != 0:
-			p.mu.Lock()
-			ch := p.calls[m.Re]
-			delete(p.calls, m.Re)
-			p.mu.Unlock()
-			if ch != nil {
+			if ch := p.takeCall(m.Re); ch != nil {
 				ch <- m
 			}
 		case m.M == cancel:
 			var c CancelParams
 			_ = json.Unmarshal(m.P, &c)
-			p.mu.Lock()
-			if stop := p.serving[c.ID]; stop != nil {
-				stop()
-			}
-			p.mu.Unlock()
+			p.cancelServing(c.ID)
 		case m.M != "" && m.ID == 0 && p.inline[m.M]:
 			_, _ = p.handle(p.ctx, m.M, m.P)
 		case m.M != "":
@@ -359,9 +390,7 @@ func (p *Peer) Run() error {
 func (p *Peer) serve(m message) {
 	ctx, stop := context.WithCancel(p.ctx)
 	if m.ID != 0 {
-		p.mu.Lock()
-		p.serving[m.ID] = stop
-		p.mu.Unlock()
+		p.setServing(m.ID, stop)
 	}
 	go func() {
 		defer stop()
@@ -369,9 +398,7 @@ func (p *Peer) serve(m message) {
 		if m.ID == 0 {
 			return
 		}
-		p.mu.Lock()
-		delete(p.serving, m.ID)
-		p.mu.Unlock()
+		p.setServing(m.ID, nil)
 		a := message{Re: m.ID}
 		if err != nil {
 			a.Err = err.Error()
@@ -418,15 +445,10 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 		return err
 	}
 	ch := make(chan message, 1)
-	p.mu.Lock()
-	if p.err != nil {
-		p.mu.Unlock()
+	id, ok := p.newCall(ch)
+	if !ok {
 		return ErrClosed
 	}
-	p.next++
-	id := p.next
-	p.calls[id] = ch
-	p.mu.Unlock()
 	if err := p.write(message{ID: id, M: method, P: b}); err != nil {
 		return err
 	}
@@ -443,10 +465,21 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 		}
 		return nil
 	case <-ctx.Done():
-		p.mu.Lock()
-		delete(p.calls, id)
-		p.mu.Unlock()
+		p.takeCall(id)
 		_ = p.Notify(cancel, CancelParams{ID: id})
 		return ctx.Err()
 	}
+}
+
+// newCall numbers a call whose answer goes to ch; false once the
+// connection has ended.
+func (p *Peer) newCall(ch chan message) (uint64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return 0, false
+	}
+	p.next++
+	p.calls[p.next] = ch
+	return p.next, true
 }
