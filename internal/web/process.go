@@ -53,10 +53,8 @@ func Serve(conn net.Conn) error {
 	// The connection's end is the session's: its stop, its end, or its
 	// server killed. Either way nothing is served of it after.
 	_ = p.peer.Run()
-	p.mu.Lock()
-	srv := p.srv
-	p.srv = nil
-	p.mu.Unlock()
+	var srv *Server
+	locked(&p.mu, func() { srv, p.srv = p.srv, nil })
 	if srv != nil {
 		srv.Close()
 	}

@@ -114,7 +114,7 @@ type Server struct {
 	cookie string
 	log    *slog.Logger
 
-	mu       sync.Mutex
+	mu       sync.Mutex           // guards what follows, and each session's fails
 	codes    map[string]time.Time // sha256 of a one-time code: when it expires
 	sessions map[string]*session  // sha256 of a cookie
 	fails    []time.Time          // failed logins within failWindow
@@ -273,13 +273,14 @@ func (s *Server) URL(code string) string {
 
 // Close stops serving and closes every page's connection.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
+	var conns []*conn
+	locked(&s.mu, func() {
+		s.closed = true
+		conns = make([]*conn, 0, len(s.conns))
+		for c := range s.conns {
+			conns = append(conns, c)
+		}
+	})
 	for _, c := range conns {
 		c.drop("the session stopped serving the web")
 	}
@@ -399,15 +400,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	var sess *session
 	switch {
 	case req.Code != "":
-		s.mu.Lock()
-		h := sum(req.Code)
-		if exp, ok := s.codes[h]; ok {
-			delete(s.codes, h) // once
-			if time.Now().Before(exp) {
-				sess = &session{name: "code"}
-			}
+		if s.useCode(req.Code) {
+			sess = &session{name: "code"}
 		}
-		s.mu.Unlock()
 	case req.Token != "":
 		if s.cfg.Tokens != nil {
 			if tok, ok := s.cfg.Tokens.Check(req.Token); ok {
@@ -422,15 +417,29 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	sess.expires = time.Now().Add(sessionLife)
 	secret := randomHex(32)
-	s.mu.Lock()
-	s.pruneSessionsLocked()
-	s.sessions[sum(secret)] = sess
-	s.mu.Unlock()
+	locked(&s.mu, func() {
+		s.pruneSessionsLocked()
+		s.sessions[sum(secret)] = sess
+	})
 	s.log.Info("web: logged in", "as", sess.name, "read_only", sess.readOnly, "from", r.RemoteAddr)
 	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: secret, Path: "/", HttpOnly: true, Secure: s.tls,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(sessionLife.Seconds())})
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(loginResult{Name: sess.name, ReadOnly: sess.readOnly})
+}
+
+// useCode takes a one-time code, which works once whatever it says, and
+// says whether it was outstanding and has not expired.
+func (s *Server) useCode(code string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := sum(code)
+	exp, ok := s.codes[h]
+	if !ok {
+		return false
+	}
+	delete(s.codes, h) // once
+	return time.Now().Before(exp)
 }
 
 func (s *Server) pruneSessionsLocked() {
@@ -457,9 +466,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c, err := r.Cookie(s.cookie); err == nil {
-		s.mu.Lock()
-		delete(s.sessions, sum(c.Value))
-		s.mu.Unlock()
+		locked(&s.mu, func() { delete(s.sessions, sum(c.Value)) })
 	}
 	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: "", Path: "/", HttpOnly: true, Secure: s.tls, SameSite: http.SameSiteStrictMode, MaxAge: -1})
 	w.WriteHeader(http.StatusNoContent)
@@ -470,13 +477,14 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 func (s *Server) failed(r *http.Request, what string) {
 	_, key := s.sessionOf(r)
 	now := time.Now()
-	s.mu.Lock()
-	s.fails = append(s.fails, now)
-	n := len(s.fails)
-	if sess := s.sessions[key]; key != "" && sess != nil {
-		sess.fails = append(recent(sess.fails, now), now)
-	}
-	s.mu.Unlock()
+	var n int
+	locked(&s.mu, func() {
+		s.fails = append(s.fails, now)
+		n = len(s.fails)
+		if sess := s.sessions[key]; key != "" && sess != nil {
+			sess.fails = append(recent(sess.fails, now), now)
+		}
+	})
 	s.log.Warn("web: failed login", "what", what, "from", r.RemoteAddr, "failures_in_the_last_minute", n)
 }
 
@@ -517,9 +525,9 @@ func (s *Server) limited() time.Duration {
 func (s *Server) passesLimit(r *http.Request, req loginRequest) bool {
 	now := time.Now()
 	if req.Code != "" {
-		s.mu.Lock()
-		exp, ok := s.codes[sum(req.Code)]
-		s.mu.Unlock()
+		var exp time.Time
+		var ok bool
+		locked(&s.mu, func() { exp, ok = s.codes[sum(req.Code)] })
 		if ok && now.Before(exp) && now.Sub(exp.Add(-codeLife)) < codeFresh {
 			return true
 		}
@@ -556,21 +564,26 @@ func (s *Server) sessionOf(r *http.Request) (*session, string) {
 
 // valid says the session under key goes on.
 func (s *Server) valid(key string) bool {
-	s.mu.Lock()
-	sess, ok := s.sessions[key]
-	if ok && time.Now().After(sess.expires) {
-		delete(s.sessions, key)
-		ok = false
-	}
-	s.mu.Unlock()
-	if !ok {
+	sess := s.unexpired(key)
+	if sess == nil {
 		return false
 	}
 	if sess.hash != "" && (s.cfg.Tokens == nil || !s.cfg.Tokens.Valid(sess.name, sess.hash)) {
-		s.mu.Lock()
-		delete(s.sessions, key)
-		s.mu.Unlock()
+		locked(&s.mu, func() { delete(s.sessions, key) })
 		return false
 	}
 	return true
+}
+
+// unexpired gives the session under key, forgetting it once it has
+// expired; nil when there is none (any more).
+func (s *Server) unexpired(key string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, ok := s.sessions[key]
+	if ok && time.Now().After(sess.expires) {
+		delete(s.sessions, key)
+		return nil
+	}
+	return sess
 }

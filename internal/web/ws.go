@@ -33,7 +33,7 @@ type conn struct {
 	once   sync.Once
 	reason string
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards watched: the reader sets it, the writer reads it
 	watched []int
 
 	// The writer's alone: what the page holds.
@@ -78,15 +78,11 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		cancel: cancel, sent: map[int]*sentPane{}}
 	// Counted before its upgrade is answered: a page that has its 101 is
 	// a browser connected, for Browsers (web --status) as for itself.
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.add(c) {
 		cancel()
 		http.Error(w, "melmux web stopped", http.StatusServiceUnavailable)
 		return
 	}
-	s.conns[c] = struct{}{}
-	s.mu.Unlock()
 	defer s.gone(c)
 	// Origin was checked above, against the Host the browser used;
 	// Accept's own check (Origin's host equal to Host) agrees.
@@ -106,15 +102,28 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	ws.Close(code, why)
 }
 
-func (s *Server) gone(c *conn) {
+// add counts c among the pages connected; false once the server is closed.
+func (s *Server) add(c *conn) bool {
 	s.mu.Lock()
-	delete(s.conns, c)
-	wrote := s.writer == c
-	if wrote {
-		s.writer = nil
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
 	}
-	others := s.connsLocked()
-	s.mu.Unlock()
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) gone(c *conn) {
+	var wrote bool
+	var others []*conn
+	locked(&s.mu, func() {
+		delete(s.conns, c)
+		wrote = s.writer == c
+		if wrote {
+			s.writer = nil
+		}
+		others = s.connsLocked()
+	})
 	if wrote {
 		for _, o := range others {
 			o.poke()
@@ -196,9 +205,7 @@ func (c *conn) handle(ctx context.Context, m inMsg) {
 		if len(ids) > maxWatched {
 			ids = ids[:maxWatched]
 		}
-		c.mu.Lock()
-		c.watched = slices.Clone(ids)
-		c.mu.Unlock()
+		locked(&c.mu, func() { c.watched = slices.Clone(ids) })
 		c.poke()
 		return
 	case "history":
@@ -281,10 +288,11 @@ func (s *Server) mayType(c *conn) bool {
 }
 
 func (s *Server) take(c *conn) {
-	s.mu.Lock()
-	s.writer = c
-	others := s.connsLocked()
-	s.mu.Unlock()
+	var others []*conn
+	locked(&s.mu, func() {
+		s.writer = c
+		others = s.connsLocked()
+	})
 	for _, o := range others {
 		o.poke()
 	}
@@ -426,9 +434,8 @@ func (r row) MarshalJSON() ([]byte, error) {
 // frame sends what changed since the last frame: the state when it
 // differs, and each watched pane's changed rows.
 func (c *conn) frame(ctx context.Context) error {
-	c.mu.Lock()
-	watched := slices.Clone(c.watched)
-	c.mu.Unlock()
+	var watched []int
+	locked(&c.mu, func() { watched = slices.Clone(c.watched) })
 	var state State
 	screens := make([]*webwire.ScreenResult, len(watched))
 	if f, ok := c.s.cfg.Backend.(framer); ok {
