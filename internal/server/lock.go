@@ -7,8 +7,8 @@ import "sync"
 // (Server.call) and so do the server's own goroutines (recovered), so a
 // panic is confined to its work; but a panic between a Lock and a
 // hand-written Unlock would leave the lock held, and every later command,
-// frame and client would wait on it forever. TestServerMuUnlocksDeferred
-// keeps it so.
+// frame and client would wait on it forever. TestLocksUnlockDeferred (the
+// module root's) keeps it so, for every lock of the module.
 
 // locked runs f holding mu, and lets go of it however f ends: the rule of
 // Server.mu holds for the package's other locks too. Sections on a path
