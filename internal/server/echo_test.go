@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	mxclient "github.com/melmux/melmux/internal/client"
 	"github.com/melmux/melmux/internal/proto"
 	"github.com/melmux/melmux/pane"
 )
@@ -113,12 +114,12 @@ func TestNeighbourOutputWaitsForTheEcho(t *testing.T) {
 	}
 }
 
-// A frame reads the panes' emulators holding no lock of the server's: a
-// pane whose emulator is busy (a flood being parsed) holds up the frame
-// that reads it, never the commands and the other clients.
-func TestAFrameReadsThePanesWithoutServerMu(t *testing.T) {
-	t.Parallel()
-	s, c := startServer(t)
+// busyEmulator starts pane 1 and, once it is ready and ready has run, has
+// its emulator locked as a long parse would keep it: a tap on its history
+// that waits until free is called (or the test ends). It returns the
+// pane's entry and free.
+func busyEmulator(t *testing.T, s *Server, c *mxclient.Client, ready func()) (*paneEntry, func()) {
+	t.Helper()
 	ctx := context.Background()
 	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo ready; read x; seq 200; exec sleep 600"}}, nil); err != nil {
 		t.Fatal(err)
@@ -126,12 +127,11 @@ func TestAFrameReadsThePanesWithoutServerMu(t *testing.T) {
 	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^ready$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
 		t.Fatal(err)
 	}
+	ready()
 	e, err := s.lookup(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The tap runs with the emulator locked: it keeps it locked until
-	// released, as a long parse would.
 	tapped, release := make(chan struct{}), make(chan struct{})
 	var tapOnce, releaseOnce sync.Once
 	free := func() { releaseOnce.Do(func() { close(release) }) }
@@ -145,6 +145,16 @@ func TestAFrameReadsThePanesWithoutServerMu(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the pane's output never reached its history")
 	}
+	return e, free
+}
+
+// A frame reads the panes' emulators holding no lock of the server's: a
+// pane whose emulator is busy (a flood being parsed) holds up the frame
+// that reads it, never the commands and the other clients.
+func TestAFrameReadsThePanesWithoutServerMu(t *testing.T) {
+	t.Parallel()
+	s, c := startServer(t)
+	_, free := busyEmulator(t, s, c, func() {})
 	reading := make(chan struct{})
 	var readOnce sync.Once
 	hook := func() { readOnce.Do(func() { close(reading) }) }

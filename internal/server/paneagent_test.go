@@ -159,32 +159,12 @@ func TestTheFocusIsPublishedWhereItMoves(t *testing.T) {
 func TestAWatcherReadsThePaneWithoutItsAgentLock(t *testing.T) {
 	t.Parallel()
 	s, c := startServer(t)
-	ctx := context.Background()
-	newPane(t, c, "sh", "-c", "echo ready; read x; seq 200; exec sleep 600")
-	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^ready$", Screen: true, TimeoutMS: 10000}, nil); err != nil {
-		t.Fatal(err)
-	}
-	// An agent known by its hooks, so that its watcher reads the screen.
-	if err := c.Call(ctx, "notify", proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	e, err := s.lookup(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tapped, release := make(chan struct{}), make(chan struct{})
-	var tapOnce, releaseOnce sync.Once
-	free := func() { releaseOnce.Do(func() { close(release) }) }
-	_, stop := e.p.Term().TapScrolled(func(string, bool) { tapOnce.Do(func() { close(tapped); <-release }) })
-	t.Cleanup(func() { free(); stop() })
-	if err := e.p.Type([]byte("\n")); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-tapped:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the pane's output never reached its history")
-	}
+	e, free := busyEmulator(t, s, c, func() {
+		// An agent known by its hooks, so that its watcher reads the screen.
+		if err := c.Call(context.Background(), "notify", proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
 	// Wake the watcher (as a report would) and wait until it waits on the
 	// emulator.
 	s.mels.changed(1)
