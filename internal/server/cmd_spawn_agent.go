@@ -16,7 +16,7 @@ import (
 
 // spawnRegisterWait bounds how long spawn_agent waits for its worker to
 // register: it does so before its first model call, so this is start-up.
-var spawnRegisterWait = 10 * time.Second
+const spawnRegisterWait = 10 * time.Second
 
 // spawn_agent opens a pane (placed as open_pane places one) running a melmux
 // worker agent on a task, and answers once the worker has registered (which
