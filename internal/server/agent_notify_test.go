@@ -31,6 +31,21 @@ func lookElsewhere(t *testing.T, s *Server, c *mxclient.Client) int {
 	return r.ID
 }
 
+// awaitNotifyCommands, called before startServer, has the test's end wait
+// for the notify_commands of the server given to the func it returns:
+// cleanups run last first, so after the server's end and before the
+// temporary directory goes (one writing into the directory while it was
+// removed failed the test).
+func awaitNotifyCommands(t *testing.T) func(*Server) {
+	var srv *Server
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(30 * time.Second); srv != nil && len(srv.notifySlots) > 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond) // a command's end has no channel to wait on
+		}
+	})
+	return func(s *Server) { srv = s }
+}
+
 // A program flipping its status report (OSC 7501) between working and done
 // every 50 ms for 3 s is told about at most once a second: the first change
 // at once, the next ones merged into one told when the second is over, with
@@ -39,20 +54,11 @@ func lookElsewhere(t *testing.T, s *Server, c *mxclient.Client) int {
 func TestFlappingPaneIsNotifiedOncePerSecond(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "notified")
-	// Cleanups run last first: after the server's end, and before the
-	// temporary directory goes, the notify_commands still running (one for
-	// the pane ended with the session) are waited for: one writing into the
-	// directory while it was removed failed the test.
-	var srv *Server
-	t.Cleanup(func() {
-		for deadline := time.Now().Add(30 * time.Second); srv != nil && len(srv.notifySlots) > 0 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond) // a command's end has no channel to wait on
-		}
-	})
+	notifying := awaitNotifyCommands(t)
 	s, c := startServer(t, func(cfg *Config) {
 		cfg.Agents = AgentsConfig{Bell: true, OSC9: true, NotifyCommand: `echo "$MELMUX_AGENT_STATE $MELMUX_AGENT_MERGED" >> ` + out}
 	})
-	srv = s
+	notifying(s)
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
 	attachViewer(t, s, viewer)
 	// It flaps once the person looks at another pane: nothing is told of

@@ -24,16 +24,11 @@ func TestAPaneAgentGoesOnWhileServerMuIsHeld(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	told, asked := filepath.Join(dir, "told"), filepath.Join(dir, "ask")
-	var srv *Server
-	t.Cleanup(func() { // the notify_commands still running, before dir goes
-		for deadline := time.Now().Add(30 * time.Second); srv != nil && len(srv.notifySlots) > 0 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
+	notifying := awaitNotifyCommands(t)
 	s, c := startServer(t, func(cfg *Config) {
 		cfg.Agents = AgentsConfig{NotifyCommand: `echo "$MELMUX_PANE $MELMUX_AGENT_STATE" >> ` + told}
 	})
-	srv = s
+	notifying(s)
 	viewer := &client{tty: newConnTty(nil, &sync.Mutex{}, 100, 30), quit: make(chan string, 1)}
 	attachViewer(t, s, viewer)
 	// Pane 1 runs an agent known by its hooks; pane 2 one that reports
