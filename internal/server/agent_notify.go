@@ -361,7 +361,7 @@ func (s *Server) tellPending(e *paneEntry) {
 		g := &e.notify
 		ev := g.pending
 		g.pending, g.timer = nil, nil
-		if ev == nil || s.ending.Load() {
+		if ev == nil {
 			return
 		}
 		g.last = time.Now()
@@ -373,7 +373,10 @@ func (s *Server) tellPending(e *paneEntry) {
 // as the config says, for ev. Caller holds the pane's agent lock.
 func (s *Server) tellLocked(ev agentEvent) {
 	id := ev.pane
-	if s.lookedAt(id) {
+	switch {
+	case s.ending.Load():
+		return // the session is ending: its panes are closed by the person's doing, not the agents'
+	case s.lookedAt(id):
 		return // focused since, with a client attached: the person sees it
 	}
 	ac := s.cfg().agents

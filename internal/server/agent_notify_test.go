@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -388,5 +389,29 @@ func TestRestoreNotifiesNobody(t *testing.T) {
 	waitMarks(t, s, "!", "", "")
 	if n := notesOf(viewer); !strings.Contains(n, "melmux: claude in pane 2 is waiting on you") {
 		t.Errorf("a question after the person's answer: notes %q", n)
+	}
+}
+
+// Ending the session tells nothing: the panes it closes are not told as
+// exited (killed by SIGHUP), by the clients or by notify_command. Before,
+// every pane the person did not look at ran notify_command as the session
+// went, and one writing into a test's directory while it was removed
+// failed the test.
+func TestASessionEndingTellsNothing(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "notified")
+	s, c := startServer(t, func(cfg *Config) {
+		cfg.Agents = AgentsConfig{Bell: true, OSC9: true, NotifyCommand: `echo "$MELMUX_PANE $MELMUX_AGENT_STATE" >> ` + out}
+	})
+	newPane(t, c, "sleep", "600")
+	call(t, c, "open_pane", proto.OpenPaneParams{Layout: "tab", Argv: []string{"sh", "-c", "read x; exit 3"}, NoWait: true}, nil)
+	lookElsewhere(t, s, c)
+	s.Shutdown("test over")
+	<-s.done
+	for deadline := time.Now().Add(30 * time.Second); len(s.notifySlots) > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // a command's end has no channel to wait on
+	}
+	if raw, err := os.ReadFile(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("notify_command ran as the session ended: %q (%v)", raw, err)
 	}
 }
