@@ -48,6 +48,10 @@ var forbidden = map[string][]string{
 	"internal/uiconf":          {mod + "internal", mod + "pane=", mod + "pane/term=", mod + "layout", "github.com/gdamore/tcell", "github.com/hinshun/vt10x"},
 	"pane/term/color":          {"*"},
 	"internal/filekind":        {"*"},
+	// Editing the agent CLIs' settings files: their JSON and TOML, nothing
+	// of the session's.
+	"internal/agenthooks": {mod + "internal/server", mod + "internal/ui", mod + "internal/client", mod + "pane", mod + "layout",
+		"github.com/gdamore/tcell", "github.com/hinshun/vt10x", "net"},
 	// The scheduling for a person's keys calls nothing of the server's: any
 	// of the server's locks may be held when it is called.
 	"internal/server/sched": {"*"},

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/melmux/melmux/internal/agenthooks"
 )
 
 // When melmux starts an agent CLI itself (open_pane, new, restore with
@@ -26,11 +26,13 @@ import (
 //
 // A command line that already sets these (its own --settings, or -c
 // notify=...) is left alone, as is a wrapper script or a shell line: their
-// hooks, transcripts and screens still serve.
+// hooks, transcripts and screens still serve. Hooks the user's own settings
+// already run (`melmux hooks install`) are not added again: each would run
+// twice a turn.
 
 // agentHookArgs are the arguments to put after argv[0] of an agent CLI
-// melmux starts, nil for none. env is the pane's environment (for Codex's
-// home).
+// melmux starts, nil for none. env is the pane's environment (for the
+// agent's home).
 func (s *Server) agentHookArgs(argv, env []string) []string {
 	if len(argv) == 0 {
 		return nil
@@ -39,65 +41,50 @@ func (s *Server) agentHookArgs(argv, env []string) []string {
 	if self == "" {
 		self = "melmux"
 	}
+	getenv := func(k string) string { return envValue(env, k) }
 	switch filepath.Base(argv[0]) {
 	case "claude":
 		if slices.ContainsFunc(argv[1:], func(a string) bool { return a == "--settings" || strings.HasPrefix(a, "--settings=") }) {
 			return nil
 		}
-		return []string{"--settings", claudeHookSettings(self)}
+		missing := agenthooks.Events("claude")
+		if st, ok := userHooks("claude", getenv); ok {
+			missing = st.Missing
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		return []string{"--settings", agenthooks.ClaudeSettings(self, missing)}
 	case "codex":
 		for i, a := range argv[1:] {
 			if (a == "-c" || a == "--config") && i+2 < len(argv) && strings.HasPrefix(strings.TrimSpace(argv[i+2]), "notify") {
 				return nil
 			}
 		}
-		cmd := []string{self, "notify", "--from", "codex"}
-		if user := codexUserNotify(env); len(user) > 0 {
-			chain, _ := json.Marshal(user)
-			cmd = append(cmd, "--chain", string(chain))
+		st, _ := userHooks("codex", getenv)
+		if st.Complete() {
+			return nil
 		}
-		arr, _ := json.Marshal(cmd)
+		arr, _ := json.Marshal(agenthooks.CodexNotify(self, st.Own))
 		return []string{"-c", "notify=" + string(arr)}
 	}
 	return nil
 }
 
-// claudeHookSettings is the settings JSON with melmux's hooks for Claude
-// Code, running self.
-func claudeHookSettings(self string) string {
-	hook := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": shellQuote(self) + " notify --from claude"}}}}
-	settings := map[string]any{"hooks": map[string]any{
-		"UserPromptSubmit":  hook,
-		"Notification":      hook,
-		"PermissionRequest": hook,
-		"Stop":              hook,
-	}}
-	raw, _ := json.Marshal(settings)
-	return string(raw)
-}
-
-// codexUserNotify is the notify program of the user's Codex config
-// ($CODEX_HOME/config.toml, else ~/.codex/config.toml), nil for none.
-func codexUserNotify(env []string) []string {
-	home := envValue(env, "CODEX_HOME")
-	if home == "" {
-		h := envValue(env, "HOME")
-		if h == "" {
-			return nil
-		}
-		home = filepath.Join(h, ".codex")
-	}
-	raw, err := os.ReadFile(filepath.Join(home, "config.toml"))
+// userHooks is what the user's settings file for agent says of melmux's
+// hooks; false when it cannot be read or understood (melmux adds all of
+// its own then).
+func userHooks(agent string, getenv func(string) string) (agenthooks.Status, bool) {
+	path, err := agenthooks.Path(agent, getenv)
 	if err != nil {
-		return nil
+		return agenthooks.Status{}, false
 	}
-	var cfg struct {
-		Notify []string `toml:"notify"`
+	data, err := agenthooks.ReadFile(path)
+	if err != nil {
+		return agenthooks.Status{}, false
 	}
-	if _, err := toml.Decode(string(raw), &cfg); err != nil {
-		return nil
-	}
-	return cfg.Notify
+	st, err := agenthooks.Check(agent, data)
+	return st, err == nil
 }
 
 // envValue is the last value of key in env, "" for none.
@@ -108,16 +95,6 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return os.Getenv(key)
-}
-
-// shellQuote quotes s for /bin/sh.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // agentEnv is the environment for an agent CLI melmux starts: env itself
