@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"syscall"
@@ -158,6 +159,7 @@ func BenchmarkDrawNoShow200x50(b *testing.B) {
 type discardTty struct {
 	w, h     int
 	written  int64
+	keep     *bytes.Buffer // what was written, when a test reads it
 	stop     chan struct{} // closed by Drain to wake the reader
 	stopOnce sync.Once
 }
@@ -178,6 +180,9 @@ func (t *discardTty) Read([]byte) (int, error) {
 }
 func (t *discardTty) Write(p []byte) (int, error) {
 	t.written += int64(len(p))
+	if t.keep != nil {
+		t.keep.Write(p)
+	}
 	return len(p), nil
 }
 func (t *discardTty) WindowSize() (tcell.WindowSize, error) {

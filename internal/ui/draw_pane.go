@@ -33,9 +33,11 @@ func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
 		text = line
 	}
 	end := f.X + f.W
-	for x := f.X; x < end; x++ {
-		putCell(s, x, f.Y, "─", line)
-	}
+	// Each cell is written once a frame: tcell marks a cell whose text
+	// changes as to be sent even when a later write puts back what the
+	// terminal shows, so a rule drawn under the title sent the whole title
+	// again with every keystroke's echo. The rule goes where the title is not.
+	putCell(s, f.X, f.Y, "─", line)
 	name := p.Title
 	if name == "" {
 		name = p.Command
@@ -90,7 +92,10 @@ func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
 	if (p.State == "waiting" || p.Alert) && !p.Exited || p.Exited && (p.Signal != "" || p.ExitCode != nil && *p.ExitCode != 0) {
 		text = tcell.StyleDefault.Foreground(tcolor(st.Attention)).Bold(true)
 	}
-	putStr(s, x, f.Y, end-1, suffix, text)
+	x = putStr(s, x, f.Y, end-1, suffix, text)
+	for ; x < end; x++ {
+		putCell(s, x, f.Y, "─", line)
+	}
 }
 
 // drawContent draws the pane's screen (or its copy-mode view) into Content.

@@ -119,15 +119,28 @@ func statusLayout(sc *Scene, st StatusStyle, cols int) []statusSeg {
 // drawStatus draws the last row: the prompt when one is open, else the status line.
 func drawStatus(s tcell.Screen, sc *Scene, st StatusStyle, cols, y int) {
 	base := tcell.StyleDefault.Foreground(tcolor(st.FG)).Background(tcolor(st.BG))
-	for x := 0; x < cols; x++ {
-		s.Put(x, y, " ", base)
+	// Each cell is written once (see drawTitle): blanks only where no text
+	// goes, so an unchanged status line sends nothing.
+	blank := func(from, to int) {
+		for x := max(from, 0); x < min(to, cols); x++ {
+			s.Put(x, y, " ", base)
+		}
 	}
 	if sc.Prompt != nil {
 		text, _ := promptLayout(sc.Prompt, cols)
-		putStr(s, 0, y, cols, text, base)
+		blank(putStr(s, 0, y, cols, text, base), cols)
 		return
 	}
+	x := 0
 	for _, g := range statusLayout(sc, st, cols) {
-		putStr(s, g.X, y, g.X+g.W, g.Text, g.Style)
+		if g.X < x {
+			// Segments overlap (none do today): blank the rest and let
+			// this one write over, as before.
+			blank(x, cols)
+			x = cols
+		}
+		blank(x, g.X)
+		x = max(x, putStr(s, g.X, y, g.X+g.W, g.Text, g.Style))
 	}
+	blank(x, cols)
 }
