@@ -238,3 +238,44 @@ func BenchmarkDrawTyping200x50(b *testing.B) {
 	}
 	cpu.report(b, n)
 }
+
+// BenchmarkDrawEcho200x50 is a keystroke's echo as the server draws it: a
+// Painter on the terminfo screen, the typed pane handed over as a new
+// snapshot that differs from the last in one cell of one row, the other
+// three panes unchanged.
+func BenchmarkDrawEcho200x50(b *testing.B) {
+	ti, err := terminfo.LookupTerminfo("xterm-256color")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tty := &discardTty{w: 200, h: 50, stop: make(chan struct{})}
+	s, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Init(); err != nil {
+		b.Fatal(err)
+	}
+	defer s.Fini()
+	sc := fourPanes(0)
+	c := sc.Panes[0].Content
+	var snaps [2]*term.Screen
+	for i := range snaps {
+		snaps[i] = colourfulScreen(c.W, c.H, 0)
+		snaps[i].Cells[5][3].Rune = rune('a' + i)
+		snaps[i].Cursor.X = 4 + i
+	}
+	var pt Painter
+	pt.Draw(s, sc)
+	tty.written = 0
+	b.ReportAllocs()
+	cpu := startCPU()
+	n := 0
+	for b.Loop() {
+		sc.Panes[0].Screen = snaps[n%2]
+		pt.Draw(s, sc)
+		n++
+	}
+	cpu.report(b, n)
+	b.ReportMetric(float64(tty.written)/float64(n), "bytes/frame")
+}

@@ -77,15 +77,21 @@ func (pt *Painter) Draw(s tcell.Screen, sc *Scene) {
 		p := &sc.Panes[i]
 		drawTitle(s, p, st, bounds)
 		if p.Copy != nil || p.Screen == nil {
-			drawContent(s, p, bounds)
+			drawContent(s, p, bounds, nil)
 			continue
 		}
 		d := paneDrawn{screen: p.Screen, content: p.Content, clipped: clip(p.Content, bounds)}
 		if p.Exited {
 			d.exit = exitText(p)
 		}
-		if !keep || pt.drawn[p.ID] != d {
-			drawContent(s, p, bounds)
+		if old, ok := pt.drawn[p.ID]; !keep || !ok || old != d {
+			// The rows of the snapshot drawn last that are still the same
+			// are on the screen already: an echo draws its one row.
+			var prev [][]term.Cell
+			if keep && ok && old.screen != nil && old.content == d.content && old.clipped == d.clipped && old.exit == "" && d.exit == "" {
+				prev = old.screen.Cells
+			}
+			drawContent(s, p, bounds, prev)
 		}
 		drawn[p.ID] = d
 	}

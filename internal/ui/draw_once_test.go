@@ -7,6 +7,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/gdamore/tcell/v2/terminfo"
+
+	"github.com/melmux/melmux/pane/term"
 )
 
 // A keystroke's echo sends the echoed cell and the cursor, not the panes'
@@ -60,6 +62,49 @@ func TestAnEchoSendsOnlyWhatChanged(t *testing.T) {
 		}
 		if len(got) > 80 {
 			t.Errorf("key %d: %d bytes for one cell and the cursor: %q", i, len(got), got)
+		}
+	}
+}
+
+// A pane's rows left as the last frame drew them are what a full drawing
+// would put there, frame after frame: a row that changed, one that did not,
+// the whole screen scrolled, a wide rune over two cells, the pane moved.
+func TestFramesDrawingChangedRowsMatchAFullDrawing(t *testing.T) {
+	const cols, rows = 100, 30
+	painted := newSim(t, cols, rows)
+	var pt Painter
+	base := func(lines ...string) *term.Screen { return screenOf(48, 28, lines...) }
+	left := Rect{0, 0, 49, 29}
+	right := Rect{50, 0, 50, 29}
+	scene := func(a *term.Screen, at Rect) *Scene {
+		return &Scene{Cols: cols, Rows: rows, Session: "main",
+			Tabs: []TabView{{Index: 0, Name: "t", Panes: 2, Active: true}},
+			Panes: []PaneView{
+				{ID: 1, Frame: at, Content: Rect{at.X, at.Y + 1, 48, 28}, Command: "sh", Focused: true, Screen: a},
+				{ID: 2, Frame: Rect{at.X ^ 50, 0, 49, 29}, Content: Rect{at.X ^ 50, 1, 48, 28}, Command: "cat", Screen: base("other")},
+			}}
+	}
+	frames := []*Scene{
+		scene(base("$ ls", "a b c"), left),
+		scene(base("$ ls", "a b c", "$ e"), left),
+		scene(base("$ ls", "a b c", "$ ec"), left),
+		scene(base("a b c", "$ ec", "x"), left),
+		scene(base("a b c", "$ 日本", "x"), left),
+		scene(base("a b c", "$ 日本", "x"), right),
+		scene(base("a b", "$ 日本", "x"), right),
+	}
+	for i, sc := range frames {
+		pt.Draw(painted, sc)
+		full := newSim(t, cols, rows)
+		Draw(full, sc)
+		for y := 0; y < rows; y++ {
+			for x := 0; x < cols; x++ {
+				gs, gst, gw := painted.Get(x, y)
+				ws, wst, ww := full.Get(x, y)
+				if gs != ws || gst != wst || gw != ww {
+					t.Fatalf("frame %d, cell %d,%d: %q %v %d, a full drawing has %q %v %d", i, x, y, gs, gst, gw, ws, wst, ww)
+				}
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 
@@ -99,7 +100,9 @@ func drawTitle(s tcell.Screen, p *PaneView, st StatusStyle, b Rect) {
 }
 
 // drawContent draws the pane's screen (or its copy-mode view) into Content.
-func drawContent(s tcell.Screen, p *PaneView, b Rect) {
+// Rows equal to prev's, the rows the screen shows there already, are left
+// as they are (prev nil: every row is drawn).
+func drawContent(s tcell.Screen, p *PaneView, b Rect, prev [][]term.Cell) {
 	c := clip(p.Content, b)
 	if c.W == 0 {
 		return
@@ -121,6 +124,9 @@ func drawContent(s tcell.Screen, p *PaneView, b Rect) {
 		var row []term.Cell
 		if ry < len(rows) {
 			row = rows[ry]
+		}
+		if ry < len(prev) && len(row) == len(prev[ry]) && slices.Equal(row, prev[ry]) {
+			continue
 		}
 		n := min(max(len(row)-dx, 0), c.W) // cells of this row inside the rect
 		// Runs of plain ASCII cells in one style go to tcell as one string,
