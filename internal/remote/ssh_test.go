@@ -971,11 +971,44 @@ func (l *localSession) kill9() {
 	})
 }
 
+// stop ends the local session's server with SIGTERM, as the machine
+// shutting down does (it keeps its state file for a restore), and waits
+// for its process to be gone.
+func (l *localSession) stop() {
+	l.t.Helper()
+	out := l.must("ls", "--json")
+	var sessions []struct {
+		Name string
+		PID  int
+	}
+	if err := json.Unmarshal([]byte(out), &sessions); err != nil || len(sessions) != 1 || sessions[0].PID == 0 {
+		l.t.Fatalf("ls --json: %v: %s", err, out)
+	}
+	if err := syscall.Kill(sessions[0].PID, syscall.SIGTERM); err != nil {
+		l.t.Fatal(err)
+	}
+	eventually(l.t, "the stopped server gone", time.Minute, func() bool {
+		return syscall.Kill(sessions[0].PID, 0) != nil
+	})
+}
+
 // A session restored after its server was killed outright links its remote
 // pane to the host's session, which ran on meanwhile, instead of starting
 // the program anew: the shell keeps what was set in it, what it printed
 // meanwhile shows, and the host runs one session, not two.
 func TestRemoteRestoreAfterKill9(t *testing.T) {
+	restoreAfter(t, (*localSession).kill9)
+}
+
+// So does one whose server was told to stop (SIGTERM: the machine shutting
+// down), which keeps its state file for a restore: it stops answering
+// before it closes its panes, so they leave their host sessions running.
+// Before, they ended them, and the restore started each program anew.
+func TestRemoteRestoreAfterSIGTERM(t *testing.T) {
+	restoreAfter(t, (*localSession).stop)
+}
+
+func restoreAfter(t *testing.T, end func(*localSession)) {
 	h := newSSHHost(t)
 	l := newLocalSession(t, h)
 	id := strings.TrimSpace(l.must("open-pane", "--host", "h1", "--", "sh", "-c", `PS1='sh$ ' exec sh`))
@@ -995,7 +1028,7 @@ func TestRemoteRestoreAfterKill9(t *testing.T) {
 	}
 	l.must("send-keys", "-t", id, `sleep 3; echo slept-through<Enter>`)
 
-	l.kill9()
+	end(l)
 	var last string
 	defer func() {
 		if t.Failed() {

@@ -376,6 +376,9 @@ func (s *Server) Serve() error {
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
+			if s.ending.Load() && errors.Is(err, net.ErrClosed) {
+				<-s.done // closed early by a session kept for a restore
+			}
 			select {
 			case <-s.done:
 				s.conns.Wait()
@@ -448,6 +451,14 @@ func (s *Server) endSession(reason, clientMsg string, keep bool) {
 		return
 	}
 	defer s.doneOnce.Do(func() { close(s.done) })
+	if keep && s.ln != nil {
+		// A session kept for a restore stops answering before its panes
+		// close, as one that died does: a remote pane hung up with no
+		// session answering leaves its host's session running, for the
+		// restore to link to again (kill_server's ending answers, and
+		// ends them).
+		s.endStep("closing the socket", func() { _ = s.ln.Close() })
+	}
 	// Before the panes close, which would change the state.
 	s.endStep("the state file's end", func() { s.finishState(keep) })
 	var entries []*paneEntry
