@@ -75,7 +75,7 @@ func isExecutableFile(p string) bool {
 // out here; cmd/melmux's TestPromptVerbsAreMelmuxs keeps it equal to the
 // verbs melmux registers.
 var PromptVerbs = []string{
-	"agents", "answer", "config", "debug", "detach", "diff", "explain", "help", "hosts", "kill-pane", "kill-server", "list-panes", "ls",
+	"agents", "answer", "config", "debug", "detach", "diff", "explain", "help", "hooks", "hosts", "kill-pane", "kill-server", "list-panes", "ls",
 	"new", "notify", "open-pane", "read-agent", "read-pane", "resize", "restore", "send-agent",
 	"send-keys", "source-file", "spawn-agent", "tool", "tools", "top", "version", "wait", "web", "worktree",
 }
