@@ -21,7 +21,7 @@ func init() {
 		if err := paneParam("explain", p.Pane); err != nil {
 			return nil, err
 		}
-		return freshDo(s, func() (any, error) {
+		res, err := freshDo(s, func() (any, error) {
 			e, err := s.lookupLocked(p.Pane)
 			if err != nil {
 				return nil, err
@@ -30,7 +30,31 @@ func init() {
 			e.agentDo(func() { out = s.explainLocked(p.Pane, e) })
 			return out, nil
 		}, p.Pane)
+		if out, ok := res.(proto.ExplainResult); ok && err == nil {
+			return s.hintHooks(out), nil
+		}
+		return res, err
 	}})
+}
+
+// hintHooks says, on the hook signal of a Gemini CLI that has not reported
+// through one, that its hooks are not set up: melmux cannot add them to a
+// Gemini CLI it starts, and without them its turns end by its session files
+// and screen, later. Read outside the session's locks: it reads a file.
+func (s *Server) hintHooks(out proto.ExplainResult) proto.ExplainResult {
+	if out.Kind != "gemini" {
+		return out
+	}
+	for i := range out.Signals {
+		sig := &out.Signals[i]
+		if sig.Signal != "hook" || sig.Detail != "no report" {
+			continue
+		}
+		if st, ok := userHooks("gemini", func(k string) string { return envValue(s.env, k) }); !ok || !st.Complete() {
+			sig.Detail += " (Gemini CLI's settings run no melmux hooks: melmux hooks install gemini)"
+		}
+	}
+	return out
 }
 
 // explainLocked is explain of pane id. Caller holds Server.mu and the
