@@ -3,6 +3,7 @@ package agentverbs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -18,17 +19,44 @@ import (
 // it messages and read its replies), takes its messages from the session's
 // queue, and reports its state. The registration lasts as long as the
 // connection: when the agent's process ends, the server marks it exited.
+//
+// A connection that ends under a live agent is the session restarting: a
+// worker on a host (spawn-agent --host) outlives its local session, whose
+// restore links its pane again, and the relay then closes the connections
+// the old session held (internal/remote, forward.go). The agent joins
+// again (keep): it registers at its last turn, under way or finished, and
+// the calls made meanwhile go on the new connection. A session that does
+// not take it back within rejoinTimes.within is gone for good, and its
+// calls fail saying so.
 type session struct {
-	c    *client.Client
-	pane int
-	id   string
+	sock   string
+	reg    proto.AgentRegisterParams // the first registration: who the agent is
+	rejoin rejoining
+	pane   int
+	id     string
 	// Transcript is the path of the agent's transcript, which a reply too
 	// big for one report is clipped to name ("" names none).
 	Transcript string
 
-	mu   sync.Mutex // guards last
-	last proto.AgentReportParams
+	mu      sync.Mutex // guards the fields below
+	c       *client.Client
+	swapped chan struct{} // closed when c is replaced, or gone set
+	gone    error         // why the session will not take the agent back
+	closed  bool
+	last    proto.AgentReportParams // the last report, for joining again
+	ended   proto.AgentReportParams // the last report of a turn's end with a reply or an error
 }
+
+// rejoining says how long an agent whose connection ended tries to join
+// its session again (long enough for a machine to start again and its
+// session to be restored), how long one try may take, and the waits
+// between tries, from wait doubling up to maxWait.
+type rejoining struct {
+	within, try, wait, maxWait time.Duration
+}
+
+// rejoinTimes is what each session is given as it joins.
+var rejoinTimes = rejoining{within: 10 * time.Minute, try: 20 * time.Second, wait: 500 * time.Millisecond, maxWait: 5 * time.Second}
 
 // joinSession connects to the session at sock and registers the agent for
 // pane.
@@ -41,14 +69,144 @@ func joinSession(ctx context.Context, sock string, reg proto.AgentRegisterParams
 		c.Close()
 		return nil, fmt.Errorf("register with the session: %w", err)
 	}
-	return &session{c: c, pane: reg.Pane, id: reg.ID, last: proto.AgentReportParams{Pane: reg.Pane, ID: reg.ID}}, nil
+	state := "waiting"
+	if reg.Turn > 0 {
+		state = "idle"
+	}
+	s := &session{sock: sock, reg: reg, rejoin: rejoinTimes, pane: reg.Pane, id: reg.ID, c: c, swapped: make(chan struct{}),
+		last: proto.AgentReportParams{Pane: reg.Pane, ID: reg.ID, State: state, Turn: reg.Turn, Legs: reg.Legs,
+			InputTokens: reg.InputTokens, OutputTokens: reg.OutputTokens}}
+	go s.keep(c)
+	return s, nil
+}
+
+// keep joins the session again each time the connection c ends under the
+// agent, until the agent closes the session or the session is gone.
+func (s *session) keep(c *client.Client) {
+	for {
+		<-c.Done()
+		nc, err := s.joinAgain()
+		var closed bool
+		locked(&s.mu, func() {
+			closed = s.closed
+			switch {
+			case closed:
+			case err != nil:
+				s.gone = err
+			default:
+				s.c = nc
+			}
+			close(s.swapped)
+			s.swapped = make(chan struct{})
+		})
+		if closed && nc != nil {
+			nc.Close()
+		}
+		if closed || err != nil {
+			return
+		}
+		c = nc
+	}
+}
+
+// joinAgain registers the agent again, where it is, on a new connection,
+// trying for s.rejoin.within; nil, nil once the agent closed the session.
+func (s *session) joinAgain() (*client.Client, error) {
+	deadline := time.Now().Add(s.rejoin.within)
+	wait := s.rejoin.wait
+	for {
+		if s.isClosed() {
+			return nil, nil
+		}
+		c, err := s.joinOnce()
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the connection to the session ended, and the session did not take the agent back within %s "+
+				"(it is gone, or was restored without this pane): %w", s.rejoin.within, err)
+		}
+		time.Sleep(wait)
+		wait = min(wait*2, s.rejoin.maxWait)
+	}
+}
+
+// joinOnce dials the session and registers the agent at its last turn,
+// under way or finished, with its counters; a turn that ended with a
+// reply is told again, for read_agent to give it (the session that took
+// it, if any, is gone).
+func (s *session) joinOnce() (*client.Client, error) {
+	var last, ended proto.AgentReportParams
+	locked(&s.mu, func() { last, ended = s.last, s.ended })
+	reg := s.reg
+	reg.Turn, reg.Legs, reg.InputTokens, reg.OutputTokens = last.Turn, last.Legs, last.InputTokens, last.OutputTokens
+	reg.Working = last.State == "working" && last.Turn > 0
+	if last.Turn > 0 {
+		reg.Task = "" // queued as turn 1 once, and taken
+	}
+	c, err := client.DialTimeout(s.sock, s.rejoin.try)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.rejoin.try)
+	defer cancel()
+	if err := c.Call(ctx, "agent_register", reg, nil); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("register with the session: %w", err)
+	}
+	if !reg.Working && ended.Turn == last.Turn && ended.Turn > 0 {
+		ended.State = "idle"
+		if err := c.Call(ctx, "agent_report", fitReport(ended, s.Transcript), nil); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("report turn %d's end to the session: %w", ended.Turn, err)
+		}
+	}
+	return c, nil
+}
+
+func (s *session) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// call makes a call on the session's connection; one that ends under it
+// is made again once the agent joined the session again.
+func (s *session) call(ctx context.Context, method string, params, result any) error {
+	for {
+		var c *client.Client
+		var swapped chan struct{}
+		var gone error
+		var closed bool
+		locked(&s.mu, func() { c, swapped, gone, closed = s.c, s.swapped, s.gone, s.closed })
+		if gone != nil {
+			return gone
+		}
+		err := c.Call(ctx, method, params, result)
+		var pe *proto.Error
+		if err == nil || closed || ctx.Err() != nil || errors.As(err, &pe) {
+			return err
+		}
+		select {
+		case <-c.Done(): // the connection ended: the session restarted, or is gone
+		case <-time.After(time.Second):
+			return err
+		case <-ctx.Done():
+			return err
+		}
+		select {
+		case <-swapped:
+		case <-ctx.Done():
+			return err
+		}
+	}
 }
 
 // Post queues a message for this agent, as a person typed it (from
 // "person") or as its starting task ("task"), and returns its turn id.
 func (s *session) Post(ctx context.Context, text, from string) (int, error) {
 	var r proto.SendAgentResult
-	if err := s.c.Call(ctx, "send_agent", proto.SendAgentParams{Pane: s.pane, Text: text, From: from}, &r); err != nil {
+	if err := s.call(ctx, "send_agent", proto.SendAgentParams{Pane: s.pane, Text: text, From: from}, &r); err != nil {
 		return 0, err
 	}
 	return r.Turn, nil
@@ -57,7 +215,7 @@ func (s *session) Post(ctx context.Context, text, from string) (int, error) {
 // Next blocks until the next message for the agent arrives.
 func (s *session) Next(ctx context.Context) (proto.AgentMessage, error) {
 	var m proto.AgentMessage
-	err := s.c.Call(ctx, "agent_next", proto.AgentNextParams{Pane: s.pane, ID: s.id}, &m)
+	err := s.call(ctx, "agent_next", proto.AgentNextParams{Pane: s.pane, ID: s.id}, &m)
 	return m, err
 }
 
@@ -73,15 +231,22 @@ func (s *session) Report(ctx context.Context, state string, turn int, reply stri
 		}
 		r.Legs, r.InputTokens, r.OutputTokens = legs, u.InputTokens, u.OutputTokens
 		s.last = r
+		if state != "working" && (r.Reply != "" || r.Error != "") {
+			s.ended = r
+		}
 	})
 	r = fitReport(r, s.Transcript)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return s.c.Call(ctx, "agent_report", r, nil)
+	return s.call(ctx, "agent_report", r, nil)
 }
 
 // Close ends the registration.
-func (s *session) Close() error { return s.c.Close() }
+func (s *session) Close() error {
+	var c *client.Client
+	locked(&s.mu, func() { s.closed, c = true, s.c })
+	return c.Close()
+}
 
 // reportRoom is what one agent_report line may take: the session refuses a
 // request line over proto.MaxLine (answering request_too_large, which the

@@ -347,6 +347,10 @@ type AgentRegisterParams struct {
 	Legs         int `json:"legs,omitempty"`
 	InputTokens  int `json:"input_tokens,omitempty"`
 	OutputTokens int `json:"output_tokens,omitempty"`
+	// Working says turn Turn is under way, not finished: a worker on a
+	// host joining a restored session again mid-turn. Its end is reported
+	// as any turn's, and read_agent waits for it.
+	Working bool `json:"working,omitempty"`
 }
 
 // AgentReportParams is a state change of a registered agent. Turn is the turn

@@ -1059,3 +1059,121 @@ func restoreAfter(t *testing.T, end func(*localSession)) {
 		t.Fatalf("the restored pane: %+v", p)
 	}
 }
+
+// A worker on a host outlives a restart of the local session: killed
+// outright (kill -9) with a turn under way that ends after the restore, or
+// stopped (SIGTERM) with a turn that ends on the host while no session
+// runs here. After `restore -d` the worker, whose connections the relay
+// closed as the restored pane linked again, joins the restored session:
+// list-panes shows it as the melmux worker it was, at its turn; read-agent
+// returns that turn's reply; send-agent gives it the next turn id, and
+// read-agent that turn's reply. The host runs one session throughout.
+// Before, the worker ended with its connections (the session went away):
+// the restored session listed no agent in its pane.
+func TestRemoteWorkerRestoreAfterKill9(t *testing.T) {
+	workerRestoreAfter(t, (*localSession).kill9, false)
+}
+
+func TestRemoteWorkerRestoreAfterSIGTERM(t *testing.T) {
+	workerRestoreAfter(t, (*localSession).stop, true)
+}
+
+// workerRestoreAfter ends the local session with end while the worker's
+// second turn waits for its model, and restores it; endsBefore lets the
+// turn end before the restore, else after.
+func workerRestoreAfter(t *testing.T, end func(*localSession), endsBefore bool) {
+	h := newSSHHost(t)
+	model := modeltest.New(t, modeltest.Relay, []modeltest.Leg{
+		{Expect: []string{"first task"}, Text: "first reply"},
+		{Expect: []string{"the long turn"}, Text: "made across the restart"},
+		{Expect: []string{"made across the restart", "after the restore"}, Text: "third reply"},
+	})
+	u, err := url.Parse(model.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := h.insideProxy(u.Host)
+	l := newLocalSession(t, h)
+	l.env = append(l.env, "MELMUX_AGENT_PROVIDER=relay", "MELMUX_RELAY_URL=http://"+proxy.addr+"/relay", "MELMUX_RELAY_TOKEN="+modeltest.Key)
+
+	res := l.spawn("--host", "h1", "--task", "first task")
+	id := fmt.Sprint(res.ID)
+	if r := l.readAgent(id); !r.TurnDone || r.Reply != "first reply" {
+		t.Fatalf("read-agent after the task: %+v", r)
+	}
+	state := filepath.Join(envOf(l.env, "XDG_STATE_HOME"), "melmux", "sessions", "main.json")
+	eventually(t, "the state file holding the worker's pane", time.Minute, func() bool {
+		b, _ := os.ReadFile(state)
+		return bytes.Contains(b, []byte("__remote"))
+	})
+
+	release := proxy.hold()
+	defer release()
+	if turn := strings.TrimSpace(l.must("send-agent", "-t", id, "the long turn")); turn != "2" {
+		t.Fatalf("send-agent gave turn %q, want 2", turn)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := model.Wait(ctx, 2); err != nil {
+		t.Fatalf("the second turn's request: %v", err)
+	}
+
+	end(l)
+	sessions := h.hostSessions()
+	if len(sessions) != 1 {
+		t.Fatalf("the host's sessions with no local session: %v", sessions)
+	}
+	hostPane := func() string {
+		out, _ := h.hostMelmux("read-pane", "-s", sessions[0], "-t", "1", "--all")
+		return out
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("the worker's pane on the host:\n%s", hostPane())
+		}
+	}()
+	if endsBefore {
+		release()
+		eventually(t, "the worker on the host finishing its turn with no local session", 2*time.Minute, func() bool {
+			return strings.Contains(hostPane(), "made across the restart")
+		})
+	}
+
+	l.must("restore", "-d")
+	eventually(t, "hosts saying h1 is connected after the restore", 2*time.Minute, func() bool { return l.hostState("h1") == proto.LinkConnected })
+	var agent *proto.AgentInfo
+	eventually(t, "the worker registered in the restored session", 2*time.Minute, func() bool {
+		p, ok := l.paneInfo(id)
+		agent = p.Agent
+		return ok && agent != nil && agent.Kind == "melmux" && agent.ID == res.AgentID && agent.State != "exited"
+	})
+	want := "idle"
+	if !endsBefore {
+		want = "working"
+	}
+	if agent.Role != "worker" || agent.Turn != 2 || agent.State != want {
+		t.Fatalf("the worker in the restored session: %+v, want a worker %s on turn 2", agent, want)
+	}
+	release()
+	r := l.readAgent(id)
+	if !r.TurnDone || r.Agent == nil || r.Agent.Turn != 2 || r.Reply != "made across the restart" {
+		t.Fatalf("read-agent of the turn across the restart: %+v", r)
+	}
+
+	if turn := strings.TrimSpace(l.must("send-agent", "-t", id, "after the restore")); turn != "3" {
+		t.Fatalf("send-agent after the restore gave turn %q, want 3", turn)
+	}
+	r = l.readAgent(id)
+	if !r.TurnDone || r.Agent == nil || r.Agent.Turn != 3 || r.Reply != "third reply" {
+		t.Fatalf("the turn after the restore: %+v", r)
+	}
+	if p, ok := l.paneInfo(id); !ok || p.Agent == nil || p.Agent.Role != "worker" || p.Agent.Turn != 3 || p.Agent.State != "idle" {
+		t.Fatalf("the worker after its turn in the restored session: %+v", p.Agent)
+	}
+	if s := h.hostSessions(); len(s) != 1 || s[0] != sessions[0] {
+		t.Fatalf("the host's sessions after the restore: %v, want %v alone", s, sessions)
+	}
+	if out := hostPane(); strings.Contains(out, "went away") {
+		t.Fatalf("the worker said its session went away:\n%s", out)
+	}
+}

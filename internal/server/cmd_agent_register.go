@@ -21,7 +21,8 @@ const maxResumedTurn = 1_000_000_000
 // before it: the agent takes it with its first agent_next. An agent resuming
 // its conversation gives its last turn and its counters: its turns go on
 // from there (a restored session's agents keep their numbering, legs and
-// tokens).
+// tokens); a worker on a host joining a restored session again mid-turn
+// says so (working), and the turn's end is still to come.
 func init() {
 	register(&Command{Name: "agent_register", Run: func(ctx context.Context, s *Server, raw json.RawMessage) (any, error) {
 		var p proto.AgentRegisterParams
@@ -40,6 +41,9 @@ func init() {
 		if p.Turn < 0 || p.Turn > maxResumedTurn {
 			return nil, errorf(proto.CodeBadParams, "agent_register: turn %d is not a turn a conversation can be at: 0 (a new one) to %d", p.Turn, maxResumedTurn)
 		}
+		if p.Working && p.Turn == 0 {
+			return nil, errorf(proto.CodeBadParams, "agent_register: working needs the turn under way (turn 1 or more)")
+		}
 		if p.Legs < 0 || p.InputTokens < 0 || p.OutputTokens < 0 {
 			return nil, errorf(proto.CodeBadParams, "agent_register: legs, input_tokens and output_tokens must not be negative")
 		}
@@ -50,6 +54,11 @@ func init() {
 			// A resumed conversation: its turns up to p.Turn are over, and
 			// it rests idle after them, as it does after any turn.
 			a.turn, a.given, a.finished, a.state = p.Turn, p.Turn, p.Turn, "idle"
+			if p.Working {
+				// Given by the session before it restarted, and not over:
+				// its end is still to come, and read_agent waits for it.
+				a.finished, a.state = p.Turn-1, "working"
+			}
 		}
 		if strings.TrimSpace(p.Task) != "" {
 			// Best effort: a fresh queue has room.
@@ -74,6 +83,10 @@ func init() {
 					return
 				}
 				mp.a = a
+				if p.Working {
+					// Its end is told as that of a turn seen starting.
+					mp.melReportedLocked(p.Pane, a, "working", p.Turn, "", "")
+				}
 				mp.changedLocked()
 				info = a.infoLocked(e.p)
 			})
