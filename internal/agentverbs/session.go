@@ -48,15 +48,16 @@ type session struct {
 }
 
 // rejoining says how long an agent whose connection ended tries to join
-// its session again (long enough for a machine to start again and its
-// session to be restored), how long one try may take, and the waits
-// between tries, from wait doubling up to maxWait.
+// its session again (a day: a session stopped for the night, as a laptop
+// is, is restored in the morning; a try every few seconds costs nothing
+// meanwhile), how long one try may take, and the waits between tries, from
+// wait doubling up to maxWait.
 type rejoining struct {
 	within, try, wait, maxWait time.Duration
 }
 
 // rejoinTimes is what each session is given as it joins.
-var rejoinTimes = rejoining{within: 10 * time.Minute, try: 20 * time.Second, wait: 500 * time.Millisecond, maxWait: 5 * time.Second}
+var rejoinTimes = rejoining{within: 24 * time.Hour, try: 20 * time.Second, wait: 500 * time.Millisecond, maxWait: 5 * time.Second}
 
 // joinSession connects to the session at sock and registers the agent for
 // pane.
