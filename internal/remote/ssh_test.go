@@ -950,9 +950,8 @@ func envOf(env []string, name string) string {
 	return ""
 }
 
-// kill9 kills the local session's server outright, as a crash would, and
-// waits until its socket refuses connections.
-func (l *localSession) kill9() {
+// serverPID is the pid of the local session's server.
+func (l *localSession) serverPID() int {
 	l.t.Helper()
 	out := l.must("ls", "--json")
 	var sessions []struct {
@@ -962,7 +961,14 @@ func (l *localSession) kill9() {
 	if err := json.Unmarshal([]byte(out), &sessions); err != nil || len(sessions) != 1 || sessions[0].PID == 0 {
 		l.t.Fatalf("ls --json: %v: %s", err, out)
 	}
-	if err := syscall.Kill(sessions[0].PID, syscall.SIGKILL); err != nil {
+	return sessions[0].PID
+}
+
+// kill9 kills the local session's server outright, as a crash would, and
+// waits until its socket refuses connections.
+func (l *localSession) kill9() {
+	l.t.Helper()
+	if err := syscall.Kill(l.serverPID(), syscall.SIGKILL); err != nil {
 		l.t.Fatal(err)
 	}
 	eventually(l.t, "the killed server's socket refusing", time.Minute, func() bool {
@@ -976,19 +982,12 @@ func (l *localSession) kill9() {
 // for its process to be gone.
 func (l *localSession) stop() {
 	l.t.Helper()
-	out := l.must("ls", "--json")
-	var sessions []struct {
-		Name string
-		PID  int
-	}
-	if err := json.Unmarshal([]byte(out), &sessions); err != nil || len(sessions) != 1 || sessions[0].PID == 0 {
-		l.t.Fatalf("ls --json: %v: %s", err, out)
-	}
-	if err := syscall.Kill(sessions[0].PID, syscall.SIGTERM); err != nil {
+	pid := l.serverPID()
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		l.t.Fatal(err)
 	}
 	eventually(l.t, "the stopped server gone", time.Minute, func() bool {
-		return syscall.Kill(sessions[0].PID, 0) != nil
+		return syscall.Kill(pid, 0) != nil
 	})
 }
 

@@ -189,23 +189,32 @@ func (t *discardTty) WindowSize() (tcell.WindowSize, error) {
 	return tcell.WindowSize{Width: t.w, Height: t.h}, nil
 }
 
+// terminfoScreen is the screen the server really uses, tcell's terminfo
+// screen for xterm-256color, w x h, writing to a discardTty that keeps
+// what was written in keep when it is not nil.
+func terminfoScreen(tb testing.TB, w, h int, keep *bytes.Buffer) (tcell.Screen, *discardTty) {
+	tb.Helper()
+	ti, err := terminfo.LookupTerminfo("xterm-256color")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tty := &discardTty{w: w, h: h, stop: make(chan struct{}), keep: keep}
+	s, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Init(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Fini)
+	return s, tty
+}
+
 // BenchmarkDrawTerminfo200x50 is the worst case on the screen the server
 // really uses: tcell's terminfo screen for xterm-256color, every cell
 // changing each frame, including the escape sequences Show writes.
 func BenchmarkDrawTerminfo200x50(b *testing.B) {
-	ti, err := terminfo.LookupTerminfo("xterm-256color")
-	if err != nil {
-		b.Skip(err)
-	}
-	tty := &discardTty{w: 200, h: 50, stop: make(chan struct{})}
-	s, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Init(); err != nil {
-		b.Fatal(err)
-	}
-	defer s.Fini()
+	s, tty := terminfoScreen(b, 200, 50, nil)
 	frames := [2]*Scene{fourPanes(0), fourPanes(1)}
 	Draw(s, frames[1])
 	tty.written = 0
@@ -244,19 +253,7 @@ func BenchmarkDrawTyping200x50(b *testing.B) {
 // snapshot that differs from the last in one cell of one row, the other
 // three panes unchanged.
 func BenchmarkDrawEcho200x50(b *testing.B) {
-	ti, err := terminfo.LookupTerminfo("xterm-256color")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tty := &discardTty{w: 200, h: 50, stop: make(chan struct{})}
-	s, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Init(); err != nil {
-		b.Fatal(err)
-	}
-	defer s.Fini()
+	s, tty := terminfoScreen(b, 200, 50, nil)
 	sc := fourPanes(0)
 	c := sc.Panes[0].Content
 	var snaps [2]*term.Screen

@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gdamore/tcell/v2"
-	"github.com/gdamore/tcell/v2/terminfo"
-
 	"github.com/melmux/melmux/pane/term"
 )
 
@@ -18,20 +15,8 @@ import (
 // status line did that to every title and status cell, about 200 bytes a
 // key against tmux's few.
 func TestAnEchoSendsOnlyWhatChanged(t *testing.T) {
-	ti, err := terminfo.LookupTerminfo("xterm-256color")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
-	tty := &discardTty{w: 200, h: 50, stop: make(chan struct{}), keep: &out}
-	s, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Fini()
+	s, _ := terminfoScreen(t, 200, 50, &out)
 	var pt Painter
 	sc := fourPanes(0)
 	sc.Message = "saved"
