@@ -49,6 +49,13 @@ type cliTurns struct {
 	proc    agentProc
 	procPID int
 
+	// kind is the agent kind the turns are followed for, and kindSince
+	// when the pane was first seen running it: keys typed before then went
+	// to the program that started it (a shell's `claude` and Enter), and
+	// begin no turn of the agent's.
+	kind      string
+	kindSince time.Time
+
 	q       *paneQuestion // the question asked now, nil for none
 	hookQ   *hookQuestion // what the last permission hook asked
 	typed   typedKeys     // the last keys a command typed into the pane
@@ -106,11 +113,14 @@ func (t *cliTurns) beginLocked(from, text string, start time.Time, mark uint64) 
 func (s *Server) trackTurnLocked(id int, e *paneEntry, kind string, d *agentstate.Decision, screen agentstate.Screen, now time.Time) {
 	e.mustHoldAgent()
 	t := &e.turns
+	if kind != t.kind {
+		t.kind, t.kindSince = kind, now
+	}
 	switch d.State {
 	case agentstate.Working, agentstate.Waiting:
 		if t.cur == nil && d.Changed && (d.From == agentstate.Idle || d.From == agentstate.Waiting) {
 			in := e.p.LastInput()
-			if !in.IsZero() && in.After(t.lastEndLocked()) {
+			if !in.IsZero() && in.After(t.lastEndLocked()) && in.After(t.kindSince) {
 				c := t.beginLocked("person", "", in, 0)
 				c.submitted = true
 			}
