@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/melmux/melmux/internal/proto"
@@ -21,28 +22,34 @@ func init() {
 		if err := paneParam("explain", p.Pane); err != nil {
 			return nil, err
 		}
+		var added bool // melmux added its hooks to the agent's command line
 		res, err := freshDo(s, func() (any, error) {
 			e, err := s.lookupLocked(p.Pane)
 			if err != nil {
 				return nil, err
 			}
 			var out proto.ExplainResult
-			e.agentDo(func() { out = s.explainLocked(p.Pane, e) })
+			e.agentDo(func() { out, added = s.explainLocked(p.Pane, e), e.turns.hooks })
 			return out, nil
 		}, p.Pane)
 		if out, ok := res.(proto.ExplainResult); ok && err == nil {
-			return s.hintHooks(out), nil
+			return s.hintHooks(out, added), nil
 		}
 		return res, err
 	}})
 }
 
-// hintHooks says, on the hook signal of a Gemini CLI that has not reported
-// through one, that its hooks are not set up: melmux cannot add them to a
-// Gemini CLI it starts, and without them its turns end by its session files
-// and screen, later. Read outside the session's locks: it reads a file.
-func (s *Server) hintHooks(out proto.ExplainResult) proto.ExplainResult {
-	if out.Kind != "gemini" {
+// hintHooks says, on the hook signal of an agent CLI that has not reported
+// through one, that its hooks are not set up: a Gemini CLI's (melmux cannot
+// add them to one it starts), or a Claude Code's or Codex's that melmux did
+// not start (typed into a shell, or a wrapper's). Without them its turns
+// end by its session files and screen, later. Read outside the session's
+// locks: it reads a file.
+func (s *Server) hintHooks(out proto.ExplainResult, added bool) proto.ExplainResult {
+	switch {
+	case out.Kind == "gemini":
+	case (out.Kind == "claude" || out.Kind == "codex") && !added:
+	default:
 		return out
 	}
 	for i := range out.Signals {
@@ -50,12 +57,15 @@ func (s *Server) hintHooks(out proto.ExplainResult) proto.ExplainResult {
 		if sig.Signal != "hook" || sig.Detail != "no report" {
 			continue
 		}
-		if st, ok := userHooks("gemini", func(k string) string { return envValue(s.env, k) }); !ok || !st.Complete() {
-			sig.Detail += " (Gemini CLI's settings run no melmux hooks: melmux hooks install gemini)"
+		if st, ok := userHooks(out.Kind, func(k string) string { return envValue(s.env, k) }); !ok || !st.Complete() {
+			sig.Detail += fmt.Sprintf(" (%s's settings run no melmux hooks: melmux hooks install %s)", cliName[out.Kind], out.Kind)
 		}
 	}
 	return out
 }
+
+// cliName is each agent CLI's own name, for messages.
+var cliName = map[string]string{"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 
 // explainLocked is explain of pane id. Caller holds Server.mu and the
 // pane's agent lock.
