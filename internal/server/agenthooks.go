@@ -31,11 +31,12 @@ import (
 // twice a turn.
 
 // agentHookArgs are the arguments to put after argv[0] of an agent CLI
-// melmux starts, nil for none. env is the pane's environment (for the
-// agent's home).
-func (s *Server) agentHookArgs(argv, env []string) []string {
+// melmux starts, nil for none, and whether melmux's hooks will run in it
+// (added here, or in the user's own settings). env is the pane's
+// environment (for the agent's home).
+func (s *Server) agentHookArgs(argv, env []string) (args []string, hooked bool) {
 	if len(argv) == 0 {
-		return nil
+		return nil, false
 	}
 	self := s.self
 	if self == "" {
@@ -45,30 +46,30 @@ func (s *Server) agentHookArgs(argv, env []string) []string {
 	switch filepath.Base(argv[0]) {
 	case "claude":
 		if slices.ContainsFunc(argv[1:], func(a string) bool { return a == "--settings" || strings.HasPrefix(a, "--settings=") }) {
-			return nil
+			return nil, false
 		}
 		missing := agenthooks.Events("claude")
 		if st, ok := userHooks("claude", getenv); ok {
 			missing = st.Missing
 		}
 		if len(missing) == 0 {
-			return nil
+			return nil, true
 		}
-		return []string{"--settings", agenthooks.ClaudeSettings(self, missing)}
+		return []string{"--settings", agenthooks.ClaudeSettings(self, missing)}, true
 	case "codex":
 		for i, a := range argv[1:] {
 			if (a == "-c" || a == "--config") && i+2 < len(argv) && strings.HasPrefix(strings.TrimSpace(argv[i+2]), "notify") {
-				return nil
+				return nil, false
 			}
 		}
 		st, _ := userHooks("codex", getenv)
 		if st.Complete() {
-			return nil
+			return nil, true
 		}
 		arr, _ := json.Marshal(agenthooks.CodexNotify(self, st.Own))
-		return []string{"-c", "notify=" + string(arr)}
+		return []string{"-c", "notify=" + string(arr)}, true
 	}
-	return nil
+	return nil, false
 }
 
 // userHooks is what the user's settings file for agent says of melmux's

@@ -29,11 +29,11 @@ func TestAgentHookArgsLeaveOutTheUsersOwn(t *testing.T) {
 		}
 	}
 	all := []string{"--settings", agenthooks.ClaudeSettings("/opt/melmux", agenthooks.Events("claude"))}
-	if got := s.agentHookArgs([]string{"claude"}, env); !slices.Equal(got, all) {
-		t.Fatalf("no settings file: %q", got)
+	if got, hooked := s.agentHookArgs([]string{"claude"}, env); !slices.Equal(got, all) || !hooked {
+		t.Fatalf("no settings file: %q %v", got, hooked)
 	}
 	write(".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "melmux notify --from claude"}]}]}}`)
-	got := s.agentHookArgs([]string{"claude"}, env)
+	got, _ := s.agentHookArgs([]string{"claude"}, env)
 	if len(got) != 2 || strings.Contains(got[1], "Stop") || !strings.Contains(got[1], "UserPromptSubmit") {
 		t.Fatalf("the user's settings run Stop: %q", got)
 	}
@@ -42,15 +42,16 @@ func TestAgentHookArgsLeaveOutTheUsersOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(".claude/settings.json", string(full))
-	if got := s.agentHookArgs([]string{"/usr/bin/claude", "-c"}, env); got != nil {
-		t.Fatalf("the user's settings run them all: %q", got)
+	// None added, and the pane's turns still wait for the hooks' reports.
+	if got, hooked := s.agentHookArgs([]string{"/usr/bin/claude", "-c"}, env); got != nil || !hooked {
+		t.Fatalf("the user's settings run them all: %q %v", got, hooked)
 	}
 
-	if got := s.agentHookArgs([]string{"codex"}, env); !slices.Equal(got, []string{"-c", `notify=["/opt/melmux","notify","--from","codex"]`}) {
+	if got, _ := s.agentHookArgs([]string{"codex"}, env); !slices.Equal(got, []string{"-c", `notify=["/opt/melmux","notify","--from","codex"]`}) {
 		t.Fatalf("codex, no config: %q", got)
 	}
 	write(".codex/config.toml", "notify = [\"notify-send\", \"hi\"]\n")
-	if got := s.agentHookArgs([]string{"codex"}, env); !slices.Equal(got, []string{"-c", `notify=["/opt/melmux","notify","--from","codex","--chain","[\"notify-send\",\"hi\"]"]`}) {
+	if got, _ := s.agentHookArgs([]string{"codex"}, env); !slices.Equal(got, []string{"-c", `notify=["/opt/melmux","notify","--from","codex","--chain","[\"notify-send\",\"hi\"]"]`}) {
 		t.Fatalf("codex, the user's notify: %q", got)
 	}
 	installed, _, err := agenthooks.Install("codex", []byte("notify = [\"notify-send\", \"hi\"]\n"), "melmux")
@@ -58,7 +59,10 @@ func TestAgentHookArgsLeaveOutTheUsersOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(".codex/config.toml", string(installed))
-	if got := s.agentHookArgs([]string{"codex"}, env); got != nil {
-		t.Fatalf("codex, melmux's notify installed: %q", got)
+	if got, hooked := s.agentHookArgs([]string{"codex"}, env); got != nil || !hooked {
+		t.Fatalf("codex, melmux's notify installed: %q %v", got, hooked)
+	}
+	if got, hooked := s.agentHookArgs([]string{"codex", "-c", `notify=["x"]`}, env); got != nil || hooked {
+		t.Fatalf("codex with a notify of its command line's: %q %v", got, hooked)
 	}
 }

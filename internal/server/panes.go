@@ -228,7 +228,7 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 	outputs := &outputTimes{}
 	argv := spec.argv
 	env = agentEnv(argv, env)
-	hooks := s.agentHookArgs(argv, env)
+	hooks, hooked := s.agentHookArgs(argv, env)
 	if len(hooks) > 0 {
 		argv = slices.Concat(argv[:1], hooks, argv[1:])
 	}
@@ -254,7 +254,7 @@ func (s *Server) startPaneLocked(id int, spec spawnSpec, cols, rows int) (*paneE
 	}
 	s.started = true
 	e := &paneEntry{p: p, argv: spec.argv, title: spec.title, command: spec.command, cwd: spec.cwd, shell: spec.shell, exitDone: exitDone, wt: spec.worktree, out: outputs}
-	e.turns.hooks = len(hooks) > 0
+	e.turns.hooks = hooked
 	e.paneAgent.hooks = &s.hooks
 	s.panes[id] = e
 	s.agentPanes.Store(id, e)
