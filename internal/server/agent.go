@@ -691,19 +691,66 @@ func (s *Server) watchAgent(id int, e *paneEntry) {
 // decideAgent is one decision of pane id's watcher: what to wait on for
 // the next and when it is due at the latest; ok is false once the pane is
 // gone. It takes the pane's agent lock alone, let go of even after a
-// panic, and reads the pane's emulator between its two sections, holding
-// no lock, as a frame does: a watcher deciding never holds up a command or
-// a frame, nor does an emulator busy parsing a flood hold up through it
-// whoever needs the pane's agent.
+// panic, and reads the pane's emulator before it decides, holding no lock
+// (agentFreshRead), as a frame does: a watcher deciding never holds up a
+// command or a frame, nor does an emulator busy parsing a flood hold up
+// through it whoever needs the pane's agent.
 func (s *Server) decideAgent(id int, e *paneEntry) (ch, ach <-chan struct{}, next time.Duration, ok bool) {
-	sees := false
-	if ok = s.agentFresh(e, func() { sees = s.agentSeesLocked(e) }); !ok {
-		return nil, nil, 0, false
-	}
-	var r agentRead
-	r.read(e.p, sees)
-	ok = s.agentFresh(e, func() { ch, ach, next = s.decideAgentLocked(id, e, &r) })
+	ok = s.agentFreshRead(e, func(r *agentRead) (short bool) {
+		ch, ach, next, short = s.decideAgentLocked(id, e, r)
+		return short
+	})
 	return ch, ach, next, ok
+}
+
+// agentFreshRead is agentFresh for a section that decides the pane's agent
+// from pre (decideFromLocked, agentFromLocked): what the decision needs of
+// the pane's emulator is read first, holding no lock of the server's, so
+// that an emulator busy parsing a flood holds up this caller alone, never
+// through the pane's agent lock whoever else needs the pane's agent (its
+// hooks, its watcher, a frame asking under Server.mu). The screen is read
+// only when the last decision no longer holds (agentSeesLocked); the
+// program status, which tells an agent's kind, always, as it costs
+// little. When the last decision no longer holds by the time the lock is
+// taken, or f reports short (the pane found running an agent only now),
+// the screen is read and f runs again with it: what f decides is as new as
+// a decision read under the lock. It reports false, without running f,
+// once the pane has left the table.
+func (s *Server) agentFreshRead(e *paneEntry, f func(pre *agentRead) (short bool)) bool {
+	sees := false
+	if !s.agentFresh(e, func() { sees = s.agentSeesLocked(e) }) {
+		return false
+	}
+	for {
+		var r agentRead
+		r.read(e.p, sees)
+		short := false
+		if !s.agentFresh(e, func() {
+			if short = !sees && s.agentSeesLocked(e); !short {
+				short = f(&r)
+			}
+		}) {
+			return false
+		}
+		if !short {
+			return true
+		}
+		sees = true // with the screen, a decision is never short
+	}
+}
+
+// agentDecided runs f under pane e's agent lock with the pane's agent
+// decided (d nil: it runs none) from what was read of its emulator before
+// the lock was taken (agentFreshRead); it reports false, without running
+// f, once the pane has left the table.
+func (s *Server) agentDecided(id int, e *paneEntry, f func(d *agentstate.Decision, kind string)) bool {
+	return s.agentFreshRead(e, func(pre *agentRead) bool {
+		d, kind, short := s.decideFromLocked(id, e, false, pre)
+		if !short {
+			f(d, kind)
+		}
+		return short
+	})
 }
 
 // agentSeesLocked says a decision of the pane's agent would read its
@@ -715,25 +762,24 @@ func (s *Server) agentSeesLocked(e *paneEntry) bool {
 	return (known != "" || mel) && !e.decisionCurrentLocked(gen)
 }
 
-// decideAgentLocked decides from what r read of the pane's emulator, or
-// from the emulator now when r lacks what the decision needs (the pane was
-// found running an agent only now).
-func (s *Server) decideAgentLocked(id int, e *paneEntry, r *agentRead) (ch, ach <-chan struct{}, next time.Duration) {
+// decideAgentLocked decides from what r read of the pane's emulator; short
+// says r lacks what the decision needs (the pane was found running an
+// agent only now), and nothing was decided.
+func (s *Server) decideAgentLocked(id int, e *paneEntry, r *agentRead) (ch, ach <-chan struct{}, next time.Duration, short bool) {
+	info, next, short := s.agentFromLocked(id, e, r)
+	if short {
+		return nil, nil, 0, true
+	}
 	ch, ach = r.ch, s.agentChanges(e)
 	if ch == nil {
 		ch = e.p.Changed()
-	}
-	info, next, short := s.agentFromLocked(id, e, r)
-	if short {
-		ch = e.p.Changed()
-		info, next = s.agentLocked(id, e)
 	}
 	if since := time.Since(e.kindAt); info == nil && e.p.LastOutput().After(e.kindAt) && since < agentKindTTL {
 		// No agent at the last lookup, output since: an agent may have
 		// started; look again once the lookup is due.
 		next = agentKindTTL - since
 	}
-	return ch, ach, next
+	return ch, ach, next, false
 }
 
 // watchEvery bounds how often a pane's watcher decides: output comes in

@@ -61,9 +61,11 @@ func init() {
 					return err
 				}
 				var kind, agentKind string
+				var status agentRead // the program status, read with no lock held
+				status.read(e.p, false)
 				if !s.agentFresh(e, func() {
 					kind = e.kind
-					agentKind, _ = s.agentKindLocked(e)
+					agentKind, _ = s.agentKindFromLocked(e, &status)
 				}) {
 					return s.goneError(p.Pane)
 				}
@@ -191,7 +193,10 @@ func waitNoteLocked(a *melAgent, info *proto.AgentInfo, target int, waited bool,
 // false once the pane has left the table.
 func (s *Server) readOther(id int, e *paneEntry) (_ proto.ReadAgentResult, ok bool) {
 	var info *proto.AgentInfo
-	if !s.agentFresh(e, func() { info, _ = s.agentLocked(id, e) }) {
+	if !s.agentFreshRead(e, func(pre *agentRead) (short bool) {
+		info, _, short = s.agentFromLocked(id, e, pre)
+		return short
+	}) {
 		return proto.ReadAgentResult{}, false
 	}
 	out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()),

@@ -235,8 +235,14 @@ type waiter struct {
 	question *proto.Question // what the agent asks, when the state that held is waiting
 }
 
+// agent is the pane's agent now, decided from what was read of the pane's
+// emulator before the pane's agent lock was taken (agentFreshRead): a wait
+// on a pane busy printing holds up nobody else's use of its agent.
 func (w *waiter) agent() (a *proto.AgentInfo, change time.Duration) {
-	w.s.agentFresh(w.e, func() { a, change = w.s.agentLocked(w.p.Pane, w.e) })
+	w.s.agentFreshRead(w.e, func(pre *agentRead) (short bool) {
+		a, change, short = w.s.agentFromLocked(w.p.Pane, w.e, pre)
+		return short
+	})
 	return a, change
 }
 

@@ -35,7 +35,16 @@
 //     lock) and whether a person looks at it by the focus the last
 //     section under Server.mu left (Server.focus). The pane table's
 //     sections (list_panes, frames, explain, send_keys, the state file)
-//     take it inside Server.mu.
+//     take it inside Server.mu. The watcher, wait --state, read_agent
+//     (its look and its wait for a turn) and the waits for an agent to
+//     be ready or a question to go read what a decision needs of the
+//     pane's emulator first, holding no lock of the server's, and decide
+//     under the agent lock from that read (agentFreshRead; the screen
+//     only when the last decision no longer holds), as a frame does: an
+//     emulator busy parsing a flood holds up these alone, not, through
+//     the agent lock, whoever else needs the pane's agent. notify,
+//     list_panes, explain, answer, send_keys and send_agent's answer
+//     still read it under the lock.
 //   - The melmux agents (melAgents, melagent.go; melAgents.mu): per pane,
 //     the melmux agent registered (kept once exited, until the pane leaves
 //     the table) with its queue of messages, its turns, replies and

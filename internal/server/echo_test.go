@@ -120,8 +120,15 @@ func TestNeighbourOutputWaitsForTheEcho(t *testing.T) {
 // pane's entry and free.
 func busyEmulator(t *testing.T, s *Server, c *mxclient.Client, ready func()) (*paneEntry, func()) {
 	t.Helper()
+	return busyPane(t, s, c, []string{"sh", "-c", "echo ready; read x; seq 200; exec sleep 600"}, ready)
+}
+
+// busyPane is busyEmulator with pane 1 running argv, which must print
+// "ready", read a line, then print more lines than the pane shows.
+func busyPane(t *testing.T, s *Server, c *mxclient.Client, argv []string, ready func()) (*paneEntry, func()) {
+	t.Helper()
 	ctx := context.Background()
-	if err := c.Call(ctx, "new", proto.NewParams{Command: []string{"sh", "-c", "echo ready; read x; seq 200; exec sleep 600"}}, nil); err != nil {
+	if err := c.Call(ctx, "new", proto.NewParams{Command: argv}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Call(ctx, "wait", proto.WaitParams{Pane: 1, Match: "^ready$", Screen: true, TimeoutMS: 10000}, nil); err != nil {

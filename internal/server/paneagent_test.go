@@ -196,3 +196,87 @@ func blockedReading(stacks string) bool {
 	}
 	return false
 }
+
+// The waits on a pane's agent read the pane's emulator before they take
+// its agent lock, as its watcher does: wait --state, read_agent (its look
+// at the agent and its wait for a turn), and the waits for an agent CLI to
+// be ready (send_agent, open_pane). While the emulator is busy parsing
+// (held here by a tap on its history), a wait on it leaves the pane's
+// agent lock free for whoever needs it: the watcher's look, the lookups
+// of what the pane runs, and a frame asking under Server.mu what it must
+// read, which would otherwise hold up every command behind the emulator.
+func TestAWaitReadsThePaneWithoutItsAgentLock(t *testing.T) {
+	t.Parallel()
+	for _, w := range []struct {
+		name string
+		in   string // a frame of the wait's goroutine
+		wait func(ctx context.Context, s *Server, c *mxclient.Client, e *paneEntry)
+	}{
+		{"wait --state", "(*waiter).agent(", func(ctx context.Context, s *Server, c *mxclient.Client, e *paneEntry) {
+			_ = c.Call(ctx, "wait", proto.WaitParams{Pane: 1, State: "waiting", TimeoutMS: 1}, nil)
+		}},
+		{"read_agent", "cmd_read_agent.go:", func(ctx context.Context, s *Server, c *mxclient.Client, e *paneEntry) {
+			_ = c.Call(ctx, "read_agent", proto.ReadAgentParams{Pane: 1, WaitMS: -1}, nil)
+		}},
+		{"read_agent's wait for a turn", "(*Server).waitCLITurn(", func(ctx context.Context, s *Server, c *mxclient.Client, e *paneEntry) {
+			_, _ = s.waitCLITurn(ctx, 1, e, 0, 0)
+		}},
+		{"the wait for an agent to be ready", "(*Server).waitAgentReady(", func(ctx context.Context, s *Server, c *mxclient.Client, e *paneEntry) {
+			s.waitAgentReady(ctx, 1, e, time.Millisecond, false)
+		}},
+	} {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			s, c := startServer(t)
+			// An agent CLI known by its processes, so that what the pane
+			// runs is looked up without its screen, and working by its
+			// hooks, so that no wait is over at its first look.
+			claude := standIn(t, "#!/bin/sh\necho ready; read x; seq 200; sleep 600\n")
+			e, free := busyPane(t, s, c, []string{claude}, func() {
+				notify(t, c, proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"})
+			})
+			s.mels.changed(1) // the last decision no longer holds: the wait reads the screen
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				w.wait(context.Background(), s, c, e)
+			}()
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				buf := make([]byte, 1<<20)
+				if waitsOnEmulator(string(buf[:runtime.Stack(buf, true)]), w.in) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the wait never began to read the pane")
+				}
+			}
+			took := make(chan struct{})
+			go func() {
+				e.agentDo(func() {})
+				close(took)
+			}()
+			select {
+			case <-took:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the pane's agent lock was held while a wait on it waited for its emulator")
+			}
+			free()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the wait did not end once the emulator was free")
+			}
+		})
+	}
+}
+
+// waitsOnEmulator says a goroutine among stacks with frame in waits for a
+// pane's emulator's lock.
+func waitsOnEmulator(stacks, in string) bool {
+	for _, g := range strings.Split(stacks, "\n\n") {
+		if strings.Contains(g, in) && strings.Contains(g, "term.(*Terminal).") && strings.Contains(g, "SemacquireMutex") {
+			return true
+		}
+	}
+	return false
+}

@@ -250,17 +250,17 @@ const questionGoneWait = 3 * time.Second
 
 // questionGone waits, up to bound, until the pane no longer asks asked,
 // and reports whether it went away. It takes the pane's agent lock, and
-// no Server.mu.
+// no Server.mu, and reads the pane's emulator before it (agentDecided).
 func (s *Server) questionGone(ctx context.Context, id int, e *paneEntry, asked *paneQuestion, bound time.Duration) bool {
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	for {
 		var gone bool
-		var ch, pch <-chan struct{}
-		if !s.agentFresh(e, func() {
-			s.decideLocked(id, e, false)
+		var ch <-chan struct{}
+		pch := e.p.Changed() // before the read: output after it wakes the wait
+		if !s.agentDecided(id, e, func(*agentstate.Decision, string) {
 			gone = e.turns.q != asked || !e.p.Status().Running
-			ch, pch = s.agentChanges(e), e.p.Changed()
+			ch = s.agentChanges(e)
 		}) {
 			return true
 		}

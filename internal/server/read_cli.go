@@ -43,17 +43,28 @@ func (s *Server) readCLI(ctx context.Context, id int, e *paneEntry, bound time.D
 	}
 
 	var out proto.ReadAgentResult
-	if !s.agentFresh(e, func() { out = s.readCLILocked(id, e, target, waited, took, bound) }) {
+	if !s.agentFreshRead(e, func(pre *agentRead) bool {
+		info, _, short := s.agentFromLocked(id, e, pre)
+		if !short {
+			out = s.readCLILocked(id, e, info, target, waited, took, bound)
+		}
+		return short
+	}) {
 		return proto.ReadAgentResult{}, errorf(proto.CodeFailed, "read_agent: pane %d was killed while waiting", id)
+	}
+	if !out.TurnDone || out.Question != nil {
+		// Read with no lock held, as the agent was.
+		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
 	}
 	return out, nil
 }
 
-// readCLILocked is readCLI's answer once the wait is over. Caller holds
-// the pane's agent lock.
-func (s *Server) readCLILocked(id int, e *paneEntry, target int, waited bool, took, bound time.Duration) proto.ReadAgentResult {
+// readCLILocked is readCLI's answer once the wait is over, with the agent
+// as decided (info) and without the screen's lines. Caller holds the
+// pane's agent lock.
+func (s *Server) readCLILocked(id int, e *paneEntry, info *proto.AgentInfo, target int, waited bool, took, bound time.Duration) proto.ReadAgentResult {
+	e.mustHoldAgent()
 	t := &e.turns
-	info, _ := s.agentLocked(id, e)
 	out := proto.ReadAgentResult{Pane: id, Agent: info, Status: statusWord(e.p.Status()), Turn: target}
 	out.Activity, out.IdleMS = activity(e)
 	if waited {
@@ -73,16 +84,15 @@ func (s *Server) readCLILocked(id int, e *paneEntry, target int, waited bool, to
 	if info != nil && info.Question != nil {
 		out.Question = info.Question
 	}
-	if !out.TurnDone || out.Question != nil {
-		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
-	}
 	out.WaitNote = cliWaitNote(info, c, target, waited, took, bound)
 	return out
 }
 
 // waitCLITurn waits, up to bound, until turn target of pane e has ended,
 // the agent asks a question, or its program exits. It reports whether it
-// waited at all.
+// waited at all. Each look reads the pane's emulator before it takes the
+// pane's agent lock (agentDecided): a lead waiting on a turn that prints
+// a flood holds up nobody else's use of the pane's agent.
 func (s *Server) waitCLITurn(ctx context.Context, id int, e *paneEntry, target int, bound time.Duration) (bool, error) {
 	var timeout <-chan time.Time
 	if bound > 0 {
@@ -94,9 +104,9 @@ func (s *Server) waitCLITurn(ctx context.Context, id int, e *paneEntry, target i
 		var gone, over bool
 		var recheck time.Duration
 		var ch <-chan struct{}
-		gone = !s.agentFresh(e, func() {
+		gone = !s.agentDecided(id, e, func(d *agentstate.Decision, _ string) {
 			state := agentstate.Exited
-			if d, _ := s.decideLocked(id, e, false); d != nil {
+			if d != nil {
 				state = d.State
 			}
 			recheck = s.endTurnIfOverLocked(e, state, time.Now())

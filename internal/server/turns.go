@@ -219,21 +219,23 @@ const agentStartWait = 30 * time.Second
 // waitAgentReady waits, up to bound, until the agent CLI in pane id is
 // ready for a message (idle at its prompt; with busyOK, at work too: it
 // takes a message while it works) or asks something (a trust question), or
-// its program exits. It takes the pane's agent lock, and no Server.mu.
+// its program exits. It takes the pane's agent lock, and no Server.mu,
+// and reads the pane's emulator before it (agentDecided): a wait on an
+// agent busy printing holds up nobody else's use of its agent.
 func (s *Server) waitAgentReady(ctx context.Context, id int, e *paneEntry, bound time.Duration, busyOK bool) {
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	for {
 		var ready bool
 		var next time.Duration
-		var ch, pch <-chan struct{}
-		if !s.agentFresh(e, func() {
-			d, kind := s.decideLocked(id, e, false)
+		var ch <-chan struct{}
+		pch := e.p.Changed() // before the read: output after it wakes the wait
+		if !s.agentDecided(id, e, func(d *agentstate.Decision, kind string) {
 			ready = d != nil && agentReadyState(kind, d, e.p.LastOutput(), busyOK) || !e.p.Status().Running
 			if d != nil {
 				next = d.Next
 			}
-			ch, pch = s.agentChanges(e), e.p.Changed()
+			ch = s.agentChanges(e)
 		}) {
 			return // gone: nothing to wait for
 		}
