@@ -37,8 +37,9 @@ type cliTurns struct {
 	unread []*cliTurn // ended turns no read_agent returned yet, oldest first
 	last   *cliTurn   // the turn that ended last
 
-	// hooks is set when melmux added its own hooks to the agent's command
-	// line: a turn's end waits a moment for the Stop hook's reply.
+	// hooks is set when melmux's hooks run in the agent (melmux added them
+	// to its command line, or the user's settings have them): a turn's end
+	// waits a moment for the Stop hook's reply.
 	hooks bool
 	// stop is the last reply a hook carried (Claude Code's Stop, Codex's
 	// agent-turn-complete), with when it came.
