@@ -57,9 +57,11 @@ func (t *terminal) read() {
 			t.scan(buf[:n], time.Now())
 		}
 		if err != nil {
-			t.mu.Lock()
-			t.readErr = err
-			t.mu.Unlock()
+			func() {
+				t.mu.Lock()
+				defer t.mu.Unlock()
+				t.readErr = err
+			}()
 			return
 		}
 	}
@@ -109,12 +111,12 @@ func containsAcross(tail, chunk, want []byte) bool {
 // dropped, so each wait sees only its own.
 func (t *terminal) expect(want []byte) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.want = append([]byte(nil), want...)
 	select {
 	case <-t.seen:
 	default:
 	}
-	t.mu.Unlock()
 }
 
 // await returns when the armed bytes arrived, or ErrEchoTimeout. A timeout
@@ -126,14 +128,18 @@ func (t *terminal) await(timeout time.Duration) (time.Time, error) {
 	case at := <-t.seen:
 		return at, nil
 	case <-timer.C:
-		t.mu.Lock()
-		t.want = nil
-		t.mu.Unlock()
+		func() {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.want = nil
+		}()
 		return time.Time{}, ErrEchoTimeout
 	case <-t.done:
-		t.mu.Lock()
-		err := t.readErr
-		t.mu.Unlock()
+		err := func() error {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			return t.readErr
+		}()
 		return time.Time{}, fmt.Errorf("the attached client closed the terminal: %w", err)
 	}
 }

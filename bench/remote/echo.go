@@ -48,13 +48,7 @@ func startKeyTerm(cmd *exec.Cmd, cols, rows int) (*keyTerm, error) {
 		for {
 			n, err := ptmx.Read(buf)
 			if n > 0 {
-				now := time.Now()
-				k.mu.Lock()
-				k.out = append(k.out, buf[:n]...)
-				k.reads = append(k.reads, read{len(k.out), now})
-				close(k.more)
-				k.more = make(chan struct{})
-				k.mu.Unlock()
+				k.took(buf[:n], time.Now())
 			}
 			if err != nil {
 				return
@@ -62,6 +56,31 @@ func startKeyTerm(cmd *exec.Cmd, cols, rows int) (*keyTerm, error) {
 		}
 	}()
 	return k, nil
+}
+
+// took keeps a read of the terminal's output that arrived at now, and
+// wakes the waiters.
+func (k *keyTerm) took(b []byte, now time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.out = append(k.out, b...)
+	k.reads = append(k.reads, read{len(k.out), now})
+	close(k.more)
+	k.more = make(chan struct{})
+}
+
+// find says when the read that completed s in the output after from came;
+// found false with the channel closed at the next read when s is not there
+// yet.
+func (k *keyTerm) find(from int, s []byte) (at time.Time, found bool, more <-chan struct{}) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if i := bytes.Index(k.out[from:], s); i >= 0 {
+		end := from + i + len(s)
+		j := sort.Search(len(k.reads), func(j int) bool { return k.reads[j].end >= end })
+		return k.reads[j].at, true, nil
+	}
+	return time.Time{}, false, k.more
 }
 
 // mark is how much output there is so far.
@@ -77,16 +96,10 @@ func (k *keyTerm) await(from int, s []byte, limit time.Duration) (time.Time, err
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
-		k.mu.Lock()
-		if i := bytes.Index(k.out[from:], s); i >= 0 {
-			end := from + i + len(s)
-			j := sort.Search(len(k.reads), func(j int) bool { return k.reads[j].end >= end })
-			at := k.reads[j].at
-			k.mu.Unlock()
+		at, found, more := k.find(from, s)
+		if found {
 			return at, nil
 		}
-		more := k.more
-		k.mu.Unlock()
 		select {
 		case <-more:
 		case <-k.done:

@@ -455,10 +455,12 @@ func flood(ctx context.Context, c config, e *env) error {
 		chromedp.WaitVisible("#app"), until(paneText(1)+`.length > 1000`)); err != nil {
 		return err
 	}
-	mu.Lock()
-	page := loaded
-	counting, frames, payload = true, 0, 0
-	mu.Unlock()
+	page := func() float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		counting, frames, payload = true, 0, 0
+		return loaded
+	}()
 	start, down0 := time.Now(), cnt.down.Load()
 	select {
 	case <-time.After(c.flood):

@@ -504,10 +504,12 @@ func record(repo string, rc recipe) ([]byte, error) {
 		for {
 			n, err := ptmx.Read(buf)
 			if n > 0 {
-				mu.Lock()
-				rec.Write(buf[:n])
-				last = time.Now()
-				mu.Unlock()
+				func() {
+					mu.Lock()
+					defer mu.Unlock()
+					rec.Write(buf[:n])
+					last = time.Now()
+				}()
 				tm.Write(buf[:n])
 				select {
 				case changed <- struct{}{}:
@@ -546,9 +548,11 @@ func record(repo string, rc recipe) ([]byte, error) {
 		}
 		if st.quiet > 0 {
 			for {
-				mu.Lock()
-				idle := time.Since(last)
-				mu.Unlock()
+				idle := func() time.Duration {
+					mu.Lock()
+					defer mu.Unlock()
+					return time.Since(last)
+				}()
 				if idle >= st.quiet || time.Now().After(deadline) {
 					break
 				}

@@ -52,23 +52,29 @@ func (t *Terminal) read() {
 	for {
 		n, err := t.ptmx.Read(buf)
 		if n > 0 {
-			now := time.Now()
-			t.mu.Lock()
-			t.n += int64(n)
-			t.last = now
-			if t.at.IsZero() {
-				joined := append(t.tail, buf[:min(n, len(t.mark))]...)
-				if bytes.Contains(buf[:n], t.mark) || bytes.Contains(joined, t.mark) {
-					t.at = now
-					close(t.found)
-				}
-				t.tail = append(t.tail[:0], buf[max(0, n-len(t.mark)+1):n]...)
-			}
-			t.mu.Unlock()
+			t.took(buf[:n], time.Now())
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// took counts a read of the client's output that arrived at now, and
+// looks in it for the mark.
+func (t *Terminal) took(b []byte, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(b)
+	t.n += int64(n)
+	t.last = now
+	if t.at.IsZero() {
+		joined := append(t.tail, b[:min(n, len(t.mark))]...)
+		if bytes.Contains(b, t.mark) || bytes.Contains(joined, t.mark) {
+			t.at = now
+			close(t.found)
+		}
+		t.tail = append(t.tail[:0], b[max(0, n-len(t.mark)+1):n]...)
 	}
 }
 
@@ -79,14 +85,19 @@ func (t *Terminal) Total() int64 {
 	return t.n
 }
 
+// drawn is how many bytes the client has written and when it last did.
+func (t *Terminal) drawn() (int64, time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n, t.last
+}
+
 // Settle waits until the client has drawn something and then nothing for
 // 300 ms: its first frame is done.
 func (t *Terminal) Settle(ctx context.Context, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
-		t.mu.Lock()
-		n, last := t.n, t.last
-		t.mu.Unlock()
+		n, last := t.drawn()
 		if n > 0 && time.Since(last) > 300*time.Millisecond {
 			return nil
 		}
