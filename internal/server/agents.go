@@ -24,15 +24,19 @@ const agentsViewEvery = time.Second
 
 // agentRowsLocked lists every agent pane: those that need a person first,
 // in the order next-waiting visits them, then the others in layout order.
-// A row's diff is the worktree's last count. Caller holds Server.mu, taken
-// through withFresh (not the panes' agent locks, which it takes).
-func (s *Server) agentRowsLocked(now time.Time) []proto.AgentRow {
+// A row's diff is the worktree's last count. Each pane's agent is decided
+// from what ar read of its emulator before Server.mu was taken. Caller
+// holds Server.mu, taken through withAgentsRead (not the panes' agent
+// locks, which it takes).
+func (s *Server) agentRowsLocked(ar *agentsRead, now time.Time) []proto.AgentRow {
 	var rows []proto.AgentRow
 	var needs []rowNeed
 	focused := s.layout.Focused()
 	for _, id := range s.layout.Panes() {
 		if e, ok := s.panes[id]; ok {
-			e.agentDo(func() { s.agentRowLocked(id, e, now, focused, &rows, &needs) })
+			s.agentFromReadLocked(ar, id, e, func(info *proto.AgentInfo) {
+				s.agentRowLocked(ar, id, e, info, now, focused, &rows, &needs)
+			})
 		}
 	}
 	// A question first (a permission prompt holds its agent up), then the
@@ -63,11 +67,10 @@ type rowNeed struct {
 	since    time.Time
 }
 
-// agentRowLocked adds pane id's row to rows when it runs an agent, and to
-// needs when the agent needs a person. Caller holds Server.mu and the
-// pane's agent lock.
-func (s *Server) agentRowLocked(id int, e *paneEntry, now time.Time, focused int, rows *[]proto.AgentRow, needs *[]rowNeed) {
-	info, _ := s.agentLocked(id, e)
+// agentRowLocked adds pane id's row to rows when it runs an agent (info,
+// as decided), and to needs when the agent needs a person. Caller holds
+// Server.mu and the pane's agent lock.
+func (s *Server) agentRowLocked(ar *agentsRead, id int, e *paneEntry, info *proto.AgentInfo, now time.Time, focused int, rows *[]proto.AgentRow, needs *[]rowNeed) {
 	if info == nil {
 		return
 	}
@@ -78,7 +81,7 @@ func (s *Server) agentRowLocked(id int, e *paneEntry, now time.Time, focused int
 		r.Name = "mel " + a.role
 	}
 	if r.Title == "" {
-		r.Title = programTitle(e)
+		r.Title = ar.programTitleLocked(id, e)
 	}
 	if e.ag.engine != nil {
 		_, r.Since = e.ag.engine.State()
@@ -113,13 +116,14 @@ func (s *Server) agentRowLocked(id int, e *paneEntry, now time.Time, focused int
 // attached. The counts run side by side, with no lock held.
 func (s *Server) countAgentWorktrees(ctx context.Context) {
 	var due []*paneEntry
-	s.withFresh(func() {
+	s.withAgentsRead(false, func(ar *agentsRead) {
+		due = nil
 		for id, e := range s.panes {
 			if e.wt == nil || time.Since(e.wtCount.at) < countTTL && e.wtCount.known {
 				continue
 			}
-			e.agentDo(func() {
-				if info, _ := s.agentLocked(id, e); info != nil {
+			s.agentFromReadLocked(ar, id, e, func(info *proto.AgentInfo) {
+				if info != nil {
 					due = append(due, e)
 				}
 			})
@@ -158,8 +162,11 @@ func (c *client) showAgents(sc *ui.Scene, next time.Duration) time.Duration {
 		return next
 	}
 	var rows []proto.AgentRow
-	c.s.withFresh(func() {
-		rows = c.s.agentRowsLocked(time.Now())
+	c.s.withAgentsRead(false, func(ar *agentsRead) {
+		rows = c.s.agentRowsLocked(ar, time.Now())
+		if ar.dropped() {
+			return
+		}
 		for _, r := range rows {
 			if e, ok := c.s.panes[r.Pane]; ok && e.wt != nil {
 				c.s.diffCountLocked(e, &next)
@@ -237,8 +244,11 @@ func tokenCount(n int) string {
 // it asks.
 func (s *Server) nextWaiting(c *client) error {
 	var msg string
-	s.withFresh(func() {
-		rows := s.agentRowsLocked(time.Now())
+	s.withAgentsRead(false, func(ar *agentsRead) {
+		rows := s.agentRowsLocked(ar, time.Now())
+		if ar.dropped() {
+			return // made again: the focus moves once
+		}
 		var waiting []proto.AgentRow
 		for _, r := range rows {
 			if r.NeedsYou > 0 {

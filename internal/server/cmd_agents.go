@@ -20,7 +20,7 @@ func init() {
 		}
 		s.countAgentWorktrees(ctx)
 		var rows []proto.AgentRow
-		s.withFresh(func() { rows = s.agentRowsLocked(time.Now()) })
+		s.withAgentsRead(false, func(ar *agentsRead) { rows = s.agentRowsLocked(ar, time.Now()) })
 		return rows, nil
 	}})
 }

@@ -15,11 +15,14 @@ func init() {
 		if err := decodeParams("list_panes", raw, &p); err != nil {
 			return nil, err
 		}
-		out := []proto.PaneInfo{}
-		s.withFresh(func() {
+		var out []proto.PaneInfo
+		// The panes' emulators are read first, holding no lock: one busy
+		// parsing a flood holds up this list, not every command.
+		s.withAgentsRead(false, func(ar *agentsRead) {
+			out = []proto.PaneInfo{}
 			for _, id := range s.layout.Panes() {
 				if e, ok := s.panes[id]; ok {
-					out = append(out, s.paneInfoLocked(id, e))
+					out = append(out, s.paneInfoLocked(ar, id, e))
 				}
 			}
 		})

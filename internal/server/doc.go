@@ -42,9 +42,13 @@
 //     under the agent lock from that read (agentFreshRead; the screen
 //     only when the last decision no longer holds), as a frame does: an
 //     emulator busy parsing a flood holds up these alone, not, through
-//     the agent lock, whoever else needs the pane's agent. notify,
-//     list_panes, explain, answer, send_keys and send_agent's answer
-//     still read it under the lock.
+//     the agent lock, whoever else needs the pane's agent. list_panes
+//     and the agents rows (melmux agents, the agents view, the key to
+//     the next waiting agent, the pages) read every pane's emulator so
+//     before they take Server.mu, and decide each pane under the locks
+//     from its read (withAgentsRead): an emulator busy parsing holds up
+//     that list alone, not every command. notify, explain, answer,
+//     send_keys and send_agent's answer still read it under the lock.
 //   - The melmux agents (melAgents, melagent.go; melAgents.mu): per pane,
 //     the melmux agent registered (kept once exited, until the pane leaves
 //     the table) with its queue of messages, its turns, replies and

@@ -320,7 +320,7 @@ func TestWaitStateFollowsAMelmuxAgent(t *testing.T) {
 	// Nor is it an agent that needs the person in melmux agents, the
 	// agents view and next-waiting (C-b A).
 	var rows []proto.AgentRow
-	s.withFresh(func() { rows = s.agentRowsLocked(time.Now()) })
+	s.withAgentsRead(false, func(ar *agentsRead) { rows = s.agentRowsLocked(ar, time.Now()) })
 	if len(rows) != 1 || rows[0].Agent.State != "waiting" || rows[0].NeedsYou != 0 {
 		t.Fatalf("agents rows of a melmux agent ready for its next message: %+v", rows)
 	}

@@ -280,3 +280,120 @@ func waitsOnEmulator(stacks, in string) bool {
 	}
 	return false
 }
+
+// The pane table's sections that show every pane's agent read the panes'
+// emulators before they take Server.mu and a pane's agent lock, as a frame
+// does: while pane 1's emulator is busy parsing (held here by a tap on its
+// history) and its last decision no longer holds, list_panes and agents
+// wait on it holding neither, so every other command of the session, and
+// whoever needs the pane's agent, goes on. Once it is free they answer
+// with the pane's agent decided.
+func TestTheListsReadThePanesWithoutTheLocks(t *testing.T) {
+	t.Parallel()
+	for _, l := range []struct {
+		name  string
+		in    string // a frame of the command's goroutine
+		call  func(c *mxclient.Client) error
+		agent func() *proto.AgentInfo // pane 1's agent, as the call answered
+	}{
+		func() (l struct {
+			name  string
+			in    string
+			call  func(c *mxclient.Client) error
+			agent func() *proto.AgentInfo
+		}) {
+			var out []proto.PaneInfo
+			l.name, l.in = "list_panes", "cmd_list_panes.go:"
+			l.call = func(c *mxclient.Client) error {
+				return c.Call(context.Background(), "list_panes", proto.ListPanesParams{}, &out)
+			}
+			l.agent = func() *proto.AgentInfo {
+				if len(out) != 1 {
+					return nil
+				}
+				return out[0].Agent
+			}
+			return l
+		}(),
+		func() (l struct {
+			name  string
+			in    string
+			call  func(c *mxclient.Client) error
+			agent func() *proto.AgentInfo
+		}) {
+			var out []proto.AgentRow
+			l.name, l.in = "agents", "cmd_agents.go:"
+			l.call = func(c *mxclient.Client) error {
+				return c.Call(context.Background(), "agents", proto.AgentsParams{}, &out)
+			}
+			l.agent = func() *proto.AgentInfo {
+				if len(out) != 1 {
+					return nil
+				}
+				return &out[0].Agent
+			}
+			return l
+		}(),
+	} {
+		t.Run(l.name, func(t *testing.T) {
+			t.Parallel()
+			s, c := startServer(t)
+			// An agent CLI known by its processes and working by its hooks.
+			claude := standIn(t, "#!/bin/sh\necho ready; read x; seq 200; sleep 600\n")
+			e, free := busyPane(t, s, c, []string{claude}, func() {
+				notify(t, c, proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"})
+			})
+			s.mels.changed(1) // the last decision no longer holds: the list reads the screen
+			done := make(chan error, 1)
+			go func() { done <- l.call(c) }()
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				buf := make([]byte, 1<<20)
+				if waitsOnEmulator(string(buf[:runtime.Stack(buf, true)]), l.in) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the list never began to read the pane")
+				}
+			}
+			// Each lock is taken by a goroutine of its own: the test says
+			// of each whether it was held.
+			locks := []struct {
+				name string
+				take func()
+				took chan struct{}
+			}{
+				{"Server.mu", func() { s.withLock(func() {}) }, make(chan struct{})},
+				{"the pane's agent lock", func() { e.agentDo(func() {}) }, make(chan struct{})},
+			}
+			for _, lock := range locks {
+				go func() {
+					lock.take()
+					close(lock.took)
+				}()
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for _, lock := range locks {
+				select {
+				case <-lock.took:
+				case <-time.After(time.Until(deadline)):
+					t.Errorf("%s was held while %s waited for a pane's emulator", lock.name, l.name)
+				}
+			}
+			free()
+			if t.Failed() {
+				return
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s did not end once the emulator was free", l.name)
+			}
+			if a := l.agent(); a == nil || a.Kind != "claude" || a.State == "" {
+				t.Fatalf("%s: pane 1's agent %+v, want claude's, decided", l.name, a)
+			}
+		})
+	}
+}

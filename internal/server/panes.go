@@ -379,8 +379,10 @@ func (s *Server) closesOnExitLocked(e *paneEntry) bool {
 	return e.shell && st.ExitCode != nil && *st.ExitCode == 0
 }
 
-// paneInfoLocked builds a list_panes row.
-func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
+// paneInfoLocked builds a list_panes row, with the title the pane's
+// program set and its agent from what ar read of its emulator
+// (withAgentsRead). Caller holds Server.mu.
+func (s *Server) paneInfoLocked(ar *agentsRead, id int, e *paneEntry) proto.PaneInfo {
 	st := e.p.Status()
 	cols, rows := e.p.Size()
 	tab, _ := s.layout.TabOf(id)
@@ -391,14 +393,14 @@ func (s *Server) paneInfoLocked(id int, e *paneEntry) proto.PaneInfo {
 	}
 	info.Activity, info.IdleMS = activity(e)
 	if info.Title == "" {
-		info.Title = programTitle(e)
+		info.Title = ar.programTitleLocked(id, e)
 	}
 	if st.Running {
 		if cwd := e.p.Cwd(); cwd != "" {
 			info.Cwd = cwd
 		}
 	}
-	e.agentDo(func() { info.Agent, _ = s.agentLocked(id, e) })
+	s.agentFromReadLocked(ar, id, e, func(a *proto.AgentInfo) { info.Agent = a })
 	if e.wt != nil {
 		info.Worktree, info.Branch = &e.wt.Path, &e.wt.Branch
 	}

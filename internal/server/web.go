@@ -69,8 +69,9 @@ type webAgents struct {
 // webAgentsEvery is the longest a page's agents list goes unbuilt.
 const webAgentsEvery = time.Second
 
-// webAgentsLocked is agentRowsLocked for the pages. Caller holds Server.mu.
-func (s *Server) webAgentsLocked(now time.Time) []proto.AgentRow {
+// webAgentsLocked is agentRowsLocked for the pages. Caller holds Server.mu,
+// taken through withAgentsRead.
+func (s *Server) webAgentsLocked(ar *agentsRead, now time.Time) []proto.AgentRow {
 	a := &s.web.agents
 	key := []uint64{uint64(s.layout.Focused())}
 	for _, id := range s.layout.Panes() {
@@ -86,7 +87,10 @@ func (s *Server) webAgentsLocked(now time.Time) []proto.AgentRow {
 	if a.rows != nil && slices.Equal(key, a.key) && now.Sub(a.at) < webAgentsEvery {
 		return slices.Clone(a.rows)
 	}
-	rows := s.agentRowsLocked(now)
+	rows := s.agentRowsLocked(ar, now)
+	if ar.dropped() {
+		return nil // made again
+	}
 	for i := range rows {
 		// How long ago changes every frame: the page counts it from Since.
 		rows[i].SinceMS = 0
@@ -323,10 +327,10 @@ func (s *Server) webRequest(ctx context.Context, w *webProc, method string, raw 
 // webState is the session's shape for the pages.
 func (s *Server) webState() webwire.StateResult {
 	var st webwire.StateResult
-	s.withFresh(func() {
+	s.withAgentsRead(true, func(ar *agentsRead) {
 		w, h := s.paneAreaLocked()
 		st = webwire.StateResult{Session: s.name, Cols: w, Rows: h, Active: s.layout.ActiveTab(), Focused: s.layout.Focused()}
-		st.Agents = s.webAgentsLocked(time.Now())
+		st.Agents = s.webAgentsLocked(ar, time.Now())
 		states := map[int]string{}
 		for _, r := range st.Agents {
 			states[r.Pane] = r.Agent.State
@@ -340,7 +344,7 @@ func (s *Server) webState() webwire.StateResult {
 				}
 				title := e.title
 				if title == "" {
-					title = programTitle(e)
+					title = ar.programTitleLocked(pl.Pane, e)
 				}
 				t.Panes = append(t.Panes, webwire.PaneInfo{ID: pl.Pane, Title: title, State: states[pl.Pane],
 					X: pl.Frame.X, Y: pl.Frame.Y, W: pl.Content.W, H: pl.Content.H})
