@@ -739,6 +739,18 @@ func (s *Server) agentFreshRead(e *paneEntry, f func(pre *agentRead) (short bool
 	}
 }
 
+// agentFreshInfo is pane id's agent (nil: it runs none) as agentLocked
+// describes it, decided from what was read of its emulator before its
+// agent lock was taken (agentFreshRead); ok is false once the pane has
+// left the table.
+func (s *Server) agentFreshInfo(id int, e *paneEntry) (info *proto.AgentInfo, next time.Duration, ok bool) {
+	ok = s.agentFreshRead(e, func(pre *agentRead) (short bool) {
+		info, next, short = s.agentFromLocked(id, e, pre)
+		return short
+	})
+	return info, next, ok
+}
+
 // agentDecided runs f under pane e's agent lock with the pane's agent
 // decided (d nil: it runs none) from what was read of its emulator before
 // the lock was taken (agentFreshRead); it reports false, without running

@@ -46,11 +46,9 @@ func init() {
 		}
 		out := proto.AnswerResult{Pane: p.Pane, Question: q, Option: proto.QuestionOption{Key: opt.Key, Label: opt.Label}}
 		out.Gone = s.questionGone(ctx, p.Pane, e, asked, bound)
-		s.agentFresh(e, func() {
-			if info, _ := s.agentLocked(p.Pane, e); info != nil {
-				out.State = info.State
-			}
-		})
+		if info, _, _ := s.agentFreshInfo(p.Pane, e); info != nil {
+			out.State = info.State
+		}
 		out.Lines = trimTrailingEmpty(e.p.Term().Lines())
 		return out, nil
 	}})
@@ -58,28 +56,32 @@ func init() {
 
 // answerable checks that pane p.Pane asks the question the answer is for,
 // and finds the option p.Choice names; it notes the key as typed by by
-// (answer, or web for a browser's), so the answer is audited as such.
+// (answer, or web for a browser's), so the answer is audited as such. It
+// takes the pane's agent lock alone, and reads the pane's emulator before
+// it (agentFreshRead): a pane busy printing holds up this answer alone.
 func (s *Server) answerable(p proto.AnswerParams, by string) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
-	s.withFresh(func() { e, asked, opt, err = s.answerableLocked(p, by) }, p.Pane)
-	return e, asked, opt, err
-}
-
-func (s *Server) answerableLocked(p proto.AnswerParams, by string) (e *paneEntry, asked *paneQuestion, opt agentstate.Option, err error) {
-	e, err = s.lookupLocked(p.Pane)
-	if err != nil {
+	if e, err = s.agentLookup(p.Pane); err != nil {
 		return nil, nil, opt, err
 	}
-	e.agentDo(func() { asked, opt, err = s.answerableAgentLocked(p, e, by) })
+	if !s.agentFreshRead(e, func(pre *agentRead) bool {
+		info, _, short := s.agentFromLocked(p.Pane, e, pre)
+		if !short {
+			asked, opt, err = s.answerableAgentLocked(p, e, info, by)
+		}
+		return short
+	}) {
+		return nil, nil, opt, s.goneError(p.Pane)
+	}
 	if err != nil {
 		return nil, nil, opt, err
 	}
 	return e, asked, opt, nil
 }
 
-// answerableAgentLocked is answerableLocked's part under the pane's agent
-// lock.
-func (s *Server) answerableAgentLocked(p proto.AnswerParams, e *paneEntry, by string) (asked *paneQuestion, opt agentstate.Option, err error) {
-	info, _ := s.agentLocked(p.Pane, e)
+// answerableAgentLocked is answerable's part under the pane's agent lock,
+// with the pane's agent as decided (info).
+func (s *Server) answerableAgentLocked(p proto.AnswerParams, e *paneEntry, info *proto.AgentInfo, by string) (asked *paneQuestion, opt agentstate.Option, err error) {
+	e.mustHoldAgent()
 	asked = e.turns.q
 	switch {
 	case !e.p.Status().Running:

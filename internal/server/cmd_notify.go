@@ -56,17 +56,29 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		// The pane's emulator is read holding no lock (its program status
+		// here, its screen for the answer below): an emulator busy parsing
+		// a flood holds up this report alone, not, through the agent lock,
+		// whoever else needs the pane's agent.
+		var status agentRead
+		status.read(e.p, false)
 		var out proto.NotifyResult
-		if !s.agentFresh(e, func() { out = s.notifiedLocked(p, e) }) {
+		if !s.agentFresh(e, func() { out = s.notifiedLocked(p, e, &status) }) {
 			return nil, s.goneError(p.Pane)
 		}
+		info, _, ok := s.agentFreshInfo(p.Pane, e)
+		if !ok {
+			return nil, s.goneError(p.Pane)
+		}
+		out.Pane, out.Agent = p.Pane, info
 		return out, nil
 	}})
 }
 
-// notifiedLocked takes an agent's report from its hooks. Caller holds the
-// pane's agent lock.
-func (s *Server) notifiedLocked(p proto.NotifyParams, e *paneEntry) proto.NotifyResult {
+// notifiedLocked takes an agent's report from its hooks, with the pane's
+// program status as read before the lock (status); the answer's agent is
+// the caller's to decide. Caller holds the pane's agent lock.
+func (s *Server) notifiedLocked(p proto.NotifyParams, e *paneEntry, status *agentRead) proto.NotifyResult {
 	event := p.Event
 	if event == "" {
 		event = "melmux notify --state " + p.State
@@ -78,7 +90,7 @@ func (s *Server) notifiedLocked(p proto.NotifyParams, e *paneEntry) proto.Notify
 		// question: the policy may answer it through the hook.
 		kind := p.Kind
 		if kind == "" {
-			kind, _ = s.agentKindLocked(e)
+			kind, _ = s.agentKindFromLocked(e, status)
 		}
 		q := &agentstate.Question{Text: p.Message, Tool: p.Tool, Input: p.Input}
 		if dec, rule := s.decideByPolicyLocked(kind, q); dec != agentstate.Ask {
@@ -87,8 +99,6 @@ func (s *Server) notifiedLocked(p proto.NotifyParams, e *paneEntry) proto.Notify
 				out.Rule = rule.Name
 			}
 			s.answeredLocked(p.Pane, e, kind, q, string(dec), "", "policy", out.Rule, now)
-			info, _ := s.agentLocked(p.Pane, e)
-			out.Pane, out.Agent = p.Pane, info
 			return out
 		}
 		// Left to a person: Claude Code draws its question next,
@@ -98,8 +108,6 @@ func (s *Server) notifiedLocked(p proto.NotifyParams, e *paneEntry) proto.Notify
 		e.turns.hookQ = &hookQuestion{at: now, tool: p.Tool, input: p.Input}
 		e.ag.gen++
 		s.agentChangedLocked(e)
-		info, _ := s.agentLocked(p.Pane, e)
-		out.Pane, out.Agent = p.Pane, info
 		return out
 	}
 	if p.State == string(agentstate.Idle) && (p.Reply != "" || p.Message != "") {
@@ -114,8 +122,6 @@ func (s *Server) notifiedLocked(p proto.NotifyParams, e *paneEntry) proto.Notify
 	e.ag.hookKind = p.Kind
 	e.ag.gen++
 	s.agentChangedLocked(e)
-	info, _ := s.agentLocked(p.Pane, e)
-	out.Pane, out.Agent = p.Pane, info
 	return out
 }
 

@@ -35,22 +35,25 @@ func init() {
 		}
 		// Keys typed into a question answer it: noted so the answer is
 		// told apart from a person's, and reported whether it went away.
-		var e *paneEntry
+		// The pane's agent alone, its emulator read before (agentFreshRead):
+		// a pane busy printing holds up these keys, not every command.
 		var asked *paneQuestion
-		var err error
-		s.withFresh(func() {
-			if e, err = s.lookupLocked(p.Pane); err != nil {
-				return
-			}
-			e.agentDo(func() {
-				if info, _ := s.agentLocked(p.Pane, e); info != nil && info.Question != nil {
-					asked = e.turns.q
-				}
-				e.turns.typed = typedKeys{at: time.Now(), by: "send_keys", text: p.Text}
-			})
-		}, p.Pane)
+		e, err := s.agentLookup(p.Pane)
 		if err != nil {
 			return nil, err
+		}
+		if !s.agentFreshRead(e, func(pre *agentRead) bool {
+			info, _, short := s.agentFromLocked(p.Pane, e, pre)
+			if short {
+				return true
+			}
+			if info != nil && info.Question != nil {
+				asked = e.turns.q
+			}
+			e.turns.typed = typedKeys{at: time.Now(), by: "send_keys", text: p.Text}
+			return false
+		}) {
+			return nil, s.goneError(p.Pane)
 		}
 		since := time.Now()
 		n, err := len(p.Text), error(nil)

@@ -172,11 +172,9 @@ func (s *Server) deliver(ctx context.Context, id int, e *paneEntry, text string)
 	if submitted && turn != nil {
 		out.Turn = turn.id
 	}
-	s.agentFresh(e, func() {
-		if a, _ := s.agentLocked(id, e); a != nil {
-			out.Kind, out.State = a.Kind, a.State
-		}
-	})
+	if a, _, _ := s.agentFreshInfo(id, e); a != nil {
+		out.Kind, out.State = a.Kind, a.State
+	}
 	switch {
 	case submitted && !p.Status().Running:
 		out.Note = fmt.Sprintf("submitted; then the program exited (%s)", exitWords(p.Status()))
@@ -245,9 +243,13 @@ func screenCue(screen agentstate.Screen) bool {
 	return agentstate.Detect(screen, time.Hour) != agentstate.Idle
 }
 
-// agentKind is the coding agent pane id runs, "" for none.
+// agentKind is the coding agent pane id runs, "" for none. The program
+// status, which may tell it, is read before the pane's agent lock is
+// taken, holding no lock.
 func (s *Server) agentKind(id int, e *paneEntry) (kind string) {
-	s.agentFresh(e, func() { kind, _ = s.agentKindLocked(e) })
+	var status agentRead
+	status.read(e.p, false)
+	s.agentFresh(e, func() { kind, _ = s.agentKindFromLocked(e, &status) })
 	return kind
 }
 

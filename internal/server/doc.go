@@ -27,28 +27,31 @@
 //     the pane as last looked up, the agent state engine and its reports,
 //     the notifications held back and the attention mark, the agent CLI's
 //     turns and questions. The pane's watcher, an agent's hooks (notify),
-//     read_agent and the waits for an agent to be ready or a question to
-//     go take it alone: a pane's agent is decided, told and read while a
-//     command or a frame holds Server.mu. They find the pane by the
-//     agents part's index of the table (agentEntry; a pane in it from
-//     startPaneLocked to removePane, which marks it gone under its agent
-//     lock) and whether a person looks at it by the focus the last
-//     section under Server.mu left (Server.focus). The pane table's
-//     sections (list_panes, frames, explain, send_keys, the state file)
-//     take it inside Server.mu. The watcher, wait --state, read_agent
-//     (its look and its wait for a turn) and the waits for an agent to
-//     be ready or a question to go read what a decision needs of the
-//     pane's emulator first, holding no lock of the server's, and decide
-//     under the agent lock from that read (agentFreshRead; the screen
-//     only when the last decision no longer holds), as a frame does: an
-//     emulator busy parsing a flood holds up these alone, not, through
-//     the agent lock, whoever else needs the pane's agent. list_panes
-//     and the agents rows (melmux agents, the agents view, the key to
-//     the next waiting agent, the pages) read every pane's emulator so
-//     before they take Server.mu, and decide each pane under the locks
-//     from its read (withAgentsRead): an emulator busy parsing holds up
-//     that list alone, not every command. notify, explain, answer,
-//     send_keys and send_agent's answer still read it under the lock.
+//     read_agent, send_keys and answer (their looks at the question) and
+//     the waits for an agent to be ready or a question to go take it
+//     alone: a pane's agent is decided, told and read while a command or
+//     a frame holds Server.mu. They find the pane by the agents part's
+//     index of the table (agentEntry; a pane in it from startPaneLocked
+//     to removePane, which marks it gone under its agent lock) and
+//     whether a person looks at it by the focus the last section under
+//     Server.mu left (Server.focus). The pane table's sections
+//     (list_panes, the agents rows, frames, explain, the state file) take
+//     it inside Server.mu. Each decision but explain's reads what it
+//     needs of the pane's emulator first, holding no lock of the
+//     server's, and decides under the locks from that read (the screen
+//     only when the last decision no longer holds), as a frame does: the
+//     watcher, notify, wait --state, read_agent (its look and its wait
+//     for a turn), send_keys, answer, send_agent (its look at the kind
+//     and its answer) and the waits for an agent to be ready or a
+//     question to go by agentFreshRead; list_panes and the agents rows
+//     (melmux agents, the agents view, the key to the next waiting agent,
+//     the pages) every pane's before they take Server.mu
+//     (withAgentsRead). An emulator busy parsing a flood holds up who
+//     reads it alone: not, through Server.mu, every command, nor, through
+//     the agent lock, whoever else needs the pane's agent. explain (its
+//     fresh decision, asked rarely) still reads it under the locks, as
+//     do a frame and a list in their last round, for a pane their reads
+//     kept missing.
 //   - The melmux agents (melAgents, melagent.go; melAgents.mu): per pane,
 //     the melmux agent registered (kept once exited, until the pane leaves
 //     the table) with its queue of messages, its turns, replies and

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -281,61 +282,61 @@ func waitsOnEmulator(stacks, in string) bool {
 	return false
 }
 
-// The pane table's sections that show every pane's agent read the panes'
-// emulators before they take Server.mu and a pane's agent lock, as a frame
-// does: while pane 1's emulator is busy parsing (held here by a tap on its
-// history) and its last decision no longer holds, list_panes and agents
-// wait on it holding neither, so every other command of the session, and
-// whoever needs the pane's agent, goes on. Once it is free they answer
-// with the pane's agent decided.
-func TestTheListsReadThePanesWithoutTheLocks(t *testing.T) {
+// The commands that decide a pane's agent read the pane's emulator before
+// they take Server.mu and its agent lock, as a frame does: while pane 1's
+// emulator is busy parsing (held here by a tap on its history) and its
+// last decision no longer holds, list_panes, agents, notify, send_keys and
+// answer wait on it holding neither, so every other command of the
+// session, and whoever needs the pane's agent, goes on. Once it is free
+// they answer, with the pane's agent decided.
+func TestTheCommandsReadThePaneWithoutTheLocks(t *testing.T) {
 	t.Parallel()
-	for _, l := range []struct {
-		name  string
-		in    string // a frame of the command's goroutine
-		call  func(c *mxclient.Client) error
-		agent func() *proto.AgentInfo // pane 1's agent, as the call answered
+	ctx := context.Background()
+	for _, cmd := range []struct {
+		name string
+		in   string // a frame of the command's goroutine
+		// call makes the call and checks what it answered.
+		call func(c *mxclient.Client) error
 	}{
-		func() (l struct {
-			name  string
-			in    string
-			call  func(c *mxclient.Client) error
-			agent func() *proto.AgentInfo
-		}) {
+		{"list_panes", "cmd_list_panes.go:", func(c *mxclient.Client) error {
 			var out []proto.PaneInfo
-			l.name, l.in = "list_panes", "cmd_list_panes.go:"
-			l.call = func(c *mxclient.Client) error {
-				return c.Call(context.Background(), "list_panes", proto.ListPanesParams{}, &out)
+			if err := c.Call(ctx, "list_panes", proto.ListPanesParams{}, &out); err != nil {
+				return err
 			}
-			l.agent = func() *proto.AgentInfo {
-				if len(out) != 1 {
-					return nil
-				}
-				return out[0].Agent
+			if len(out) != 1 {
+				return fmt.Errorf("%d rows, want pane 1's", len(out))
 			}
-			return l
-		}(),
-		func() (l struct {
-			name  string
-			in    string
-			call  func(c *mxclient.Client) error
-			agent func() *proto.AgentInfo
-		}) {
+			return decidedClaude(out[0].Agent)
+		}},
+		{"agents", "cmd_agents.go:", func(c *mxclient.Client) error {
 			var out []proto.AgentRow
-			l.name, l.in = "agents", "cmd_agents.go:"
-			l.call = func(c *mxclient.Client) error {
-				return c.Call(context.Background(), "agents", proto.AgentsParams{}, &out)
+			if err := c.Call(ctx, "agents", proto.AgentsParams{}, &out); err != nil {
+				return err
 			}
-			l.agent = func() *proto.AgentInfo {
-				if len(out) != 1 {
-					return nil
-				}
-				return &out[0].Agent
+			if len(out) != 1 {
+				return fmt.Errorf("%d rows, want pane 1's", len(out))
 			}
-			return l
-		}(),
+			return decidedClaude(&out[0].Agent)
+		}},
+		{"notify", "cmd_notify.go:", func(c *mxclient.Client) error {
+			var out proto.NotifyResult
+			if err := c.Call(ctx, "notify", proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"}, &out); err != nil {
+				return err
+			}
+			return decidedClaude(out.Agent)
+		}},
+		{"send_keys", "cmd_send_keys.go:", func(c *mxclient.Client) error {
+			return c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 1, Text: "x", Literal: true, NoWait: true}, nil)
+		}},
+		{"answer", "cmd_answer.go:", func(c *mxclient.Client) error {
+			err := c.Call(ctx, "answer", proto.AnswerParams{Pane: 1, Choice: "1"}, nil)
+			if err == nil || !strings.Contains(err.Error(), "asks nothing now") {
+				return fmt.Errorf("answer of a pane that asks nothing: %v", err)
+			}
+			return nil
+		}},
 	} {
-		t.Run(l.name, func(t *testing.T) {
+		t.Run(cmd.name, func(t *testing.T) {
 			t.Parallel()
 			s, c := startServer(t)
 			// An agent CLI known by its processes and working by its hooks.
@@ -343,16 +344,16 @@ func TestTheListsReadThePanesWithoutTheLocks(t *testing.T) {
 			e, free := busyPane(t, s, c, []string{claude}, func() {
 				notify(t, c, proto.NotifyParams{Pane: 1, State: "working", Kind: "claude"})
 			})
-			s.mels.changed(1) // the last decision no longer holds: the list reads the screen
+			s.mels.changed(1) // the last decision no longer holds: the command reads the screen
 			done := make(chan error, 1)
-			go func() { done <- l.call(c) }()
+			go func() { done <- cmd.call(c) }()
 			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 				buf := make([]byte, 1<<20)
-				if waitsOnEmulator(string(buf[:runtime.Stack(buf, true)]), l.in) {
+				if waitsOnEmulator(string(buf[:runtime.Stack(buf, true)]), cmd.in) {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatal("the list never began to read the pane")
+					t.Fatalf("%s never began to read the pane", cmd.name)
 				}
 			}
 			// Each lock is taken by a goroutine of its own: the test says
@@ -376,24 +377,27 @@ func TestTheListsReadThePanesWithoutTheLocks(t *testing.T) {
 				select {
 				case <-lock.took:
 				case <-time.After(time.Until(deadline)):
-					t.Errorf("%s was held while %s waited for a pane's emulator", lock.name, l.name)
+					t.Errorf("%s was held while %s waited for the pane's emulator", lock.name, cmd.name)
 				}
 			}
 			free()
-			if t.Failed() {
-				return
-			}
 			select {
 			case err := <-done:
 				if err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s: %v", cmd.name, err)
 				}
 			case <-time.After(30 * time.Second):
-				t.Fatalf("%s did not end once the emulator was free", l.name)
-			}
-			if a := l.agent(); a == nil || a.Kind != "claude" || a.State == "" {
-				t.Fatalf("%s: pane 1's agent %+v, want claude's, decided", l.name, a)
+				t.Fatalf("%s did not end once the emulator was free", cmd.name)
 			}
 		})
 	}
+}
+
+// decidedClaude says what is wrong with a, which should be pane 1's
+// claude, decided.
+func decidedClaude(a *proto.AgentInfo) error {
+	if a == nil || a.Kind != "claude" || a.State == "" {
+		return fmt.Errorf("pane 1's agent %+v, want claude's, decided", a)
+	}
+	return nil
 }
