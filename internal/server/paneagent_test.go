@@ -164,27 +164,42 @@ func TestAWatcherReadsThePaneWithoutItsAgentLock(t *testing.T) {
 	// Wake the watcher (as a report would) and wait until it waits on the
 	// emulator.
 	s.mels.changed(1)
+	awaitStacks(t, "the watcher began to read the pane", blockedReading)
+	if !takes(func() { e.agentDo(func() {}) }, 10*time.Second) {
+		t.Fatal("the pane's agent lock was held while its watcher waited for the emulator")
+	}
+	free()
+}
+
+// awaitStacks waits, up to 30 s, until the stacks of all goroutines show
+// what happened (ready), and fails the test saying what did not.
+func awaitStacks(t *testing.T, what string, ready func(stacks string) bool) {
+	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		buf := make([]byte, 1<<20)
-		stacks := string(buf[:runtime.Stack(buf, true)])
-		if blockedReading(stacks) {
-			break
+		if ready(string(buf[:runtime.Stack(buf, true)])) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the watcher never began to read the pane")
+			t.Fatalf("not within 30s: %s", what)
 		}
 	}
+}
+
+// takes says take returned within limit; it runs on a goroutine of its
+// own, left blocked when it did not.
+func takes(take func(), limit time.Duration) bool {
 	took := make(chan struct{})
 	go func() {
-		e.agentDo(func() {})
+		take()
 		close(took)
 	}()
 	select {
 	case <-took:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the pane's agent lock was held while its watcher waited for the emulator")
+		return true
+	case <-time.After(limit):
+		return false
 	}
-	free()
 }
 
 // blockedReading says a pane's watcher is among stacks reading its
@@ -242,23 +257,8 @@ func TestAWaitReadsThePaneWithoutItsAgentLock(t *testing.T) {
 				defer close(done)
 				w.wait(context.Background(), s, c, e)
 			}()
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				buf := make([]byte, 1<<20)
-				if waitsOnEmulator(string(buf[:runtime.Stack(buf, true)]), w.in) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the wait never began to read the pane")
-				}
-			}
-			took := make(chan struct{})
-			go func() {
-				e.agentDo(func() {})
-				close(took)
-			}()
-			select {
-			case <-took:
-			case <-time.After(10 * time.Second):
+			awaitStacks(t, "the wait began to read the pane", func(stacks string) bool { return waitsOnEmulator(stacks, w.in) })
+			if !takes(func() { e.agentDo(func() {}) }, 10*time.Second) {
 				t.Fatal("the pane's agent lock was held while a wait on it waited for its emulator")
 			}
 			free()
@@ -347,15 +347,7 @@ func TestTheCommandsReadThePaneWithoutTheLocks(t *testing.T) {
 			s.mels.changed(1) // the last decision no longer holds: the command reads the screen
 			done := make(chan error, 1)
 			go func() { done <- cmd.call(c) }()
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				buf := make([]byte, 1<<20)
-				if waitsOnEmulator(string(buf[:runtime.Stack(buf, true)]), cmd.in) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%s never began to read the pane", cmd.name)
-				}
-			}
+			awaitStacks(t, cmd.name+" began to read the pane", func(stacks string) bool { return waitsOnEmulator(stacks, cmd.in) })
 			// Each lock is taken by a goroutine of its own: the test says
 			// of each whether it was held.
 			locks := []struct {
