@@ -313,10 +313,13 @@ func (e *Engine) decide(s Signals) Decision {
 	// 4. A fresh report. An agent reports the end of its turn before its
 	// last redraw: while the screen still shows it busy, for up to
 	// ReportGrace, the turn is not over yet (a lead reading the screen then
-	// would miss the answer).
+	// would miss the answer). Unless the turn's end was decided already: a
+	// second report of it (Claude Code's program status after its Stop
+	// hook) finds the agent idle, and the redraw it comes before is no new
+	// work.
 	switch {
 	case rep == nil || rep.State == Waiting:
-	case rep.State == Idle && busy && now.Sub(rep.At) < ReportGrace:
+	case rep.State == Idle && busy && now.Sub(rep.At) < ReportGrace && e.state != Idle:
 		i := v.add("settle", Working, fmt.Sprintf("%s: %s, the screen still shows work (%s); idle once it is redrawn (or after %s)",
 			rep.Source, describeReport(rep, now), bm.Evidence(), ReportGrace))
 		v.decide(i, Working, v.list[i].Detail)

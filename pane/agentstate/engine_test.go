@@ -192,6 +192,24 @@ func TestIdleReportOverruledByABusyScreen(t *testing.T) {
 	}
 }
 
+// A second report of a turn's end that the engine decided already (Claude
+// Code's program status "done" after its Stop hook, with its footer not yet
+// redrawn) keeps the agent idle: before, the pane went idle, working, idle,
+// and a lead waiting for the turn could see it end twice.
+func TestASecondEndReportKeepsTheAgentIdle(t *testing.T) {
+	e := NewEngine(Default())
+	sig := quietSignals(at(1400), busyScreen, at(1000))
+	sig.Hook = &Report{Source: "hook", State: Idle, Detail: "Stop", At: at(1000)}
+	if d := e.Decide(sig); d.State != Idle || decided(d) != "hook" {
+		t.Fatalf("the Stop hook: %s by %s", d.State, decided(d))
+	}
+	sig.Now, sig.LastOutput = at(1550), at(1500)
+	sig.Status = &Report{Source: "program status", State: Idle, Detail: "done", At: at(1500)}
+	if d := e.Decide(sig); d.State != Idle || d.Changed {
+		t.Fatalf("the program status after it, the screen not yet redrawn: %s (changed %v) by %s, want idle still", d.State, d.Changed, decided(d))
+	}
+}
+
 // The newest fresh report wins, whoever sent it.
 func TestNewestReportWins(t *testing.T) {
 	for _, tc := range []struct {
