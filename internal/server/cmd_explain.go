@@ -22,20 +22,21 @@ func init() {
 		if err := paneParam("explain", p.Pane); err != nil {
 			return nil, err
 		}
-		var added bool // melmux added its hooks to the agent's command line
-		res, err := freshDo(s, func() (any, error) {
-			e, err := s.lookupLocked(p.Pane)
-			if err != nil {
-				return nil, err
-			}
-			var out proto.ExplainResult
-			e.agentDo(func() { out, added = s.explainLocked(p.Pane, e), e.turns.hooks })
-			return out, nil
-		}, p.Pane)
-		if out, ok := res.(proto.ExplainResult); ok && err == nil {
-			return s.hintHooks(out, added), nil
+		// The pane's agent alone, its emulator read first, whole: an
+		// explanation is of a decision made now, and a pane busy printing
+		// holds up this call, not the pane's agent nor every command.
+		e, err := s.agentLookup(p.Pane)
+		if err != nil {
+			return nil, err
 		}
-		return res, err
+		var r agentRead
+		r.read(e.p, true)
+		var out proto.ExplainResult
+		var hooked bool // melmux's hooks run in the agent
+		if !s.agentFresh(e, func() { out, hooked = s.explainLocked(p.Pane, e, &r), e.turns.hooks }) {
+			return nil, s.goneError(p.Pane)
+		}
+		return s.hintHooks(out, hooked), nil
 	}})
 }
 
@@ -67,11 +68,12 @@ func (s *Server) hintHooks(out proto.ExplainResult, added bool) proto.ExplainRes
 // cliName is each agent CLI's own name, for messages.
 var cliName = map[string]string{"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 
-// explainLocked is explain of pane id. Caller holds Server.mu and the
-// pane's agent lock.
-func (s *Server) explainLocked(id int, e *paneEntry) proto.ExplainResult {
+// explainLocked is explain of pane id, decided anew from pre, a read of
+// its emulator with the screen. Caller holds the pane's agent lock.
+func (s *Server) explainLocked(id int, e *paneEntry, pre *agentRead) proto.ExplainResult {
+	e.mustHoldAgent()
 	out := proto.ExplainResult{Pane: id, Foreground: s.foregroundLocked(e), Signals: []proto.ExplainSignal{}, History: []proto.ExplainChange{}}
-	d, kind := s.decideLocked(id, e, true)
+	d, kind, _ := s.decideFromLocked(id, e, true, pre)
 	if d == nil {
 		out.KindEvidence = "no coding agent among the foreground processes, no report from one, no banner on screen"
 		return out

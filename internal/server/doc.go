@@ -35,23 +35,22 @@
 //     to removePane, which marks it gone under its agent lock) and
 //     whether a person looks at it by the focus the last section under
 //     Server.mu left (Server.focus). The pane table's sections
-//     (list_panes, the agents rows, frames, explain, the state file) take
-//     it inside Server.mu. Each decision but explain's reads what it
-//     needs of the pane's emulator first, holding no lock of the
-//     server's, and decides under the locks from that read (the screen
-//     only when the last decision no longer holds), as a frame does: the
-//     watcher, notify, wait --state, read_agent (its look and its wait
-//     for a turn), send_keys, answer, send_agent (its look at the kind
-//     and its answer) and the waits for an agent to be ready or a
-//     question to go by agentFreshRead; list_panes and the agents rows
+//     (list_panes, the agents rows, frames, the state file) take it
+//     inside Server.mu. Each decision reads what it needs of the pane's
+//     emulator first, holding no lock of the server's, and decides under
+//     the locks from that read (the screen only when the last decision no
+//     longer holds), as a frame does: the watcher, notify, wait --state,
+//     read_agent (its look and its wait for a turn), send_keys, answer,
+//     send_agent (its look at the kind and its answer) and the waits for
+//     an agent to be ready or a question to go by agentFreshRead; explain
+//     (a decision made anew) the whole screen, then the agent lock alone; list_panes and the agents rows
 //     (melmux agents, the agents view, the key to the next waiting agent,
 //     the pages) every pane's before they take Server.mu
 //     (withAgentsRead). An emulator busy parsing a flood holds up who
 //     reads it alone: not, through Server.mu, every command, nor, through
-//     the agent lock, whoever else needs the pane's agent. explain (its
-//     fresh decision, asked rarely) still reads it under the locks, as
-//     do a frame and a list in their last round, for a pane their reads
-//     kept missing.
+//     the agent lock, whoever else needs the pane's agent. A frame and a
+//     list in their last round still read under the locks a pane their
+//     reads kept missing.
 //   - The melmux agents (melAgents, melagent.go; melAgents.mu): per pane,
 //     the melmux agent registered (kept once exited, until the pane leaves
 //     the table) with its queue of messages, its turns, replies and

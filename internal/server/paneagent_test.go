@@ -328,6 +328,16 @@ func TestTheCommandsReadThePaneWithoutTheLocks(t *testing.T) {
 		{"send_keys", "cmd_send_keys.go:", func(c *mxclient.Client) error {
 			return c.Call(ctx, "send_keys", proto.SendKeysParams{Pane: 1, Text: "x", Literal: true, NoWait: true}, nil)
 		}},
+		{"explain", "cmd_explain.go:", func(c *mxclient.Client) error {
+			var out proto.ExplainResult
+			if err := c.Call(ctx, "explain", proto.PaneRef{Pane: 1}, &out); err != nil {
+				return err
+			}
+			if out.Kind != "claude" || out.State == "" || len(out.Signals) == 0 {
+				return fmt.Errorf("explain of pane 1: %+v, want claude's, decided, with its signals", out)
+			}
+			return nil
+		}},
 		{"answer", "cmd_answer.go:", func(c *mxclient.Client) error {
 			err := c.Call(ctx, "answer", proto.AnswerParams{Pane: 1, Choice: "1"}, nil)
 			if err == nil || !strings.Contains(err.Error(), "asks nothing now") {
