@@ -44,7 +44,21 @@ func TestMain(m *testing.M) {
 	// PTYs, clients, timers), so more of them run at once than -parallel's
 	// default, GOMAXPROCS; a -parallel given on the command line still wins.
 	flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	// The server reads the agent CLIs' settings (melmux's hooks in them)
+	// from the pane's home: a private one, never the user's.
+	home, err := os.MkdirTemp("", "mxhome")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"} {
+		os.Setenv(k, home)
+	}
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"} {
+		os.Unsetenv(k)
+	}
 	code := m.Run()
+	os.RemoveAll(home)
 	if n := unlockedUses.Load(); n > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: %d uses of a pane's agent state without its lock (the first are above)\n", n)
 		code = 1
